@@ -1,0 +1,39 @@
+import { Transform, type TransformFnParams } from 'class-transformer';
+import { IsInt, IsOptional, Max, Min } from 'class-validator';
+
+/** Query strings arrive as text; these turn them into the types the DTO declares, leaving bad text for the validator to reject. */
+export const QueryInt = () =>
+  Transform(({ value }: TransformFnParams) => (typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : value));
+
+export const QueryBool = () =>
+  Transform(({ value }: TransformFnParams) => (value === 'true' || value === '1' ? true : value === 'false' || value === '0' ? false : value));
+
+/** `includes[]=a&includes[]=b`, `includes=a,b` and a single `includes=a` all become `['a','b']`. */
+export const QueryArray = () =>
+  Transform(({ value }: TransformFnParams) =>
+    value === undefined ? undefined : (Array.isArray(value) ? value : [value]).flatMap((v) => (typeof v === 'string' ? v.split(',') : [v])).filter((v) => v !== ''),
+  );
+
+export const DEFAULT_PER_PAGE = 50;
+export const MAX_PER_PAGE = 1000;
+
+export class PageQuery {
+  @IsOptional() @QueryInt() @IsInt() @Min(1)
+  page?: number;
+
+  @IsOptional() @QueryInt() @IsInt() @Min(1) @Max(MAX_PER_PAGE)
+  per_page?: number;
+}
+
+/** Offset and limit for a validated page query. */
+export function pageWindow(query: PageQuery): { skip: number; take: number; page: number; perPage: number } {
+  const page = query.page ?? 1;
+  const perPage = query.per_page ?? DEFAULT_PER_PAGE;
+  return { skip: (page - 1) * perPage, take: perPage, page, perPage };
+}
+
+/** Path parameter `:id` that must be a positive integer. */
+export class IdParams {
+  @QueryInt() @IsInt() @Min(1)
+  id: number;
+}

@@ -1,0 +1,38 @@
+/** Who is calling and on whose behalf: travels in the payload of every NATS request. */
+export interface RequestContext {
+  requestId: string;
+  accountId: number;
+  subAccountId: number | null;
+  userId: number;
+  roles: Role[];
+}
+
+export const ROLES = ['admin', 'author', 'learner', 'support'] as const;
+export type Role = (typeof ROLES)[number];
+
+/** The envelope every RPC request carries; `params`, `query` and `body` are already validated by the gateway. */
+export interface RpcRequest<B = unknown, Q = Record<string, unknown>, P = Record<string, string>> {
+  ctx: RequestContext;
+  params: P;
+  query: Q;
+  body: B;
+}
+
+/** A problem as the services report it; the gateway turns it into RFC 9457 problem+json. */
+export interface RpcError {
+  status: number;
+  code: string;
+  title: string;
+  detail?: string;
+  errors?: FieldError[];
+}
+
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+/** What a service answers: a body with an optional status, paging total and headers; or an error. */
+export type RpcReply =
+  | { ok: true; status?: number; body?: unknown; total?: number; headers?: Record<string, string> }
+  | { ok: false; error: RpcError };

@@ -1,0 +1,76 @@
+import type { Role } from '../context.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+
+/** The audience a path prefix selects (spec: "What the service does"). */
+export type Audience = 'admin' | 'author' | 'learner' | 'mobile' | 'downloads';
+
+/** Roles admitted per audience (design §7); learner audiences admit any authenticated user. */
+export const AUDIENCE_ROLES: Record<Audience, readonly Role[] | 'any'> = {
+  admin: ['admin'],
+  author: ['admin', 'author'],
+  learner: 'any',
+  mobile: 'any',
+  downloads: 'any',
+};
+
+const PREFIXES: [string, Audience][] = [
+  ['/api/mobile/learner/', 'mobile'],
+  ['/api/admin/', 'admin'],
+  ['/api/author/', 'author'],
+  ['/api/learner/', 'learner'],
+  ['/api/downloads', 'downloads'],
+];
+
+export function audienceOf(path: string): Audience {
+  const hit = PREFIXES.find(([prefix]) => path.startsWith(prefix));
+  if (!hit) throw new Error(`route ${path} is outside every audience prefix`);
+  return hit[1];
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a DTO class of any constructor shape
+export type DtoClass = new (...args: any[]) => object;
+
+/** JSON Schema (2020-12, as OpenAPI 3.1 uses it) describing one response record. */
+export type JsonSchema = Record<string, unknown>;
+
+export type ResponseShape =
+  /** `{ meta: {}, [key]: [item…] }`, the spec's envelope; `linked` lists side-loaded collections. */
+  | { kind: 'envelope'; key: string; item: JsonSchema; linked?: Record<string, JsonSchema> }
+  /** An object returned directly or under a singular key (import profile, `lock`, `summary`…). */
+  | { kind: 'object'; key?: string; item: JsonSchema }
+  | { kind: 'empty' }
+  | { kind: 'file'; contentType: string }
+  | { kind: 'redirect' };
+
+export interface RouteSpec {
+  method: HttpMethod | HttpMethod[];
+  path: string;
+  subject: string;
+  summary: string;
+  /** Success status when the service does not choose another. */
+  status: number;
+  params?: DtoClass;
+  query?: DtoClass;
+  body?: DtoClass;
+  response: ResponseShape;
+  /** Error statuses the endpoint documents besides the ones every route has (400, 401, 403, 404, 503, 504). */
+  errors?: number[];
+  /** Lists page with `page`/`per_page` and answer a `Link` header; the service reports `total`. */
+  paged?: boolean;
+  /** Roles required beyond the audience's (e.g. `support` for course sync). */
+  roles?: Role[];
+}
+
+export interface RouteDefinition extends RouteSpec {
+  methods: HttpMethod[];
+  audience: Audience;
+}
+
+export function defineRoute(spec: RouteSpec): RouteDefinition {
+  return {
+    ...spec,
+    methods: Array.isArray(spec.method) ? spec.method : [spec.method],
+    audience: audienceOf(spec.path),
+  };
+}

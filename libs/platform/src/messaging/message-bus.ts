@@ -1,0 +1,74 @@
+import type { CloudEvent } from '@lms/contracts';
+
+export interface Subscription {
+  unsubscribe(): Promise<void>;
+}
+
+/** No service listens on the subject: the gateway answers 503. */
+export class NoRespondersError extends Error {
+  constructor(readonly subject: string) {
+    super(`no responders for ${subject}`);
+  }
+}
+
+/** The service did not answer in time: the gateway answers 504. */
+export class RequestTimeoutError extends Error {
+  constructor(readonly subject: string, readonly timeoutMs: number) {
+    super(`no reply on ${subject} within ${timeoutMs} ms`);
+  }
+}
+
+export interface ConsumerOptions {
+  /** Durable consumer name; replicas sharing it split the events. */
+  durable: string;
+  /** Event types (`identity.user.deleted`), wildcards allowed (`identity.user.*`). */
+  types: string[];
+  /** Deliveries before the event goes to the dead-letter stream. */
+  maxDeliver: number;
+  /** Delay before each redelivery after a failure; the last value repeats. */
+  backoffMs: number[];
+  ackWaitMs?: number;
+}
+
+export interface DeliveryInfo {
+  deliveryCount: number;
+}
+
+export interface DeadLetter {
+  durable: string;
+  event: CloudEvent;
+  error: string;
+  deliveries: number;
+}
+
+/** JetStream (or its in-process twin): a durable, de-duplicating log of domain events. */
+export interface EventLog {
+  /** Creates the events and dead-letter streams if they are missing. */
+  ensureStreams(): Promise<void>;
+  /** Publishes with the event id as de-duplication id; `duplicate` when the stream had it already. */
+  publish(event: CloudEvent): Promise<{ duplicate: boolean }>;
+  /** Delivers matching events until unsubscribed; a throwing handler is retried with back-off, then dead-lettered. */
+  consume(options: ConsumerOptions, handler: (event: CloudEvent, info: DeliveryInfo) => Promise<void>): Promise<Subscription>;
+  /** Dead letters recorded for a durable consumer (operations and tests). */
+  deadLetters(durable: string): Promise<DeadLetter[]>;
+}
+
+/**
+ * Request/reply and events over NATS, or in-process when no NATS server is configured.
+ * Every subject and stream name is prefixed with the bus namespace, so tests can share a server.
+ */
+export interface MessageBus {
+  readonly kind: 'nats' | 'in-process';
+  /** Rejects with NoRespondersError or RequestTimeoutError; never hangs. */
+  request(subject: string, payload: unknown, timeoutMs: number): Promise<unknown>;
+  /** Answers requests on a subject; subscribers sharing `queue` split the load. */
+  serve(subject: string, queue: string, handler: (payload: unknown) => Promise<unknown>): Subscription;
+  /** Fire-and-forget notice to every subscriber (cache invalidation); not durable. */
+  broadcast(subject: string, payload: unknown): void;
+  listen(subject: string, handler: (payload: unknown) => void): Subscription;
+  readonly events: EventLog;
+  /** Round trip to the server, for readiness. */
+  ping(): Promise<void>;
+  /** Stops taking messages, lets in-flight handlers finish, closes. */
+  close(): Promise<void>;
+}

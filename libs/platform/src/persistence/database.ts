@@ -1,0 +1,91 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { DataSource, type EntityManager, type MixedList, type EntitySchema } from 'typeorm';
+import type { Logger } from '../observability/logger.js';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- TypeORM's own signature for entity and migration lists
+type Constructor = new (...args: any[]) => any;
+
+export interface DatabaseOptions {
+  url: string;
+  /** The Postgres schema this service owns; every entity and the migrations table live in it. */
+  schema: string;
+  entities: MixedList<Constructor | EntitySchema>;
+  migrations: Constructor[];
+  poolSize?: number;
+  logger?: Logger;
+}
+
+/**
+ * One service's connection to its own schema. `transaction` opens a transaction that every repository
+ * joins through `manager`, so a domain row and its outbox event commit or roll back together.
+ */
+export class Database {
+  private readonly scope = new AsyncLocalStorage<EntityManager>();
+
+  constructor(readonly dataSource: DataSource, readonly schema: string) {}
+
+  /** The manager of the transaction in progress, or the pool's when there is none. */
+  get manager(): EntityManager {
+    return this.scope.getStore() ?? this.dataSource.manager;
+  }
+
+  get inTransaction(): boolean {
+    return this.scope.getStore() !== undefined;
+  }
+
+  /** Runs `work` in a transaction; nested calls join the outer one. */
+  async transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    const current = this.scope.getStore();
+    if (current) return work(current);
+    return this.dataSource.transaction((manager) => this.scope.run(manager, () => work(manager)));
+  }
+
+  async ping(): Promise<void> {
+    await this.dataSource.query('SELECT 1');
+  }
+
+  async close(): Promise<void> {
+    if (this.dataSource.isInitialized) await this.dataSource.destroy();
+  }
+}
+
+const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
+
+/** Connects, creates the schema if needed and applies pending migrations (one advisory lock serialises replicas). */
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  const dataSource = new DataSource({
+    type: 'postgres',
+    url: options.url,
+    schema: options.schema,
+    entities: options.entities,
+    migrations: options.migrations,
+    migrationsTableName: 'migrations',
+    migrationsTransactionMode: 'each',
+    synchronize: false,
+    poolSize: options.poolSize ?? 10,
+    applicationName: `lms-${options.schema}`,
+  });
+  await dataSource.initialize();
+  try {
+    await migrate(dataSource, options.schema, options.logger);
+  } catch (err) {
+    await dataSource.destroy();
+    throw err;
+  }
+  return new Database(dataSource, options.schema);
+}
+
+async function migrate(dataSource: DataSource, schema: string, logger?: Logger): Promise<void> {
+  const runner = dataSource.createQueryRunner();
+  await runner.connect();
+  try {
+    // Replicas starting together must not race on the same migrations.
+    await runner.query('SELECT pg_advisory_lock(hashtext($1))', [`migrate:${schema}`]);
+    await runner.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`);
+    const applied = await dataSource.runMigrations({ transaction: 'each' });
+    for (const m of applied) logger?.info({ schema, migration: m.name }, 'migration applied');
+  } finally {
+    await runner.query('SELECT pg_advisory_unlock(hashtext($1))', [`migrate:${schema}`]).catch(() => undefined);
+    await runner.release();
+  }
+}

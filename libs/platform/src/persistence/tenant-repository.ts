@@ -1,0 +1,84 @@
+import type { DeepPartial, EntityTarget, FindOptionsOrder, FindOptionsWhere, ObjectLiteral, Repository, SelectQueryBuilder } from 'typeorm';
+import type { Database } from './database.js';
+
+/** Every tenant-owned row carries its account. */
+export interface TenantOwned extends ObjectLiteral {
+  accountId: number;
+}
+
+/** The part of the request context that scopes data. */
+export interface TenantScope {
+  accountId: number;
+}
+
+/** A filter that may not name the account: the repository always adds it. */
+export type TenantWhere<T> = Omit<FindOptionsWhere<T>, 'accountId'>;
+
+export interface TenantFindOptions<T> {
+  where?: TenantWhere<T> | TenantWhere<T>[];
+  order?: FindOptionsOrder<T>;
+  skip?: number;
+  take?: number;
+  withDeleted?: boolean;
+}
+
+/**
+ * The only way services touch tenant data: every read and write is filtered by the caller's account,
+ * so a forgotten filter cannot be written. Joins the transaction in progress.
+ */
+export class TenantRepository<T extends TenantOwned> {
+  constructor(
+    private readonly db: Database,
+    private readonly entity: EntityTarget<T>,
+  ) {}
+
+  private get repo(): Repository<T> {
+    return this.db.manager.getRepository(this.entity);
+  }
+
+  private scoped(scope: TenantScope, where: TenantWhere<T> = {} as TenantWhere<T>): FindOptionsWhere<T> {
+    return { ...where, accountId: scope.accountId } as FindOptionsWhere<T>;
+  }
+
+  private whereOf(scope: TenantScope, where: TenantFindOptions<T>['where']): FindOptionsWhere<T> | FindOptionsWhere<T>[] {
+    return Array.isArray(where) ? where.map((w) => this.scoped(scope, w)) : this.scoped(scope, where);
+  }
+
+  find(scope: TenantScope, options: TenantFindOptions<T> = {}): Promise<T[]> {
+    return this.repo.find({ ...options, where: this.whereOf(scope, options.where) });
+  }
+
+  findAndCount(scope: TenantScope, options: TenantFindOptions<T> = {}): Promise<[T[], number]> {
+    return this.repo.findAndCount({ ...options, where: this.whereOf(scope, options.where) });
+  }
+
+  findOne(scope: TenantScope, where: TenantWhere<T>, options: { withDeleted?: boolean } = {}): Promise<T | null> {
+    return this.repo.findOne({ where: this.scoped(scope, where), withDeleted: options.withDeleted });
+  }
+
+  count(scope: TenantScope, where?: TenantWhere<T>): Promise<number> {
+    return this.repo.count({ where: this.scoped(scope, where) });
+  }
+
+  /** Inserts a row owned by the caller's account; any `accountId` in `values` is overwritten. */
+  async insert(scope: TenantScope, values: Omit<DeepPartial<T>, 'accountId'>): Promise<T> {
+    const row = this.repo.create({ ...values, accountId: scope.accountId } as DeepPartial<T>);
+    return this.repo.save(row);
+  }
+
+  /** Saves changes to a row this repository loaded; refuses a row of another account. */
+  async save(scope: TenantScope, row: T): Promise<T> {
+    if (row.accountId !== scope.accountId) throw new Error('refusing to save a row of another account');
+    return this.repo.save(row);
+  }
+
+  async remove(scope: TenantScope, row: T): Promise<void> {
+    if (row.accountId !== scope.accountId) throw new Error('refusing to remove a row of another account');
+    await this.repo.remove(row);
+  }
+
+  /** A query builder already filtered by account, for queries `find` cannot express. */
+  query(scope: TenantScope, alias: string): SelectQueryBuilder<T> {
+    return this.repo.createQueryBuilder(alias).where(`${alias}.account_id = :tenantAccountId`, { tenantAccountId: scope.accountId });
+  }
+}

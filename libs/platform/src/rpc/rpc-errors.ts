@@ -1,0 +1,38 @@
+import type { FieldError, RpcError } from '@lms/contracts';
+
+/** A failure the caller can act on: thrown by services, answered with its status. */
+export class DomainError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    readonly title: string,
+    readonly detail?: string,
+    readonly errors?: FieldError[],
+  ) {
+    super(detail ?? title);
+  }
+
+  toRpcError(): RpcError {
+    return { status: this.status, code: this.code, title: this.title, detail: this.detail, errors: this.errors };
+  }
+}
+
+export const badRequest = (code: string, detail: string, errors?: FieldError[]) => new DomainError(400, code, 'Bad Request', detail, errors);
+export const notFound = (code: string, detail: string) => new DomainError(404, code, 'Not Found', detail);
+export const forbidden = (code: string, detail: string) => new DomainError(403, code, 'Forbidden', detail);
+export const conflict = (code: string, detail: string) => new DomainError(409, code, 'Conflict', detail);
+export const unprocessable = (code: string, detail: string, errors?: FieldError[]) => new DomainError(422, code, 'Unprocessable Content', detail, errors);
+export const unauthorized = (code: string, detail: string) => new DomainError(401, code, 'Unauthorized', detail);
+
+export const INTERNAL_ERROR: RpcError = { status: 500, code: 'INTERNAL_ERROR', title: 'Internal Server Error' };
+
+/** Postgres unique_violation, so services can turn a race into a 400/409 instead of a 500. */
+export function isUniqueViolation(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: string }).code === '23505';
+}
+
+/** Every error becomes one RPC error shape; anything not a DomainError is a 500 with no internals. */
+export function toRpcError(err: unknown): RpcError {
+  if (err instanceof DomainError) return err.toRpcError();
+  return INTERNAL_ERROR;
+}
