@@ -7,7 +7,7 @@ const base = {
   extensionsToTreatAsEsm: ['.ts'],
   transform: { '^.+\\.ts$': ['@swc/jest', { ...swc, swcrc: false }] },
   moduleNameMapper: {
-    '^@lms/(contracts|platform|testing)$': '<rootDir>/libs/$1/src/index.ts',
+    '^@lms/([a-z-]+)$': '<rootDir>/libs/$1/src/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
   roots: ['<rootDir>/apps', '<rootDir>/libs'],

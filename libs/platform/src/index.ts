@@ -16,3 +16,8 @@ export * from './events/outbox-relay.js';
 export * from './events/inbox-consumer.js';
 export * from './persistence/database.js';
 export * from './persistence/tenant-repository.js';
+export * from './persistence/tenant-repository.provider.js';
+export * from './rpc/handles.js';
+export * from './runtime/start-service.js';
+export * from './runtime/standalone.js';
+export * from './observability/health-server.js';

@@ -1,3 +1,4 @@
+import { PageQuery } from '../common/query.js';
 import type { Role } from '../context.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
@@ -68,6 +69,10 @@ export interface RouteDefinition extends RouteSpec {
 }
 
 export function defineRoute(spec: RouteSpec): RouteDefinition {
+  // The service validates the query again, so paging parameters must be part of the contract.
+  if (spec.paged && !(spec.query && spec.query.prototype instanceof PageQuery)) {
+    throw new Error(`paged route ${spec.path} needs a query DTO extending PageQuery`);
+  }
   return {
     ...spec,
     methods: Array.isArray(spec.method) ? spec.method : [spec.method],

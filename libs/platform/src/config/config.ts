@@ -9,6 +9,8 @@ export interface PlatformConfig {
   /** Prefix of every subject and stream, so several systems can share one NATS server. */
   natsNamespace: string;
   dataDir: string;
+  /** TCP port of the embedded Postgres (all-in-one mode without DATABASE_URL). */
+  embeddedPostgresPort: number;
   rpcTimeoutMs: number;
   healthPort: number;
   authCacheTtlMs: number;
@@ -58,6 +60,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlatformConfig
     natsUrl: url(env, 'NATS_URL', ['nats:', 'tls:']),
     natsNamespace: namespace,
     dataDir: env.DATA_DIR || '.data',
+    embeddedPostgresPort: int(env, 'EMBEDDED_POSTGRES_PORT', 5433, 1, 65535),
     rpcTimeoutMs: int(env, 'RPC_TIMEOUT_MS', 5000, 10, 600_000),
     healthPort: int(env, 'HEALTH_PORT', 9000, 0, 65535),
     authCacheTtlMs: int(env, 'AUTH_CACHE_TTL_MS', 30_000, 0, 3_600_000),

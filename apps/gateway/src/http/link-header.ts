@@ -1,0 +1,36 @@
+export interface PageLinkInput {
+  /** Path of the list as requested, e.g. `/api/author/custom_fields`. */
+  path: string;
+  /** The request's query without `?`; every parameter but `page` and `per_page` is kept as sent. */
+  search: string;
+  page: number;
+  perPage: number;
+  total: number;
+}
+
+const PAGING_KEYS = new Set(['page', 'per_page']);
+
+function keyOf(pair: string): string {
+  const raw = pair.split('=', 1)[0];
+  try {
+    return decodeURIComponent(raw.replace(/\+/g, ' '));
+  } catch {
+    return raw;
+  }
+}
+
+export function lastPage(total: number, perPage: number): number {
+  return Math.max(1, Math.ceil(total / perPage));
+}
+
+/** RFC 8288 `Link` value with first, prev, next and last, as path-absolute URLs. */
+export function pageLinks({ path, search, page, perPage, total }: PageLinkInput): string {
+  const kept = search.split('&').filter((pair) => pair !== '' && !PAGING_KEYS.has(keyOf(pair)));
+  const url = (n: number) => `${path}?${[...kept, `page=${n}`, `per_page=${perPage}`].join('&')}`;
+  const last = lastPage(total, perPage);
+  const links: [string, number][] = [['first', 1]];
+  if (page > 1) links.push(['prev', Math.min(page - 1, last)]);
+  if (page < last) links.push(['next', page + 1]);
+  links.push(['last', last]);
+  return links.map(([rel, n]) => `<${url(n)}>; rel="${rel}"`).join(', ');
+}

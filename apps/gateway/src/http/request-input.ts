@@ -1,0 +1,69 @@
+import { DEFAULT_PER_PAGE, PageQuery, validateInput, type DtoClass, type FieldError, type RouteDefinition } from '@lms/contracts';
+import type { FastifyRequest } from 'fastify';
+import { ProblemError } from './problem.js';
+import { normaliseQuery, searchOf } from './query-normaliser.js';
+
+export interface PageRequest {
+  page: number;
+  perPage: number;
+}
+
+/** What the gateway forwards: every part validated against the route's DTOs, nothing unknown left in. */
+export interface RouteInput {
+  params: Record<string, unknown>;
+  query: Record<string, unknown>;
+  body: unknown;
+  /** Set for paged routes, with the defaults applied. */
+  page?: PageRequest;
+}
+
+type Checked = { value: Record<string, unknown>; errors: FieldError[] };
+
+const unknownFields = (raw: Record<string, unknown>): FieldError[] =>
+  Object.keys(raw).map((field) => ({ field, message: `unknown field ${field}` }));
+
+async function check(cls: DtoClass | undefined, raw: Record<string, unknown>): Promise<Checked> {
+  if (!cls) return { value: raw, errors: unknownFields(raw) };
+  const result = await validateInput<Record<string, unknown>>(cls, raw);
+  return result.ok ? { value: result.value, errors: [] } : { value: raw, errors: result.errors };
+}
+
+const extendsPageQuery = (cls: DtoClass | undefined): boolean => cls !== undefined && (cls === PageQuery || cls.prototype instanceof PageQuery);
+
+/** Query of a paged route: `page`/`per_page` are always accepted, even when the route's DTO leaves them out. */
+async function checkPagedQuery(route: RouteDefinition, raw: Record<string, unknown>): Promise<Checked> {
+  if (extendsPageQuery(route.query)) return check(route.query, raw);
+  const { page, per_page, ...rest } = raw;
+  const paging = Object.fromEntries(Object.entries({ page, per_page }).filter(([, v]) => v !== undefined));
+  const [pageResult, restResult] = await Promise.all([check(PageQuery, paging), check(route.query, rest)]);
+  return { value: { ...restResult.value, ...pageResult.value }, errors: [...pageResult.errors, ...restResult.errors] };
+}
+
+const isEmptyBody = (body: unknown): boolean =>
+  body === undefined || body === null || (typeof body === 'object' && !Array.isArray(body) && Object.keys(body).length === 0);
+
+async function checkBody(route: RouteDefinition, body: unknown): Promise<{ value: unknown; errors: FieldError[] }> {
+  if (!route.body) {
+    // A route without a body DTO forwards none; anything sent would be silently dropped, so it is refused.
+    return isEmptyBody(body) ? { value: undefined, errors: [] } : { value: undefined, errors: [{ field: 'body', message: 'this endpoint takes no request body' }] };
+  }
+  if (body === undefined || body === null) throw new ProblemError(400, 'BODY_REQUIRED', 'This endpoint needs a JSON request body (Content-Type: application/json).');
+  const result = await validateInput<object>(route.body, body);
+  return result.ok ? { value: result.value, errors: [] } : { value: undefined, errors: result.errors };
+}
+
+/** Validates path parameters, query and body together, so one 400 lists every bad field. */
+export async function readInput(route: RouteDefinition, request: FastifyRequest): Promise<RouteInput> {
+  const rawParams = { ...(request.params as Record<string, string>) };
+  const rawQuery = normaliseQuery(searchOf(request.url));
+  const [params, query, body] = await Promise.all([
+    route.params ? check(route.params, rawParams) : Promise.resolve({ value: rawParams, errors: [] }),
+    route.paged ? checkPagedQuery(route, rawQuery) : check(route.query, rawQuery),
+    checkBody(route, request.body),
+  ]);
+  const errors = [...params.errors, ...query.errors, ...body.errors];
+  if (errors.length > 0) throw new ProblemError(400, 'VALIDATION_FAILED', 'The request has invalid or unknown fields.', errors);
+  if (!route.paged) return { params: params.value, query: query.value, body: body.value };
+  const page: PageRequest = { page: Number(query.value.page ?? 1), perPage: Number(query.value.per_page ?? DEFAULT_PER_PAGE) };
+  return { params: params.value, query: { ...query.value, page: page.page, per_page: page.perPage }, body: body.value, page };
+}

@@ -1,0 +1,26 @@
+import { Injectable } from '@nestjs/common';
+import type { Principal, Role } from '@lms/contracts';
+import { Database, unauthorized } from '@lms/platform';
+import { hashToken } from './token.js';
+
+@Injectable()
+export class AuthService {
+  constructor(private readonly db: Database) {}
+
+  /** The principal behind a live token of a live user; the one lookup that is not account-scoped, since the token names the account. */
+  async resolve(token: string): Promise<Principal> {
+    const rows: { account_id: number; user_id: number; roles: Role[] }[] = await this.db.manager.query(
+      `SELECT t.account_id, u.id AS user_id, u.roles
+         FROM identity.api_tokens t
+         JOIN identity.users u ON u.id = t.user_id AND u.account_id = t.account_id
+        WHERE t.token_hash = $1
+          AND t.revoked_at IS NULL
+          AND (t.expires_at IS NULL OR t.expires_at > now())
+          AND u.deleted_at IS NULL`,
+      [hashToken(token)],
+    );
+    const row = rows[0];
+    if (!row) throw unauthorized('INVALID_TOKEN', 'The access token is unknown, expired or revoked.');
+    return { accountId: row.account_id, subAccountId: null, userId: row.user_id, roles: row.roles };
+  }
+}

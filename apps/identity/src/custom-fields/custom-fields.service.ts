@@ -1,0 +1,81 @@
+import { Injectable } from '@nestjs/common';
+import { pageWindow, type CustomFieldEventData, type CustomFieldInput, type CustomFieldView, type PageQuery } from '@lms/contracts';
+import { Database, InjectTenantRepository, isUniqueViolation, Outbox, type TenantRepository, type TenantScope } from '@lms/platform';
+import { CustomField } from './custom-field.entity.js';
+import { customFieldNameTaken, customFieldNotFound } from './custom-field.errors.js';
+
+export const toCustomFieldView = (field: CustomField, withName = true): CustomFieldView =>
+  withName ? { id: String(field.id), name: field.name } : { id: String(field.id) };
+
+const eventData = (field: CustomField): CustomFieldEventData => ({ id: field.id, name: field.name });
+
+@Injectable()
+export class CustomFieldsService {
+  constructor(
+    private readonly db: Database,
+    private readonly outbox: Outbox,
+    @InjectTenantRepository(CustomField) private readonly fields: TenantRepository<CustomField>,
+  ) {}
+
+  list(scope: TenantScope, page: PageQuery): Promise<[CustomField[], number]> {
+    const { skip, take } = pageWindow(page);
+    return this.fields.findAndCount(scope, { order: { id: 'ASC' }, skip, take });
+  }
+
+  async show(scope: TenantScope, id: number): Promise<CustomField> {
+    return (await this.fields.findOne(scope, { id })) ?? Promise.reject(customFieldNotFound(id));
+  }
+
+  /** All or nothing: one taken name rejects the whole array. */
+  async create(scope: TenantScope, inputs: CustomFieldInput[]): Promise<CustomField[]> {
+    const seen = new Map<string, number>();
+    inputs.forEach((input, i) => {
+      const key = input.name.trim().toLowerCase();
+      if (seen.has(key)) throw customFieldNameTaken(input.name, `custom_fields[${i}].name`);
+      seen.set(key, i);
+    });
+    return this.uniqueNames(() =>
+      this.db.transaction(async () => {
+        const created: CustomField[] = [];
+        for (const input of inputs) {
+          const field = await this.fields.insert(scope, { name: input.name.trim() });
+          await this.outbox.add(scope, 'identity.custom_field.created', eventData(field));
+          created.push(field);
+        }
+        return created;
+      }),
+    );
+  }
+
+  async update(scope: TenantScope, id: number, input: CustomFieldInput): Promise<CustomField> {
+    return this.uniqueNames(() =>
+      this.db.transaction(async () => {
+        const field = await this.show(scope, id);
+        field.name = input.name.trim();
+        const saved = await this.fields.save(scope, field);
+        await this.outbox.add(scope, 'identity.custom_field.updated', eventData(saved));
+        return saved;
+      }),
+    );
+  }
+
+  async delete(scope: TenantScope, id: number): Promise<CustomField> {
+    return this.db.transaction(async () => {
+      const field = await this.show(scope, id);
+      const snapshot = Object.assign(new CustomField(), field);
+      await this.fields.remove(scope, field);
+      await this.outbox.add(scope, 'identity.custom_field.deleted', eventData(snapshot));
+      return snapshot;
+    });
+  }
+
+  /** A concurrent create of the same name loses at the unique index, not with a 500. */
+  private async uniqueNames<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (err) {
+      if (isUniqueViolation(err)) throw customFieldNameTaken('the given name');
+      throw err;
+    }
+  }
+}

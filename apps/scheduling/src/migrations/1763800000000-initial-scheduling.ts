@@ -1,0 +1,15 @@
+import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { eventTablesDown, eventTablesUp } from '@lms/platform';
+
+/** The schema starts with its outbox and inbox; features add their tables in later migrations. */
+export class InitialScheduling1763800000000 implements MigrationInterface {
+  name = 'InitialScheduling1763800000000';
+
+  async up(q: QueryRunner): Promise<void> {
+    await eventTablesUp(q, 'scheduling');
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    await eventTablesDown(q, 'scheduling');
+  }
+}

@@ -1,0 +1,38 @@
+import nx from '@nx/eslint-plugin';
+import tseslint from 'typescript-eslint';
+
+const services = ['gateway', 'identity', 'catalog', 'scheduling', 'jobs', 'locking', 'all-in-one'];
+
+export default tseslint.config(
+  { ignores: ['**/dist/**', 'node_modules/**', '.nx/**', '.data/**', 'coverage/**', '**/*.mjs', '**/*.js'] },
+  ...tseslint.configs.recommended,
+  {
+    files: ['**/*.ts'],
+    plugins: { '@nx': nx },
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      // Deployables never import one another (Nx forbids app imports outright); libs never import apps;
+      // a service reaches shared libs only, and the testing lib only from specs (rule below).
+      '@nx/enforce-module-boundaries': [
+        'error',
+        {
+          enforceBuildableLibDependency: false,
+          allowCircularSelfDependency: false,
+          depConstraints: [
+            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:lib'] },
+            { sourceTag: 'type:lib', onlyDependOnLibsWithTags: ['type:lib'] },
+            { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared', 'scope:testing'] },
+            { sourceTag: 'scope:testing', onlyDependOnLibsWithTags: ['scope:shared', 'scope:testing'] },
+            ...services.map((s) => ({ sourceTag: `scope:${s}`, onlyDependOnLibsWithTags: ['scope:shared', 'scope:testing'] })),
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['apps/**/src/**/*.ts', 'libs/contracts/src/**/*.ts', 'libs/platform/src/**/*.ts'],
+    ignores: ['**/*.spec.ts', '**/*.integration-spec.ts', '**/*.e2e-spec.ts'],
+    rules: { 'no-restricted-imports': ['error', { paths: [{ name: '@lms/testing', message: 'the testing lib is for specs only' }] }] },
+  },
+);

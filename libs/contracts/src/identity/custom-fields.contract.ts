@@ -1,0 +1,68 @@
+import { Type } from 'class-transformer';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsIn, IsNotEmpty, IsObject, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
+import { PageQuery, QueryArray } from '../common/query.js';
+import type { JsonSchema } from '../routes/route.js';
+
+export const CUSTOM_FIELD_SUBJECTS = {
+  list: 'identity.custom_fields.list',
+  show: 'identity.custom_fields.show',
+  create: 'identity.custom_fields.create',
+  update: 'identity.custom_fields.update',
+  delete: 'identity.custom_fields.delete',
+  listUserFields: 'identity.user_fields.list',
+} as const;
+
+/** Attributes a list may add beyond `id` (spec: "only 'name' supported"). */
+export const FIELD_INCLUDES = ['name'] as const;
+
+export class FieldIncludesQuery extends PageQuery {
+  @IsOptional() @QueryArray() @IsArray() @IsIn(FIELD_INCLUDES, { each: true, message: `includes may only hold: ${FIELD_INCLUDES.join(', ')}` })
+  includes?: string[];
+}
+
+export class CustomFieldInput {
+  @IsString() @IsNotEmpty() @MaxLength(255)
+  name: string;
+}
+
+export class CreateCustomFieldsBody {
+  @IsDefined() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(100) @ValidateNested({ each: true }) @Type(() => CustomFieldInput)
+  custom_fields: CustomFieldInput[];
+}
+
+export class UpdateCustomFieldBody {
+  @IsDefined() @IsObject() @ValidateNested() @Type(() => CustomFieldInput)
+  custom_field: CustomFieldInput;
+}
+
+export interface CustomFieldView {
+  id: string;
+  name?: string;
+}
+
+export interface UserFieldView {
+  id: string;
+  name?: string;
+  type: 'custom_field_value' | 'user_field_value';
+}
+
+export const CUSTOM_FIELD_SCHEMA: JsonSchema = {
+  type: 'object',
+  required: ['id'],
+  properties: { id: { type: 'string', description: 'numeric text' }, name: { type: 'string' } },
+};
+
+export const USER_FIELD_SCHEMA: JsonSchema = {
+  type: 'object',
+  required: ['id', 'type'],
+  properties: {
+    id: { type: 'string', description: "numeric text for custom fields, a name such as 'locale' for built-in ones" },
+    name: { type: 'string' },
+    type: { type: 'string', enum: ['custom_field_value', 'user_field_value'] },
+  },
+};
+
+export interface CustomFieldEventData {
+  id: number;
+  name: string;
+}

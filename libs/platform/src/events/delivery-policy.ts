@@ -1,0 +1,42 @@
+import type { ConsumerOptions } from '../messaging/message-bus.js';
+
+/** How long a publish with a given event id is remembered, so a relay that republishes is de-duplicated. */
+export const DUPLICATE_WINDOW_MS = 2 * 60_000;
+
+/** Default time a handler has before its event is delivered again (JetStream's default too). */
+export const DEFAULT_ACK_WAIT_MS = 30_000;
+
+/** NATS token matching on event types: `*` is exactly one token, a trailing `>` one or more. */
+export function typeMatches(pattern: string, type: string): boolean {
+  const want = pattern.split('.');
+  const have = type.split('.');
+  for (let i = 0; i < want.length; i++) {
+    if (want[i] === '>') return i === want.length - 1 && have.length > i;
+    if (i >= have.length) return false;
+    if (want[i] !== '*' && want[i] !== have[i]) return false;
+  }
+  return want.length === have.length;
+}
+
+/** Delay before the next delivery after the `deliveryCount`-th failed; the last back-off value repeats. */
+export function retryDelayMs(options: Pick<ConsumerOptions, 'backoffMs'>, deliveryCount: number): number {
+  const { backoffMs } = options;
+  if (backoffMs.length === 0) return 0;
+  return backoffMs[Math.min(deliveryCount, backoffMs.length) - 1] ?? backoffMs[0];
+}
+
+/** Fails fast on options that would make a consumer loop forever or never match. */
+export function assertConsumerOptions(options: ConsumerOptions): void {
+  if (!/^[A-Za-z0-9_-]+$/.test(options.durable)) throw new Error(`invalid durable consumer name '${options.durable}'`);
+  if (options.types.length === 0) throw new Error(`consumer ${options.durable} subscribes to no event type`);
+  for (const type of options.types) {
+    const tokens = type.split('.');
+    const valid = tokens.every((t, i) => /^[A-Za-z0-9_-]+$/.test(t) || t === '*' || (t === '>' && i === tokens.length - 1));
+    if (!valid) throw new Error(`consumer ${options.durable}: invalid event type pattern '${type}'`);
+  }
+  if (!Number.isInteger(options.maxDeliver) || options.maxDeliver < 1) throw new Error(`consumer ${options.durable}: maxDeliver must be >= 1`);
+  if (options.backoffMs.some((ms) => !(ms >= 0))) throw new Error(`consumer ${options.durable}: back-off values must be >= 0`);
+}
+
+/** Error text for a dead letter: the handler's message, never a stack. */
+export const errorMessage = (err: unknown): string => (err instanceof Error ? err.message : String(err));

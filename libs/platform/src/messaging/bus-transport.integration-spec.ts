@@ -1,0 +1,156 @@
+import { Controller, Module, type INestMicroservice } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
+import { of } from 'rxjs';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import type { RpcReply, RpcRequest } from '@lms/contracts';
+import { testNatsUrl, uniqueName } from '@lms/testing';
+import { INTERNAL_ERROR, notFound } from '../rpc/rpc-errors.js';
+import { BusContext, BusTransport, PassThroughRpcFilter } from './bus-transport.js';
+import { InProcessBus } from './in-process-bus.js';
+import type { MessageBus } from './message-bus.js';
+import { NatsBus } from './nats-bus.js';
+import { paged, reply } from './reply.js';
+
+@Controller()
+class ThingHandlers {
+  @MessagePattern('test.things.get')
+  get(@Payload() request: RpcRequest<unknown, Record<string, unknown>, { id: string }>, @Ctx() context: BusContext) {
+    return { id: request.params.id, subject: context.getSubject() };
+  }
+
+  @MessagePattern('test.things.create')
+  async create(@Payload() request: RpcRequest<{ name: string }>) {
+    return reply({ id: 1, name: request.body.name }, { status: 201, headers: { location: '/things/1' } });
+  }
+
+  @MessagePattern('test.things.list')
+  list() {
+    return of(paged([{ id: 1 }, { id: 2 }], 10));
+  }
+
+  @MessagePattern('test.things.missing')
+  missing(@Payload() request: RpcRequest<unknown, Record<string, unknown>, { id: string }>) {
+    throw notFound('THING_NOT_FOUND', `thing ${request.params.id} not found`);
+  }
+
+  @MessagePattern('test.things.broken')
+  async broken() {
+    throw new Error('password=hunter2 leaked from the database driver');
+  }
+}
+
+@Module({ controllers: [ThingHandlers] })
+class ThingModule {}
+
+interface Buses {
+  server: MessageBus;
+  client: MessageBus;
+}
+
+const natsUrl = testNatsUrl();
+const transports: Array<[string, () => Promise<Buses>]> = [
+  [
+    'the in-process bus',
+    async () => {
+      const bus = new InProcessBus({ namespace: uniqueName('ns') });
+      return { server: bus, client: bus };
+    },
+  ],
+];
+// Without a NATS server (TEST_NATS_URL empty) only the in-process bus can be exercised.
+if (natsUrl) {
+  transports.push([
+    'NATS',
+    async () => {
+      const namespace = uniqueName('ns');
+      return {
+        server: await NatsBus.connect(natsUrl, { namespace, name: 'transport-server' }),
+        client: await NatsBus.connect(natsUrl, { namespace, name: 'transport-client' }),
+      };
+    },
+  ]);
+}
+
+const request = (params: Record<string, string>, body: unknown = {}): RpcRequest => ({
+  ctx: { requestId: uniqueName('req'), accountId: 1, subAccountId: null, userId: 2, roles: ['admin'] },
+  params,
+  query: {},
+  body,
+});
+
+describe.each(transports)('BusTransport over %s', (_name, open) => {
+  let buses: Buses;
+  let app: INestMicroservice;
+  const logs: Array<Record<string, unknown>> = [];
+
+  beforeAll(async () => {
+    buses = await open();
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        logs.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+        done();
+      },
+    });
+    const logger = pino({ level: 'debug' }, sink);
+    app = await NestFactory.createMicroservice(ThingModule, { strategy: new BusTransport(buses.server, 'things', logger), logger: false });
+    app.useGlobalFilters(new PassThroughRpcFilter());
+    await app.listen();
+    await buses.server.ping(); // subscriptions reached the server
+  });
+
+  afterAll(async () => {
+    await app.close();
+    await buses.server.close();
+    if (buses.client !== buses.server) await buses.client.close();
+  });
+
+  const call = (subject: string, payload: RpcRequest) => buses.client.request(subject, payload, 5000) as Promise<RpcReply>;
+
+  it('answers a plain value as an ok reply with that body', async () => {
+    await expect(call('test.things.get', request({ id: '42' }))).resolves.toEqual({
+      ok: true,
+      body: { id: '42', subject: 'test.things.get' },
+    });
+  });
+
+  it('answers a Reply with its status and headers', async () => {
+    await expect(call('test.things.create', request({}, { name: 'kettle' }))).resolves.toEqual({
+      ok: true,
+      status: 201,
+      body: { id: 1, name: 'kettle' },
+      headers: { location: '/things/1' },
+    });
+  });
+
+  it('resolves an Observable result and carries the paging total', async () => {
+    await expect(call('test.things.list', request({}))).resolves.toEqual({ ok: true, body: [{ id: 1 }, { id: 2 }], total: 10 });
+  });
+
+  it('keeps the status and code of a DomainError end to end', async () => {
+    await expect(call('test.things.missing', request({ id: '7' }))).resolves.toEqual({
+      ok: false,
+      error: { status: 404, code: 'THING_NOT_FOUND', title: 'Not Found', detail: 'thing 7 not found' },
+    });
+  });
+
+  it('turns an unexpected error into a generic 500 and logs it with the request id', async () => {
+    const payload = request({});
+    const answer = await call('test.things.broken', payload);
+    expect(answer).toEqual({ ok: false, error: INTERNAL_ERROR });
+    expect(JSON.stringify(answer)).not.toContain('hunter2');
+
+    const logged = logs.find((line) => line.level === 50 && line.requestId === payload.ctx.requestId);
+    expect(logged).toMatchObject({ subject: 'test.things.broken', err: { message: expect.stringContaining('hunter2') } });
+    expect((logged?.err as { stack?: string }).stack).toContain('broken');
+  });
+
+  it('logs one debug line per handled request with subject, request id and status', async () => {
+    const payload = request({ id: '9' });
+    await call('test.things.missing', payload);
+    const lines = logs.filter((line) => line.requestId === payload.ctx.requestId && line.msg === 'handled request');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ level: 20, subject: 'test.things.missing', status: 404, durationMs: expect.any(Number) });
+  });
+});

@@ -1,0 +1,91 @@
+import { performance } from 'node:perf_hooks';
+import { Catch, type ArgumentsHost, type RpcExceptionFilter } from '@nestjs/common';
+import { BaseRpcContext, Server, type CustomTransportStrategy, type MessageHandler } from '@nestjs/microservices';
+import { lastValueFrom, throwError, type Observable } from 'rxjs';
+import type { RpcReply, RpcRequest } from '@lms/contracts';
+import type { Logger } from '../observability/logger.js';
+import { DomainError, toRpcError } from '../rpc/rpc-errors.js';
+import type { MessageBus, Subscription } from './message-bus.js';
+import { Reply } from './reply.js';
+
+/**
+ * Hands every error on unchanged. Nest's default RPC filter turns unknown errors into a generic object and
+ * drops their status (nestjs/nest#6496); registered globally, this lets BusTransport map errors itself.
+ */
+@Catch()
+export class PassThroughRpcFilter implements RpcExceptionFilter<unknown> {
+  catch(exception: unknown, _host: ArgumentsHost): Observable<never> {
+    return throwError(() => exception);
+  }
+}
+
+/** What `@Ctx()` receives in a handler served by BusTransport: the subject of the request. */
+export class BusContext extends BaseRpcContext<[subject: string]> {
+  getSubject(): string {
+    return this.args[0];
+  }
+}
+
+/**
+ * Nest microservice transport over a MessageBus: each `@MessagePattern(subject)` is served in a queue group,
+ * and every outcome, errors included, goes back as an RpcReply, so a handler never leaves a caller waiting.
+ */
+export class BusTransport extends Server implements CustomTransportStrategy {
+  private subscriptions: Subscription[] = [];
+
+  constructor(
+    private readonly bus: MessageBus,
+    private readonly queue: string,
+    private readonly log: Logger,
+  ) {
+    super();
+  }
+
+  listen(callback: (...optionalParams: unknown[]) => unknown): void {
+    for (const [subject, handler] of this.messageHandlers) {
+      if (handler.isEventHandler) {
+        // Domain events travel through the EventLog with durable consumers, not through Nest event patterns.
+        this.log.warn({ subject }, '@EventPattern is not served by BusTransport; consume events from the EventLog');
+        continue;
+      }
+      this.subscriptions.push(this.bus.serve(subject, this.queue, (payload) => this.handle(subject, handler, payload)));
+    }
+    this.log.debug({ queue: this.queue, subjects: this.subscriptions.length }, 'serving message patterns');
+    callback();
+  }
+
+  async close(): Promise<void> {
+    const subscriptions = this.subscriptions;
+    this.subscriptions = [];
+    await Promise.all(subscriptions.map((sub) => sub.unsubscribe()));
+  }
+
+  on(): never {
+    throw new Error('BusTransport emits no events; watch the MessageBus instead');
+  }
+
+  unwrap<T>(): T {
+    return this.bus as T;
+  }
+
+  private async handle(subject: string, handler: MessageHandler, payload: unknown): Promise<RpcReply> {
+    const started = performance.now();
+    const requestId = (payload as Partial<RpcRequest> | undefined)?.ctx?.requestId;
+    let answer: RpcReply;
+    try {
+      const result: unknown = await lastValueFrom(this.transformToObservable(handler(payload, new BusContext([subject]))), {
+        defaultValue: undefined,
+      });
+      answer =
+        result instanceof Reply
+          ? { ok: true, status: result.status, body: result.body, total: result.total, headers: result.headers }
+          : { ok: true, body: result };
+    } catch (err) {
+      if (!(err instanceof DomainError)) this.log.error({ err, subject, requestId }, 'unexpected error in message handler');
+      answer = { ok: false, error: toRpcError(err) };
+    }
+    const status = answer.ok ? (answer.status ?? 200) : answer.error.status;
+    this.log.debug({ subject, requestId, status, durationMs: Math.round(performance.now() - started) }, 'handled request');
+    return answer;
+  }
+}

@@ -1,0 +1,38 @@
+import { createLogger } from '../observability/logger.js';
+import { createBus } from './create-bus.js';
+import { InProcessBus } from './in-process-bus.js';
+
+const logger = createLogger('silent');
+
+describe('createBus without a NATS URL', () => {
+  it('gives every deployable of the process the same in-process bus per namespace', async () => {
+    const gateway = await createBus({ natsNamespace: 'shared-a' }, 'gateway', logger);
+    const identity = await createBus({ natsNamespace: 'shared-a' }, 'identity', logger);
+    const elsewhere = await createBus({ natsNamespace: 'shared-b' }, 'identity', logger);
+
+    expect(gateway).toBeInstanceOf(InProcessBus);
+    expect(identity).toBe(gateway);
+    expect(elsewhere).not.toBe(gateway);
+
+    identity.serve('identity.users.get', 'identity', async () => 'user');
+    await expect(gateway.request('identity.users.get', {}, 1000)).resolves.toBe('user');
+    await Promise.all([gateway.close(), identity.close(), elsewhere.close()]);
+  });
+
+  it('keeps the shared bus open until the last deployable closes it, then starts a fresh one', async () => {
+    const gateway = await createBus({ natsNamespace: 'shared-c' }, 'gateway', logger);
+    const catalog = await createBus({ natsNamespace: 'shared-c' }, 'catalog', logger);
+    catalog.serve('catalog.items.get', 'catalog', async () => 'item');
+
+    await gateway.close();
+    await expect(gateway.request('catalog.items.get', {}, 1000)).resolves.toBe('item');
+
+    await catalog.close();
+    await expect(gateway.ping()).rejects.toThrow('closed');
+
+    const next = await createBus({ natsNamespace: 'shared-c' }, 'gateway', logger);
+    expect(next).not.toBe(gateway);
+    await expect(next.ping()).resolves.toBeUndefined();
+    await next.close();
+  });
+});

@@ -1,0 +1,24 @@
+import type { PlatformConfig } from '../config/config.js';
+import type { Logger } from '../observability/logger.js';
+import { InProcessBus } from './in-process-bus.js';
+import type { MessageBus } from './message-bus.js';
+import { NatsBus } from './nats-bus.js';
+
+/** In-process buses by namespace: every deployable of one process must talk over the same one. */
+const inProcessBuses = new Map<string, InProcessBus>();
+
+/**
+ * The bus a deployable talks over: NATS when `natsUrl` is set, else the process-wide in-process bus.
+ * The in-process bus is shared and reference-counted: each call here takes one reference, each `close()`
+ * gives one back, and only the last `close()` really closes it, so the first deployable to stop does not
+ * cut off the others. A NATS bus is one connection per call and closes on its own `close()`.
+ */
+export async function createBus(config: Pick<PlatformConfig, 'natsUrl' | 'natsNamespace'>, name: string, logger: Logger): Promise<MessageBus> {
+  if (config.natsUrl) return NatsBus.connect(config.natsUrl, { namespace: config.natsNamespace, name, logger });
+  const shared = inProcessBuses.get(config.natsNamespace);
+  if (shared && !shared.isClosed) return shared.retain();
+  const bus = new InProcessBus({ namespace: config.natsNamespace, logger });
+  inProcessBuses.set(config.natsNamespace, bus);
+  logger.info({ namespace: config.natsNamespace }, 'no NATS_URL: using the in-process message bus');
+  return bus;
+}

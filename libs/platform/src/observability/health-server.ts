@@ -1,0 +1,65 @@
+import { createServer, type Server } from 'node:http';
+import { collectDefaultMetrics, register } from 'prom-client';
+import type { HealthIndicator } from '../runtime/runtime.js';
+
+let defaultMetricsStarted = false;
+
+/** Process metrics once per process, whatever number of deployables it hosts. */
+export function ensureDefaultMetrics(): void {
+  if (defaultMetricsStarted) return;
+  defaultMetricsStarted = true;
+  collectDefaultMetrics();
+}
+
+export interface HealthReport {
+  status: 'ok' | 'unavailable';
+  checks: Record<string, { status: 'ok' | 'down'; error?: string }>;
+}
+
+/** Runs every indicator with a deadline, so a hung dependency reports down instead of hanging the probe. */
+export async function checkHealth(indicators: HealthIndicator[], timeoutMs = 2000): Promise<HealthReport> {
+  const results = await Promise.all(
+    indicators.map(async (indicator) => {
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+      });
+      try {
+        await Promise.race([indicator.check(), deadline]);
+        return [indicator.name, { status: 'ok' as const }] as const;
+      } catch (err) {
+        return [indicator.name, { status: 'down' as const, error: err instanceof Error ? err.message : String(err) }] as const;
+      } finally {
+        clearTimeout(timer);
+      }
+    }),
+  );
+  const checks = Object.fromEntries(results);
+  return { status: results.every(([, r]) => r.status === 'ok') ? 'ok' : 'unavailable', checks };
+}
+
+/** `/healthz`, `/readyz` and `/metrics` on a small port of their own, for services that speak no HTTP otherwise. */
+export async function startHealthServer(port: number, host: string, indicators: () => HealthIndicator[]): Promise<Server> {
+  ensureDefaultMetrics();
+  const server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    const json = (status: number, body: unknown) => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(body));
+    };
+    if (req.method !== 'GET') return json(405, { status: 'method not allowed' });
+    if (path === '/healthz') return json(200, { status: 'ok' });
+    if (path === '/readyz') {
+      return void checkHealth(indicators()).then((report) => json(report.status === 'ok' ? 200 : 503, report));
+    }
+    if (path === '/metrics') {
+      return void register.metrics().then((text) => {
+        res.writeHead(200, { 'content-type': register.contentType });
+        res.end(text);
+      });
+    }
+    json(404, { status: 'not found' });
+  });
+  await new Promise<void>((resolvePromise) => server.listen(port, host, resolvePromise));
+  return server;
+}

@@ -1,0 +1,42 @@
+import { applyDecorators, Injectable, type PipeTransform, UsePipes } from '@nestjs/common';
+import { MessagePattern } from '@nestjs/microservices';
+import { type DtoClass, type FieldError, ROUTES, type RpcRequest, validateInput } from '@lms/contracts';
+import { badRequest } from './rpc-errors.js';
+
+interface RequestShape {
+  params?: DtoClass;
+  query?: DtoClass;
+  body?: DtoClass;
+}
+
+/** What a subject's request must look like: the route's DTOs when it is an HTTP route, else the given shape. */
+function shapeOf(subject: string, explicit?: RequestShape): RequestShape {
+  if (explicit) return explicit;
+  const route = ROUTES.find((r) => r.subject === subject);
+  if (!route) throw new Error(`${subject} is in no route; give its request shape to @Handles`);
+  return { params: route.params, query: route.query, body: route.body };
+}
+
+/** Re-validates what the gateway sent (the consumer does not trust a cast) and hands the handler DTO instances. */
+@Injectable()
+export class RpcRequestPipe implements PipeTransform<RpcRequest, Promise<RpcRequest>> {
+  constructor(private readonly shape: RequestShape) {}
+
+  async transform(request: RpcRequest): Promise<RpcRequest> {
+    const errors: FieldError[] = [];
+    const out = { ...request };
+    for (const part of ['params', 'query', 'body'] as const) {
+      const cls = this.shape[part];
+      if (!cls) continue;
+      const result = await validateInput(cls, request[part] ?? {});
+      if (result.ok) out[part] = result.value as never;
+      else errors.push(...result.errors);
+    }
+    if (errors.length > 0) throw badRequest('VALIDATION_FAILED', 'The request is not valid.', errors);
+    return out;
+  }
+}
+
+/** Marks a handler for a NATS subject and validates its request against the contract. */
+export const Handles = (subject: string, shape?: RequestShape) =>
+  applyDecorators(MessagePattern(subject), UsePipes(new RpcRequestPipe(shapeOf(subject, shape))));

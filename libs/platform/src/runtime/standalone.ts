@@ -1,0 +1,85 @@
+import { realpathSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { ConfigError, loadConfig, type PlatformConfig } from '../config/config.js';
+import { createBus } from '../messaging/create-bus.js';
+import { startHealthServer } from '../observability/health-server.js';
+import { createLogger, type Logger } from '../observability/logger.js';
+import type { StartFn } from './runtime.js';
+
+/** True when this module is the program node was started with (`node dist/apps/x/main.js`), not imported by the all-in-one host. */
+export function isEntrypoint(moduleUrl: string): boolean {
+  const entry = process.argv[1];
+  if (!entry) return false;
+  try {
+    return pathToFileURL(realpathSync(entry)).href === moduleUrl;
+  } catch {
+    return false;
+  }
+}
+
+/** Reads configuration or exits with the reason: a misconfigured process must not half-start. */
+export function loadConfigOrExit(): PlatformConfig {
+  try {
+    return loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`configuration error: ${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+}
+
+/** SIGTERM/SIGINT close everything once, in order; a close that hangs is cut off so the pod still ends. */
+export function installShutdown(logger: Logger, close: () => Promise<void>, graceMs = 20_000): void {
+  let closing = false;
+  const stop = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    logger.info({ signal }, 'shutting down: draining in-flight work');
+    setTimeout(() => {
+      logger.error('shutdown did not finish in time');
+      process.exit(1);
+    }, graceMs).unref();
+    try {
+      await close();
+      logger.info('stopped');
+      process.exit(0);
+    } catch (err) {
+      logger.error({ err }, 'shutdown failed');
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('unhandledRejection', (err) => logger.error({ err }, 'unhandled rejection'));
+}
+
+export interface StandaloneOptions {
+  /** Services need DATABASE_URL; the gateway does not. */
+  needsDatabase: boolean;
+  /** Services serve /healthz, /readyz, /metrics on HEALTH_PORT; the gateway on its own port. */
+  serveHealth: boolean;
+}
+
+/** One deployable in its own process (Kubernetes): real NATS and Postgres are required. */
+export async function runStandalone(name: string, start: StartFn, options: StandaloneOptions): Promise<void> {
+  const config = loadConfigOrExit();
+  const logger = createLogger(config.logLevel, { service: name });
+  const missing = [!config.natsUrl && 'NATS_URL', options.needsDatabase && !config.databaseUrl && 'DATABASE_URL'].filter(Boolean);
+  if (missing.length > 0) {
+    logger.fatal(`${missing.join(' and ')} must be set when ${name} runs alone (npm start runs every deployable in one process on embedded defaults)`);
+    process.exit(1);
+  }
+  const bus = await createBus(config, name, logger);
+  const deployable = await start({ config, databaseUrl: config.databaseUrl ?? '', bus, logger });
+  const health = options.serveHealth
+    ? await startHealthServer(config.healthPort, config.host, () => [...deployable.indicators, { name: 'nats', check: () => bus.ping() }])
+    : undefined;
+  if (health) logger.info({ port: config.healthPort }, 'health and metrics endpoints are up');
+  installShutdown(logger, async () => {
+    health?.close();
+    await deployable.close();
+    await bus.close();
+  });
+}

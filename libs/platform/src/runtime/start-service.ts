@@ -1,0 +1,93 @@
+import { type DynamicModule, Global, Module, type Type } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { MixedList, EntitySchema } from 'typeorm';
+import { Outbox } from '../events/outbox.js';
+import { OutboxRelay } from '../events/outbox-relay.js';
+import { BusTransport, PassThroughRpcFilter } from '../messaging/bus-transport.js';
+import { NestLogger } from '../observability/logger.js';
+import { Database, openDatabase } from '../persistence/database.js';
+import type { Deployable, Runtime } from './runtime.js';
+
+export const RUNTIME = Symbol('RUNTIME');
+export const MESSAGE_BUS = Symbol('MESSAGE_BUS');
+export const LOGGER = Symbol('LOGGER');
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- TypeORM's own signature for entity and migration lists
+type Constructor = new (...args: any[]) => any;
+
+export interface ServiceDefinition {
+  /** Deployable name; also its NATS queue group and event source. */
+  name: string;
+  /** Postgres schema the service owns. */
+  schema: string;
+  module: Type;
+  entities: MixedList<Constructor | EntitySchema>;
+  migrations: Constructor[];
+  /** Work after migrations and before serving, e.g. the first account's bootstrap. */
+  onReady?: (context: ServiceContext) => Promise<void>;
+}
+
+export interface ServiceContext {
+  runtime: Runtime;
+  db: Database;
+  outbox: Outbox;
+  get<T>(token: Type<T> | symbol | string): T;
+}
+
+@Global()
+@Module({})
+class ServiceCoreModule {
+  static for(runtime: Runtime, db: Database, outbox: Outbox): DynamicModule {
+    const providers = [
+      { provide: RUNTIME, useValue: runtime },
+      { provide: MESSAGE_BUS, useValue: runtime.bus },
+      { provide: LOGGER, useValue: runtime.logger },
+      { provide: Database, useValue: db },
+      { provide: Outbox, useValue: outbox },
+    ];
+    return { module: ServiceCoreModule, providers, exports: providers.map((p) => p.provide) };
+  }
+}
+
+/**
+ * Starts one service: opens and migrates its schema, serves its subjects over the bus,
+ * relays its outbox to the event log. The same code runs standalone and in all-in-one mode.
+ */
+export async function startService(definition: ServiceDefinition, runtime: Runtime): Promise<Deployable> {
+  const logger = runtime.logger.child({ service: definition.name });
+  const db = await openDatabase({
+    url: runtime.databaseUrl,
+    schema: definition.schema,
+    entities: definition.entities,
+    migrations: definition.migrations,
+    logger,
+  });
+  const outbox = new Outbox(db, definition.name);
+  const relay = new OutboxRelay(db, runtime.bus.events, logger);
+  const serviceRuntime: Runtime = { ...runtime, logger };
+
+  @Module({ imports: [ServiceCoreModule.for(serviceRuntime, db, outbox), definition.module] })
+  class ServiceRootModule {}
+
+  const app = await NestFactory.createMicroservice(ServiceRootModule, {
+    strategy: new BusTransport(runtime.bus, definition.name, logger),
+    logger: new NestLogger(logger),
+  });
+  app.useGlobalFilters(new PassThroughRpcFilter());
+  await app.init();
+  await definition.onReady?.({ runtime: serviceRuntime, db, outbox, get: (token) => app.get(token) });
+  await app.listen();
+  outbox.onAdded(() => relay.nudge());
+  relay.start();
+  logger.info({ schema: definition.schema }, `${definition.name} is serving`);
+
+  return {
+    name: definition.name,
+    indicators: [{ name: `${definition.name}.database`, check: () => db.ping() }],
+    async close() {
+      await app.close();
+      await relay.stop();
+      await db.close();
+    },
+  };
+}

@@ -1,0 +1,33 @@
+// ESLint over apps and libs, with the Nx module-boundary rule made to bite: the rule silently skips
+// itself when no project graph is cached (a fresh clone), so compute the graph first, then prove the
+// rule is live by linting known violations, which must fail.
+import { execFileSync } from 'node:child_process';
+import { ESLint } from 'eslint';
+
+process.env.NX_DAEMON = 'false';
+execFileSync('node_modules/.bin/nx', ['show', 'projects'], { stdio: 'ignore' });
+
+const eslint = new ESLint();
+const results = await eslint.lintFiles(['apps', 'libs']);
+const formatter = await eslint.loadFormatter('stylish');
+const output = await formatter.format(results);
+if (output) process.stdout.write(output);
+const errors = results.reduce((n, r) => n + r.errorCount, 0);
+
+const probes = [
+  { file: 'apps/identity/src/boundary-probe.ts', code: "import { start } from '../../gateway/src/main.js';\nexport const x = start;\n", why: 'a deployable importing another deployable' },
+  { file: 'libs/contracts/src/boundary-probe.ts', code: "import { start } from '../../../apps/identity/src/main.js';\nexport const x = start;\n", why: 'a library importing a deployable' },
+  { file: 'apps/catalog/src/boundary-probe.ts', code: "import { createTestDatabase } from '@lms/testing';\nexport const x = createTestDatabase;\n", why: 'production code importing the testing lib' },
+];
+let dead = 0;
+for (const probe of probes) {
+  const [result] = await eslint.lintText(probe.code, { filePath: probe.file });
+  const caught = result.messages.some((m) => m.severity === 2 && ['@nx/enforce-module-boundaries', 'no-restricted-imports'].includes(m.ruleId));
+  if (!caught) {
+    dead++;
+    process.stderr.write(`lint: the boundary rules did not catch ${probe.why} (${probe.file})\n${JSON.stringify(result.messages, null, 2)}\n`);
+  }
+}
+
+console.log(`lint: ${results.length} files, ${errors} errors; boundary probes caught ${probes.length - dead}/${probes.length}`);
+process.exit(errors > 0 || dead > 0 ? 1 : 0);
