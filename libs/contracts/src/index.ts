@@ -1,3 +1,4 @@
+import 'reflect-metadata';
 export * from './context.js';
 export * from './common/query.js';
 export * from './common/validate.js';

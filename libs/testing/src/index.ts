@@ -1,1 +1,3 @@
 export * from './infra.js';
+export * from './identity-factory.js';
+export * from './http-client.js';

@@ -20,6 +20,7 @@ const decode = (text: string | undefined): unknown => (text === undefined ? unde
 
 interface Server {
   subject: string;
+  /** Kept for parity with NATS; in one process a request simply goes to one server of the subject. */
   queue: string;
   handler: (payload: unknown) => Promise<unknown>;
 }
