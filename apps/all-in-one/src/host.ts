@@ -7,6 +7,8 @@ import {
   type Logger,
   type PlatformConfig,
   type Runtime,
+  type ServiceDefinition,
+  migrateService,
 } from '@lms/platform';
 import { startEmbeddedPostgres } from '@lms/embedded-postgres';
 
@@ -19,6 +21,7 @@ interface GatewayDeployable extends Deployable {
 
 interface DeployableModule {
   start(runtime: Runtime, ...rest: unknown[]): Promise<Deployable>;
+  service?: ServiceDefinition;
 }
 
 /**
@@ -31,7 +34,7 @@ function entryOf(name: string): string {
 }
 
 /** Deployables are loaded at run time, like a process supervisor would start them: no app imports another app's code. */
-async function load(name: string): Promise<DeployableModule> {
+export async function load(name: string): Promise<DeployableModule> {
   return (await import(entryOf(name))) as DeployableModule;
 }
 
@@ -72,5 +75,18 @@ export async function startSystem({ config, logger = createLogger(config.logLeve
   } catch (err) {
     await closeAll();
     throw err;
+  }
+}
+
+/** Applies every service's migrations to the configured (or embedded) database, then stops. */
+export async function migrateAll(config: PlatformConfig, logger: Logger): Promise<void> {
+  const embedded = config.databaseUrl ? undefined : await startEmbeddedPostgres(join(config.dataDir, 'postgres'), config.embeddedPostgresPort, logger);
+  try {
+    for (const name of SERVICES) {
+      const { service } = await load(name);
+      if (service) await migrateService(service, config.databaseUrl ?? embedded!.url, logger);
+    }
+  } finally {
+    await embedded?.stop();
   }
 }

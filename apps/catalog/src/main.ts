@@ -1,7 +1,8 @@
-import { isEntrypoint, runStandalone, startService, type Runtime } from '@lms/platform';
+import { isEntrypoint, runStandalone, type Runtime, type ServiceDefinition, startService } from '@lms/platform';
 import { CATALOG_MIGRATIONS, CatalogModule } from './catalog.module.js';
 
-export const start = (runtime: Runtime) =>
-  startService({ name: 'catalog', schema: 'catalog', module: CatalogModule, entities: [], migrations: CATALOG_MIGRATIONS }, runtime);
+export const service: ServiceDefinition = { name: 'catalog', schema: 'catalog', module: CatalogModule, entities: [], migrations: CATALOG_MIGRATIONS };
+
+export const start = (runtime: Runtime) => startService(service, runtime);
 
 if (isEntrypoint(import.meta.url)) await runStandalone('catalog', start, { needsDatabase: true, serveHealth: true });

@@ -1,7 +1,8 @@
-import { isEntrypoint, runStandalone, startService, type Runtime } from '@lms/platform';
+import { isEntrypoint, runStandalone, type Runtime, type ServiceDefinition, startService } from '@lms/platform';
 import { JOBS_MIGRATIONS, JobsModule } from './jobs.module.js';
 
-export const start = (runtime: Runtime) =>
-  startService({ name: 'jobs', schema: 'jobs', module: JobsModule, entities: [], migrations: JOBS_MIGRATIONS }, runtime);
+export const service: ServiceDefinition = { name: 'jobs', schema: 'jobs', module: JobsModule, entities: [], migrations: JOBS_MIGRATIONS };
+
+export const start = (runtime: Runtime) => startService(service, runtime);
 
 if (isEntrypoint(import.meta.url)) await runStandalone('jobs', start, { needsDatabase: true, serveHealth: true });

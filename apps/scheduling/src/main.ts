@@ -1,7 +1,8 @@
-import { isEntrypoint, runStandalone, startService, type Runtime } from '@lms/platform';
+import { isEntrypoint, runStandalone, type Runtime, type ServiceDefinition, startService } from '@lms/platform';
 import { SCHEDULING_MIGRATIONS, SchedulingModule } from './scheduling.module.js';
 
-export const start = (runtime: Runtime) =>
-  startService({ name: 'scheduling', schema: 'scheduling', module: SchedulingModule, entities: [], migrations: SCHEDULING_MIGRATIONS }, runtime);
+export const service: ServiceDefinition = { name: 'scheduling', schema: 'scheduling', module: SchedulingModule, entities: [], migrations: SCHEDULING_MIGRATIONS };
+
+export const start = (runtime: Runtime) => startService(service, runtime);
 
 if (isEntrypoint(import.meta.url)) await runStandalone('scheduling', start, { needsDatabase: true, serveHealth: true });

@@ -72,6 +72,7 @@ export async function runStandalone(name: string, start: StartFn, options: Stand
     process.exit(1);
   }
   const bus = await createBus(config, name, logger);
+  await bus.events.ensureStreams();
   const deployable = await start({ config, databaseUrl: config.databaseUrl ?? '', bus, logger });
   const health = options.serveHealth
     ? await startHealthServer(config.healthPort, config.host, () => [...deployable.indicators, { name: 'nats', check: () => bus.ping() }])

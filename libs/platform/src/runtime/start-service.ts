@@ -91,3 +91,9 @@ export async function startService(definition: ServiceDefinition, runtime: Runti
     },
   };
 }
+
+/** Applies a service's pending migrations and disconnects (`npm run migrate`). */
+export async function migrateService(definition: ServiceDefinition, databaseUrl: string, logger: Runtime['logger']): Promise<void> {
+  const db = await openDatabase({ url: databaseUrl, schema: definition.schema, entities: definition.entities, migrations: definition.migrations, logger });
+  await db.close();
+}

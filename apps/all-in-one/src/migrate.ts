@@ -1,0 +1,7 @@
+import { createLogger, loadConfigOrExit } from '@lms/platform';
+import { migrateAll } from './host.js';
+
+const config = loadConfigOrExit();
+const logger = createLogger(config.logLevel, { service: 'migrate' });
+await migrateAll(config, logger);
+logger.info('every schema is migrated');

@@ -1,0 +1,41 @@
+import { loadConfig } from '@lms/platform';
+import { ApiClient, createTestDatabase, IdentityFactory, testNatsUrl, type TestDatabase, uniqueName } from '@lms/testing';
+import { startSystem, type System } from '../src/host.js';
+
+export interface TestSystem {
+  system: System;
+  db: TestDatabase;
+  /** The bootstrap administrator's token. */
+  token: string;
+  api: ApiClient;
+  factory: IdentityFactory;
+  close(): Promise<void>;
+}
+
+/** The whole system in this process over real Postgres (a fresh database) and real NATS (its own namespace) when available. */
+export async function startTestSystem(env: Record<string, string> = {}, existing?: TestDatabase): Promise<TestSystem> {
+  const db = existing ?? (await createTestDatabase());
+  const token = env.BOOTSTRAP_ADMIN_TOKEN ?? `bootstrap_${uniqueName('token')}`;
+  const config = loadConfig({
+    DATABASE_URL: db.url,
+    NATS_URL: testNatsUrl() ?? '',
+    NATS_NAMESPACE: uniqueName('e2e'),
+    PORT: '0',
+    HOST: '127.0.0.1',
+    BOOTSTRAP_ADMIN_TOKEN: token,
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    ...env,
+  });
+  const system = await startSystem({ config });
+  return {
+    system,
+    db,
+    token,
+    api: new ApiClient(system.url, token),
+    factory: new IdentityFactory(db.url),
+    async close() {
+      await system.close();
+      if (!existing) await db.drop();
+    },
+  };
+}
