@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { CloudEvent } from '@lms/contracts';
 import type { ConsumerOptions, DeadLetter, DeliveryInfo, EventLog, Subscription } from '../messaging/message-bus.js';
 import { decodeCloudEvent } from './cloud-event.js';
@@ -47,6 +48,12 @@ export class InProcessEventLog implements EventLog {
   private readonly seen = new Map<string, number>();
   private readonly durables = new Map<string, Durable>();
   private readonly dead = new Map<string, DeadLetter[]>();
+  /**
+   * Handlers run in the async context the log was made in, as events arriving from a socket would: never in
+   * the publisher's (a relay's open transaction) nor a failed delivery's, which the handler's
+   * `db.transaction` would otherwise join.
+   */
+  private readonly detached = AsyncLocalStorage.snapshot();
 
   constructor(readonly namespace = '') {}
 
@@ -102,7 +109,7 @@ export class InProcessEventLog implements EventLog {
       const next = durable.ready.shift() ?? this.nextNew(durable);
       if (!next) return;
       member.busy = true;
-      member.current = this.deliver(durable, member, next).finally(() => {
+      member.current = this.detached(() => this.deliver(durable, member, next)).finally(() => {
         member.busy = false;
         member.current = undefined;
         this.pump(durable);

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { CloudEvent } from '@lms/contracts';
 import { eventSubject } from '@lms/contracts';
 import {
@@ -55,6 +56,8 @@ export class JetStreamEventLog implements EventLog {
   private readonly logger: Logger;
   private manager?: Promise<JetStreamManager>;
   private streamsReady?: Promise<void>;
+  /** Consume loops run in the context the log was made in, so handlers never join a caller's transaction. */
+  private readonly detached = AsyncLocalStorage.snapshot();
 
   constructor(
     private readonly nc: NatsConnection,
@@ -91,12 +94,13 @@ export class JetStreamEventLog implements EventLog {
     let stopping = false;
     let messages: ConsumerMessages | undefined;
     let wake: () => void = () => undefined;
-    const loop = (async () => {
+    const loop = this.detached(async () => {
       while (!stopping) {
         try {
           const consumer = await this.js.consumers.get(this.eventsStream, options.durable);
           messages = await consumer.consume({ max_messages: PULL_BATCH });
-          if (stopping) await messages.close();
+          // close() settles only once the iterator reaches its end, so it is never awaited before the loop.
+          if (stopping) void messages.close();
           for await (const msg of messages) {
             // Pulled but not started when asked to stop: hand it back at once for another replica.
             if (stopping) msg.nak();
@@ -112,13 +116,13 @@ export class JetStreamEventLog implements EventLog {
         });
         if (!stopping) await this.upsertConsumer(options).catch((err: unknown) => this.logger.warn({ err }, 'cannot recreate consumer'));
       }
-    })();
+    });
 
     return {
       unsubscribe: async () => {
         stopping = true;
         wake();
-        await messages?.close().catch(() => undefined);
+        void messages?.close();
         await loop; // the handler in progress finishes and acks first
       },
     };

@@ -39,6 +39,8 @@ export class Outbox {
    */
   async add<T>(scope: TenantScope, type: string, data: T, subject?: string): Promise<CloudEvent<T>> {
     if (!this.db.inTransaction) throw new Error(`outbox: event ${type} must be added inside db.transaction()`);
+    // The type becomes a subject: one the relay could never publish would hold up the outbox.
+    if (!/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/.test(type)) throw new Error(`outbox: invalid event type '${type}'`);
     const event: CloudEvent<T> = {
       specversion: '1.0',
       id: randomUUID(),

@@ -1,0 +1,465 @@
+import type { CloudEvent } from '@lms/contracts';
+import { createTestDatabase, testNatsUrl, uniqueName, type TestDatabase } from '@lms/testing';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import type { MigrationInterface, QueryRunner } from 'typeorm';
+import type { ConsumerOptions, DeliveryInfo, EventLog, Subscription } from '../messaging/message-bus.js';
+import { createLogger } from '../observability/logger.js';
+import { openDatabase, type Database } from '../persistence/database.js';
+import { eventTablesDown, eventTablesUp } from './event-tables.js';
+import { subscribeWithInbox } from './inbox-consumer.js';
+import { InProcessEventLog } from './in-process-event-log.js';
+import { JetStreamEventLog } from './jetstream-event-log.js';
+import { Outbox } from './outbox.js';
+import { OutboxRelay } from './outbox-relay.js';
+
+const SCHEMA = 'evtest';
+const logger = createLogger('silent');
+
+/** A service's first migration in miniature: a domain table, an effects table, and the event tables. */
+class EventTestSchema1700000000000 implements MigrationInterface {
+  name = 'EventTestSchema1700000000000';
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(`CREATE TABLE ${SCHEMA}.demo (id serial PRIMARY KEY, account_id integer NOT NULL, name text NOT NULL)`);
+    await q.query(`CREATE TABLE ${SCHEMA}.effects (id serial PRIMARY KEY, consumer text NOT NULL, event_id uuid NOT NULL)`);
+    await eventTablesUp(q, SCHEMA);
+  }
+  async down(q: QueryRunner): Promise<void> {
+    await eventTablesDown(q, SCHEMA);
+    await q.query(`DROP TABLE ${SCHEMA}.effects`);
+    await q.query(`DROP TABLE ${SCHEMA}.demo`);
+  }
+}
+
+/** Polls until `check` holds; fails with `what` after the deadline instead of hanging. */
+async function waitUntil(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 4_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+interface Harness {
+  log: EventLog;
+  close(): Promise<void>;
+}
+
+/** JetStream needs a NATS server; without one (TEST_NATS_URL empty) only the in-process log runs. */
+const natsUrl = testNatsUrl();
+const kinds: [string, () => Promise<Harness & { nc?: NatsConnection }>][] = [
+  [
+    'in-process',
+    async () => ({
+      log: new InProcessEventLog(uniqueName('ns')),
+      close: async () => undefined,
+    }),
+  ],
+];
+if (natsUrl) {
+  kinds.unshift([
+    'JetStream',
+    async () => {
+      const nc = await connect({ servers: natsUrl });
+      const log = new JetStreamEventLog(nc, uniqueName('ns'), logger);
+      await log.ensureStreams();
+      return {
+        log,
+        nc,
+        close: async () => {
+          const jsm = await jetstreamManager(nc);
+          await jsm.streams.delete(log.eventsStream);
+          await jsm.streams.delete(log.deadLetterStream);
+          await nc.close();
+        },
+      };
+    },
+  ]);
+}
+
+describe.each(kinds)('events over the %s log', (kind, makeHarness) => {
+  let testDb: TestDatabase;
+  let db: Database;
+  let harness: Harness & { nc?: NatsConnection };
+  let log: EventLog;
+  let outbox: Outbox;
+  let relay: OutboxRelay;
+  const subscriptions: Subscription[] = [];
+  const relays: OutboxRelay[] = [];
+
+  const options = (durable: string, types: string[], more: Partial<ConsumerOptions> = {}): ConsumerOptions => ({
+    durable,
+    types,
+    maxDeliver: 3,
+    backoffMs: [100, 200],
+    ackWaitMs: 5_000,
+    ...more,
+  });
+
+  /** Records every delivery of a plain (inbox-less) consumer. */
+  async function recordDeliveries(durable: string, types: string[]): Promise<string[]> {
+    const seen: string[] = [];
+    subscriptions.push(
+      await log.consume(options(durable, types), async (event) => {
+        seen.push(event.id);
+      }),
+    );
+    return seen;
+  }
+
+  /** Commits one event with a demo row, as a service's use case would. */
+  async function commitEvent(type: string, name = 'row'): Promise<CloudEvent> {
+    return db.transaction(async (manager) => {
+      await manager.query(`INSERT INTO ${SCHEMA}.demo (account_id, name) VALUES ($1, $2)`, [7, name]);
+      return outbox.add({ accountId: 7 }, type, { name });
+    });
+  }
+
+  const publishedAt = async (id: string): Promise<Date | null> => {
+    const rows: { published_at: Date | null }[] = await db.manager.query(`SELECT published_at FROM ${SCHEMA}.outbox WHERE id = $1`, [id]);
+    if (rows.length !== 1) throw new Error(`outbox row ${id} not found`);
+    return rows[0].published_at;
+  };
+
+  const countRows = async (sql: string, params: unknown[]): Promise<number> => {
+    const rows: { n: number }[] = await db.manager.query(sql, params);
+    return rows[0].n;
+  };
+
+  beforeAll(async () => {
+    testDb = await createTestDatabase();
+    db = await openDatabase({ url: testDb.url, schema: SCHEMA, entities: [], migrations: [EventTestSchema1700000000000], poolSize: 5 });
+    harness = await makeHarness();
+    log = harness.log;
+    outbox = new Outbox(db, 'evtest');
+    relay = new OutboxRelay(db, log, logger);
+  });
+
+  afterAll(async () => {
+    await Promise.all(subscriptions.map((s) => s.unsubscribe()));
+    await Promise.all(relays.map((r) => r.stop()));
+    await harness?.close();
+    await db?.close();
+    await testDb?.drop();
+  });
+
+  it('delivers an event committed with its row once, even when the relay dies after publishing and before marking', async () => {
+    const seen = await recordDeliveries('a_once', ['evtest.a.*']);
+    const event = await commitEvent('evtest.a.placed');
+
+    // This relay publishes, then dies before it can mark the row.
+    const diesAfterPublishing: EventLog = {
+      ...bind(log),
+      publish: async (e) => {
+        await log.publish(e);
+        throw new Error('relay died');
+      },
+    };
+    const dying = new OutboxRelay(db, diesAfterPublishing, logger);
+    await expect(dying.runOnce()).rejects.toThrow('relay died');
+    expect(await publishedAt(event.id)).toBeNull();
+
+    // A fresh relay publishes it again: the log recognises the event id.
+    const duplicates: boolean[] = [];
+    const recordsDuplicates: EventLog = {
+      ...bind(log),
+      publish: async (e) => {
+        const result = await log.publish(e);
+        duplicates.push(result.duplicate);
+        return result;
+      },
+    };
+    const fresh = new OutboxRelay(db, recordsDuplicates, logger);
+    expect(await fresh.runOnce()).toBe(1);
+    expect(duplicates).toEqual([true]);
+    expect(await publishedAt(event.id)).toBeInstanceOf(Date);
+
+    // Events arrive in order: once the later barrier is here, a second copy would have been too.
+    const barrier = await commitEvent('evtest.a.barrier');
+    expect(await relay.runOnce()).toBe(1);
+    await waitUntil('the barrier is delivered', () => seen.includes(barrier.id));
+    expect(seen).toEqual([event.id, barrier.id]);
+  });
+
+  it('gives a redelivered event no second effect', async () => {
+    const durable = 'b_effect';
+    let effects = 0;
+    const acks: DeliveryInfo[] = [];
+    // The handler's transaction commits, then the acknowledgement is lost once: the log delivers again.
+    const losesFirstAck: EventLog = {
+      ...bind(log),
+      consume: (opts, handler) =>
+        log.consume(opts, async (e, info) => {
+          await handler(e, info);
+          if (info.deliveryCount === 1) throw new Error('ack lost');
+          acks.push(info);
+        }),
+    };
+    subscriptions.push(
+      await subscribeWithInbox(db, losesFirstAck, options(durable, ['evtest.b.requested']), async (e, manager) => {
+        effects++;
+        await manager.query(`INSERT INTO ${SCHEMA}.effects (consumer, event_id) VALUES ($1, $2)`, [durable, e.id]);
+      }),
+    );
+
+    const event = await commitEvent('evtest.b.requested');
+    await relay.runOnce();
+    await waitUntil('the redelivery is acknowledged', () => acks.length === 1);
+
+    expect(acks[0].deliveryCount).toBe(2);
+    expect(effects).toBe(1);
+    expect(await countRows(`SELECT count(*)::int AS n FROM ${SCHEMA}.effects WHERE event_id = $1`, [event.id])).toBe(1);
+    expect(await countRows(`SELECT count(*)::int AS n FROM ${SCHEMA}.inbox WHERE consumer = $1 AND event_id = $2`, [durable, event.id])).toBe(1);
+  });
+
+  it('rolls back the inbox row with a failing handler, so the retry runs the handler again', async () => {
+    const durable = 'b_retry';
+    const calls: number[] = [];
+    subscriptions.push(
+      await subscribeWithInbox(db, log, options(durable, ['evtest.b2.requested']), async (e, manager) => {
+        await manager.query(`INSERT INTO ${SCHEMA}.effects (consumer, event_id) VALUES ($1, $2)`, [durable, e.id]);
+        calls.push(calls.length + 1);
+        if (calls.length === 1) throw new Error('failed after writing');
+      }),
+    );
+
+    const event = await commitEvent('evtest.b2.requested');
+    await relay.runOnce();
+    await waitUntil('the retry has committed', async () => (await countRows(`SELECT count(*)::int AS n FROM ${SCHEMA}.inbox WHERE event_id = $1`, [event.id])) === 1);
+
+    expect(calls).toEqual([1, 2]);
+    expect(await countRows(`SELECT count(*)::int AS n FROM ${SCHEMA}.effects WHERE event_id = $1`, [event.id])).toBe(1);
+  });
+
+  it('dead-letters an event whose consumer always fails, without blocking the events behind it', async () => {
+    const durable = 'c_poison';
+    const maxDeliver = 3;
+    const badAttempts: number[] = [];
+    let badAttemptsWhenGoodHandled = -1;
+    subscriptions.push(
+      await subscribeWithInbox(
+        db,
+        log,
+        options(durable, ['evtest.c.*'], { maxDeliver, backoffMs: [300, 300] }),
+        async (e, manager) => {
+          await manager.query(`INSERT INTO ${SCHEMA}.effects (consumer, event_id) VALUES ($1, $2)`, [durable, e.id]);
+          if (e.type === 'evtest.c.bad') {
+            badAttempts.push(badAttempts.length + 1);
+            throw new Error('poison event');
+          }
+          badAttemptsWhenGoodHandled = badAttempts.length;
+        },
+      ),
+    );
+
+    const [bad, good] = await db.transaction(async () => [
+      await outbox.add({ accountId: 7 }, 'evtest.c.bad', { n: 1 }),
+      await outbox.add({ accountId: 7 }, 'evtest.c.good', { n: 2 }),
+    ]);
+    expect(await relay.runOnce()).toBe(2);
+
+    await waitUntil('the bad event is dead-lettered', async () => (await log.deadLetters(durable)).length === 1);
+    // The good event, published after the bad one, was handled while the bad one still had retries left.
+    expect(badAttemptsWhenGoodHandled).toBeGreaterThanOrEqual(1);
+    expect(badAttemptsWhenGoodHandled).toBeLessThan(maxDeliver);
+    expect(badAttempts).toEqual([1, 2, 3]);
+    const [letter] = await log.deadLetters(durable);
+    expect(letter).toEqual({ durable, event: bad, error: 'poison event', deliveries: maxDeliver });
+    // Every failed attempt rolled back, the good one committed.
+    expect(await countRows(`SELECT count(*)::int AS n FROM ${SCHEMA}.effects WHERE consumer = $1 AND event_id = $2`, [durable, bad.id])).toBe(0);
+    expect(await countRows(`SELECT count(*)::int AS n FROM ${SCHEMA}.inbox WHERE consumer = $1`, [durable])).toBe(1);
+    expect(await countRows(`SELECT count(*)::int AS n FROM ${SCHEMA}.inbox WHERE consumer = $1 AND event_id = $2`, [durable, good.id])).toBe(1);
+  });
+
+  it('publishes nothing for a rolled-back transaction', async () => {
+    const seen = await recordDeliveries('d_rollback', ['evtest.d.*']);
+    await relay.runOnce(); // leftovers of earlier tests, if any, are out of the way
+
+    let added: CloudEvent | undefined;
+    await expect(
+      db.transaction(async (manager) => {
+        await manager.query(`INSERT INTO ${SCHEMA}.demo (account_id, name) VALUES ($1, $2)`, [7, 'rolled back']);
+        added = await outbox.add({ accountId: 7 }, 'evtest.d.created', { name: 'rolled back' });
+        throw new Error('use case failed');
+      }),
+    ).rejects.toThrow('use case failed');
+
+    expect(added).toBeDefined();
+    expect(await countRows(`SELECT count(*)::int AS n FROM ${SCHEMA}.outbox WHERE type = 'evtest.d.created'`, [])).toBe(0);
+    expect(await countRows(`SELECT count(*)::int AS n FROM ${SCHEMA}.demo WHERE name = 'rolled back'`, [])).toBe(0);
+    expect(await relay.runOnce()).toBe(0);
+
+    const barrier = await commitEvent('evtest.d.barrier');
+    expect(await relay.runOnce()).toBe(1);
+    await waitUntil('the barrier is delivered', () => seen.includes(barrier.id));
+    expect(seen).toEqual([barrier.id]);
+  });
+
+  it('refuses an outbox event outside a transaction', async () => {
+    await expect(outbox.add({ accountId: 7 }, 'evtest.e.orphan', {})).rejects.toThrow('inside db.transaction');
+  });
+
+  it('publishes soon after commit when the outbox nudges a running relay', async () => {
+    const seen = await recordDeliveries('f_nudge', ['evtest.f.*']);
+    // The poll is far beyond the wait below: only the nudge after commit can publish in time.
+    const polling = new OutboxRelay(db, log, logger, { intervalMs: 600_000 });
+    relays.push(polling);
+    let nudges = 0;
+    const off = outbox.onAdded(() => {
+      nudges++;
+      polling.nudge();
+    });
+    try {
+      polling.start();
+      await expect(
+        db.transaction(async () => {
+          await outbox.add({ accountId: 7 }, 'evtest.f.rolledback', {});
+          throw new Error('no');
+        }),
+      ).rejects.toThrow('no');
+      expect(nudges).toBe(0);
+
+      const event = await commitEvent('evtest.f.created');
+      expect(nudges).toBe(1);
+      await waitUntil('the nudged relay has published', () => seen.includes(event.id));
+      expect(seen).toEqual([event.id]);
+    } finally {
+      off();
+      await polling.stop();
+    }
+  });
+
+  it('lets relays running side by side publish each row once', async () => {
+    await relay.runOnce();
+    const published: string[] = [];
+    const counting: EventLog = {
+      ...bind(log),
+      publish: async (e) => {
+        published.push(e.id);
+        return log.publish(e);
+      },
+    };
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) ids.push((await commitEvent('evtest.g.created', `g${i}`)).id);
+
+    const [first, second] = await Promise.all([
+      new OutboxRelay(db, counting, logger, { batchSize: 4 }).runOnce(),
+      new OutboxRelay(db, counting, logger, { batchSize: 4 }).runOnce(),
+    ]);
+    const rest = await new OutboxRelay(db, counting, logger, { batchSize: 4 }).runOnce();
+
+    expect(first + second + rest).toBe(6);
+    expect([...published].sort()).toEqual([...ids].sort());
+  });
+
+  it('resumes a durable consumer where it stopped, and delivers several types to one consumer', async () => {
+    const first: string[] = [];
+    const sub = await log.consume(options('i_resume', ['evtest.i.one', 'evtest.i.two']), async (e) => {
+      first.push(e.type);
+    });
+    const one = await commitEvent('evtest.i.one');
+    await relay.runOnce();
+    await waitUntil('the first event is delivered', () => first.length === 1);
+    await sub.unsubscribe();
+
+    await commitEvent('evtest.i.three'); // not subscribed
+    const two = await commitEvent('evtest.i.two');
+    expect(await relay.runOnce()).toBe(2);
+
+    const resumed: string[] = [];
+    subscriptions.push(
+      await log.consume(options('i_resume', ['evtest.i.one', 'evtest.i.two']), async (e) => {
+        resumed.push(e.id);
+      }),
+    );
+    const barrier = await commitEvent('evtest.i.one');
+    await relay.runOnce();
+    await waitUntil('the barrier is delivered', () => resumed.includes(barrier.id));
+    expect(first).toEqual(['evtest.i.one']);
+    expect(resumed).toEqual([two.id, barrier.id]);
+    expect(resumed).not.toContain(one.id);
+  });
+
+  it('splits events between subscriptions sharing a durable, each event to one of them', async () => {
+    const handled: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      subscriptions.push(
+        await log.consume(options('j_shared', ['evtest.j.created']), async (e) => {
+          handled.push(e.id);
+        }),
+      );
+    }
+    const ids: string[] = [];
+    for (let i = 0; i < 10; i++) ids.push((await commitEvent('evtest.j.created', `j${i}`)).id);
+    expect(await relay.runOnce()).toBe(10);
+
+    await waitUntil('all ten are handled', () => handled.length >= 10);
+    expect([...handled].sort()).toEqual([...ids].sort());
+  });
+
+  it('lets the handler in progress finish when unsubscribing', async () => {
+    let started = false;
+    let finished = false;
+    const sub = await log.consume(options('k_slow', ['evtest.k.created']), async () => {
+      started = true;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      finished = true;
+    });
+    await commitEvent('evtest.k.created');
+    await relay.runOnce();
+    await waitUntil('the handler started', () => started);
+
+    await sub.unsubscribe();
+    expect(finished).toBe(true);
+  });
+
+  if (kind === 'JetStream') {
+    it('dead-letters a malformed message on the stream at once', async () => {
+      const jetLog = log as JetStreamEventLog;
+      const seen = await recordDeliveries('h_strict', ['evtest.h.*']);
+      const nc = harness.nc as NatsConnection;
+      await jetstream(nc).publish(`${jetLog.namespace}.events.evtest.h.raw`, JSON.stringify({ hello: 'world' }));
+
+      await waitUntil('the malformed message is dead-lettered', async () => (await log.deadLetters('h_strict')).length === 1);
+      const [letter] = await log.deadLetters('h_strict');
+      expect(letter).toEqual({ durable: 'h_strict', event: { hello: 'world' }, error: 'malformed event: missing id', deliveries: 1 });
+      expect(seen).toEqual([]);
+    });
+
+    it('dead-letters, without running the handler again, an event whose last delivery was never acknowledged', async () => {
+      const jetLog = log as JetStreamEventLog;
+      const durable = 'l_crash';
+      const opts = options(durable, ['evtest.l.created'], { maxDeliver: 1, ackWaitMs: 500 });
+      let calls = 0;
+      await (await log.consume(opts, async () => undefined)).unsubscribe(); // creates the durable
+      const event = await commitEvent('evtest.l.created');
+      await relay.runOnce();
+
+      // A replica takes the event and crashes before acknowledging it.
+      const raw = await jetstream(harness.nc as NatsConnection).consumers.get(jetLog.eventsStream, durable);
+      const taken = await raw.next({ expires: 5_000 });
+      expect(taken?.info.deliveryCount).toBe(1);
+
+      subscriptions.push(
+        await log.consume(opts, async () => {
+          calls++;
+        }),
+      );
+      await waitUntil('the unacknowledged event is dead-lettered', async () => (await log.deadLetters(durable)).length === 1);
+      const [letter] = await log.deadLetters(durable);
+      expect(letter).toMatchObject({ durable, event: { id: event.id }, deliveries: 2 });
+      expect(letter.error).toContain('not acknowledged');
+      expect(calls).toBe(0);
+    });
+  }
+});
+
+/** The log's methods bound to it, to build wrappers that override one of them. */
+function bind(log: EventLog): EventLog {
+  return {
+    ensureStreams: () => log.ensureStreams(),
+    publish: (e) => log.publish(e),
+    consume: (o, h) => log.consume(o, h),
+    deadLetters: (d) => log.deadLetters(d),
+  };
+}

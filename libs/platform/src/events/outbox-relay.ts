@@ -1,0 +1,139 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { CloudEvent } from '@lms/contracts';
+import type { EventLog } from '../messaging/message-bus.js';
+import type { Logger } from '../observability/logger.js';
+import type { Database } from '../persistence/database.js';
+import { eventTable } from './event-tables.js';
+
+export interface OutboxRelayOptions {
+  /** Poll interval when idle. */
+  intervalMs?: number;
+  /** Rows claimed per transaction. */
+  batchSize?: number;
+  /** Published rows older than this are deleted (at most once an hour). */
+  retentionMs?: number;
+}
+
+const HOUR_MS = 3_600_000;
+
+/**
+ * Publishes the outbox's committed events to the event log, oldest first, with the event id as
+ * de-duplication id. Rows are claimed with `FOR UPDATE SKIP LOCKED`, so replicas share the work without
+ * publishing a row twice at the same time. A relay that dies after publishing and before marking leaves
+ * the row to be published again, and the log drops the duplicate (and consumers' inboxes would too).
+ */
+export class OutboxRelay {
+  private readonly intervalMs: number;
+  private readonly batchSize: number;
+  private readonly retentionMs: number;
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+  private started = false;
+  private again = false;
+  private lastPurge = 0;
+  /** Runs ticks in the context the relay was made in, so a nudge from inside a transaction cannot make the relay join it. */
+  private readonly detached = AsyncLocalStorage.snapshot();
+
+  constructor(
+    private readonly db: Database,
+    private readonly events: EventLog,
+    private readonly logger: Logger,
+    options: OutboxRelayOptions = {},
+  ) {
+    this.intervalMs = options.intervalMs ?? 1_000;
+    this.batchSize = options.batchSize ?? 100;
+    this.retentionMs = options.retentionMs ?? 7 * 24 * HOUR_MS;
+  }
+
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    this.schedule(0);
+  }
+
+  /** Stops polling and waits for the batch in progress. */
+  async stop(): Promise<void> {
+    this.started = false;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.running;
+  }
+
+  /** Runs soon instead of at the next tick: new events were committed. */
+  nudge(): void {
+    if (!this.started) return;
+    if (this.running) this.again = true;
+    else this.schedule(0);
+  }
+
+  /**
+   * Publishes one batch; returns how many rows it marked published. Rows published before a failure are
+   * still marked; the failure is then thrown, and the rest wait for the next run.
+   */
+  async runOnce(): Promise<number> {
+    const outbox = eventTable(this.db.schema, 'outbox');
+    let failure: unknown;
+    const marked = await this.db.transaction(async (manager) => {
+      const rows: { id: string; payload: CloudEvent }[] = await manager.query(
+        `SELECT id, payload FROM ${outbox} WHERE published_at IS NULL ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
+        [this.batchSize],
+      );
+      const published: string[] = [];
+      for (const row of rows) {
+        try {
+          await this.events.publish(row.payload);
+        } catch (err) {
+          failure = err;
+          break; // keep the order: later events wait for this one
+        }
+        published.push(row.id);
+      }
+      if (published.length > 0) {
+        await manager.query(`UPDATE ${outbox} SET published_at = now() WHERE id = ANY($1::uuid[])`, [published]);
+      }
+      return published.length;
+    });
+    if (failure !== undefined) throw failure;
+    return marked;
+  }
+
+  private schedule(delayMs: number): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.detached(() => this.tick()), delayMs);
+  }
+
+  private tick(): void {
+    this.timer = undefined;
+    this.running = this.work().finally(() => {
+      this.running = undefined;
+      if (!this.started) return;
+      const now = this.again;
+      this.again = false;
+      this.schedule(now ? 0 : this.intervalMs);
+    });
+  }
+
+  /** One tick: drain full batches back to back, then purge old rows. Never rejects. */
+  private async work(): Promise<void> {
+    try {
+      let count: number;
+      do {
+        count = await this.runOnce();
+        if (count > 0) this.logger.debug({ count }, 'outbox events published');
+      } while (count === this.batchSize && this.started);
+      if (Date.now() - this.lastPurge > HOUR_MS) {
+        this.lastPurge = Date.now();
+        await this.purge();
+      }
+    } catch (err) {
+      this.logger.error({ err }, 'outbox relay failed; retrying at the next tick');
+    }
+  }
+
+  private async purge(): Promise<void> {
+    await this.db.manager.query(
+      `DELETE FROM ${eventTable(this.db.schema, 'outbox')} WHERE published_at IS NOT NULL AND published_at < now() - $1::interval`,
+      [`${Math.floor(this.retentionMs / 1000)} seconds`],
+    );
+  }
+}
