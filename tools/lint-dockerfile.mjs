@@ -12,7 +12,7 @@ import dockerfileAst from 'dockerfile-ast';
 
 const { DockerfileParser } = dockerfileAst;
 
-const DEFAULT_FILE = 'docker/Dockerfile';
+const DEFAULT_FILE = path.relative(process.cwd(), path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../docker/Dockerfile'));
 
 /** @typedef {{ rule: string, line: number, message: string }} Problem */
 /** @typedef {{ index: number, name: string | null, from: import('dockerfile-ast').From, instructions: import('dockerfile-ast').Instruction[] }} Stage */

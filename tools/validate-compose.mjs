@@ -1,0 +1,369 @@
+// Validates docker/compose.yaml without a Docker engine: parses it with `yaml` (merge keys on),
+// interpolates ${VAR:-default} with the defaults, and checks what `docker compose config` cannot:
+// every deployable is built from the one Dockerfile with its own APP, has the configuration it
+// needs, waits for healthy infrastructure, and every image is pinned. When the `docker compose`
+// plugin is installed, `docker compose config -q` runs too (it works offline).
+//
+//   node tools/validate-compose.mjs [compose.yaml]   (default docker/compose.yaml)
+//   node tools/validate-compose.mjs --self-test      (proves each check rejects a bad input)
+//
+// Exit code 0 when clean, 1 on any problem; the last line printed is a one-line summary.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseDocument } from 'yaml';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const DEFAULT_FILE = path.join(ROOT, 'docker/compose.yaml');
+const CONFIG_SOURCE = path.join(ROOT, 'libs/platform/src/config/config.ts');
+
+/** Deployables that hold no database (the HTTP edge). */
+const WITHOUT_DATABASE = new Set(['gateway']);
+/** Deployables that may run embedded (no DATABASE_URL/NATS_URL: embedded Postgres, in-process bus). */
+const EMBEDDABLE = new Set(['all-in-one']);
+/** Deployables that serve HTTP on PORT (the others serve health and metrics on HEALTH_PORT). */
+const HTTP_PORT = { gateway: 3000 };
+/** Read by Node itself rather than by loadConfig. */
+const NODE_ENV_VARS = ['NODE_ENV', 'NODE_OPTIONS'];
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+const INTEGER_VARS = ['PORT', 'HEALTH_PORT', 'RPC_TIMEOUT_MS', 'AUTH_CACHE_TTL_MS'];
+
+/** Top-level and service keys of the Compose specification (x-* extensions allowed anywhere). */
+const TOP_LEVEL_KEYS = new Set(['version', 'name', 'include', 'services', 'networks', 'volumes', 'configs', 'secrets', 'models']);
+const SERVICE_KEYS = new Set(`annotations attach build blkio_config cap_add cap_drop cgroup cgroup_parent command configs
+  container_name cpu_count cpu_percent cpu_period cpu_quota cpu_rt_period cpu_rt_runtime cpu_shares cpus cpuset
+  credential_spec depends_on deploy develop device_cgroup_rules devices dns dns_opt dns_search domainname driver_opts
+  entrypoint env_file environment expose extends external_links extra_hosts gpus group_add healthcheck hostname image
+  init ipc isolation label_file labels links logging mac_address mem_limit mem_reservation mem_swappiness memswap_limit
+  models network_mode networks oom_kill_disable oom_score_adj pid pids_limit platform ports post_start pre_stop
+  privileged profiles provider pull_policy read_only restart runtime scale secrets security_opt shm_size stdin_open
+  stop_grace_period stop_signal storage_opt sysctls tmpfs tty ulimits use_api_socket user userns_mode uts volumes
+  volumes_from working_dir`.split(/\s+/));
+
+/** The deployables are the apps/ folders: a new app cannot be forgotten here. */
+export function listDeployables(root = ROOT) {
+  return readdirSync(path.join(root, 'apps'), { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort();
+}
+
+/** The environment variables loadConfig reads, taken from its source so the list cannot drift. */
+export function configEnvVars(source = readFileSync(CONFIG_SOURCE, 'utf8')) {
+  const names = new Set(NODE_ENV_VARS);
+  for (const match of source.matchAll(/\benv\.([A-Z][A-Z0-9_]*)|\benv\[['"]([A-Z][A-Z0-9_]*)['"]\]|\(env, '([A-Z][A-Z0-9_]*)'/g)) {
+    names.add(match[1] ?? match[2] ?? match[3]);
+  }
+  if (!names.has('DATABASE_URL') || !names.has('NATS_URL')) throw new Error(`cannot read the configuration variables from ${CONFIG_SOURCE}`);
+  return names;
+}
+
+/** Compose interpolation with an empty environment: ${X:-d} and ${X-d} give d, ${X} gives "". */
+function interpolate(value, problems, where) {
+  if (typeof value !== 'string') return value;
+  return value.replace(/\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?])([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)/g, (token, braced, operator, operand) => {
+    if (token === '$$') return '$';
+    if (operator === ':?' || operator === '?') {
+      problems.push(`${where}: \${${braced}${operator}...} makes \`docker compose up\` fail without a .env; give it a default`);
+      return '';
+    }
+    if (operator === ':-' || operator === '-') return operand;
+    return '';
+  });
+}
+
+/** Environment of a service as a plain object (map or KEY=VALUE list form). */
+function environmentOf(service) {
+  const env = service.environment ?? {};
+  if (Array.isArray(env)) {
+    return Object.fromEntries(env.map((item) => {
+      const at = String(item).indexOf('=');
+      return at < 0 ? [String(item), undefined] : [String(item).slice(0, at), String(item).slice(at + 1)];
+    }));
+  }
+  return env;
+}
+
+const dependsOn = (service) => {
+  const value = service.depends_on ?? {};
+  return Array.isArray(value) ? Object.fromEntries(value.map((name) => [name, { condition: 'service_started' }])) : value;
+};
+
+/** Splits an image reference into name, tag and digest. */
+function imageReference(ref) {
+  const [withoutDigest, digest] = ref.split('@');
+  const colon = withoutDigest.lastIndexOf(':');
+  const hasTag = colon > withoutDigest.lastIndexOf('/');
+  return { name: hasTag ? withoutDigest.slice(0, colon) : withoutDigest, tag: hasTag ? withoutDigest.slice(colon + 1) : null, digest: digest ?? null };
+}
+
+/** Published container ports of a service (short "host:container" or long syntax). */
+function containerPorts(service) {
+  return (service.ports ?? []).map((port) => {
+    if (typeof port === 'object' && port !== null) return Number(port.target);
+    const spec = String(port).split('/')[0];
+    return Number(spec.split(':').at(-1));
+  });
+}
+
+/**
+ * Checks a parsed compose document. `composeDir` resolves build contexts; `deployables` and
+ * `configVars` are the apps and the variables loadConfig reads. Returns problem messages.
+ */
+export function validateCompose(doc, { composeDir, deployables, configVars }) {
+  const problems = [];
+  if (!doc || typeof doc !== 'object') return ['the file is not a YAML mapping'];
+  for (const key of Object.keys(doc)) {
+    if (!TOP_LEVEL_KEYS.has(key) && !key.startsWith('x-')) problems.push(`unknown top-level key "${key}"`);
+  }
+  const services = doc.services ?? {};
+  if (Object.keys(services).length === 0) return [...problems, 'no services'];
+
+  for (const [name, service] of Object.entries(services)) {
+    for (const key of Object.keys(service ?? {})) {
+      if (!SERVICE_KEYS.has(key) && !key.startsWith('x-')) problems.push(`service ${name}: unknown key "${key}"`);
+    }
+    if (service.image === undefined && service.build === undefined) problems.push(`service ${name}: neither image nor build`);
+    if (service.image !== undefined) {
+      const image = interpolate(service.image, problems, `service ${name} image`);
+      const { tag, digest } = imageReference(image);
+      if (tag === null && digest === null) problems.push(`service ${name}: image "${image}" is untagged (means latest); pin a version`);
+      else if (tag === 'latest' || tag === '') problems.push(`service ${name}: image "${image}" is not pinned; use a version tag`);
+    }
+    for (const [dependency, spec] of Object.entries(dependsOn(service))) {
+      if (!services[dependency]) problems.push(`service ${name}: depends_on unknown service "${dependency}"`);
+      else if (spec?.condition === 'service_healthy' && !services[dependency].healthcheck) {
+        problems.push(`service ${name}: waits for ${dependency} to be healthy, but ${dependency} has no healthcheck`);
+      }
+    }
+  }
+
+  // Infrastructure: Postgres 16 and NATS 2.10 with JetStream, both with health checks.
+  const postgres = services.postgres;
+  if (!postgres) problems.push('no "postgres" service');
+  else {
+    if (!/^postgres:16(\.|-|$)/.test(interpolate(postgres.image ?? '', problems, 'postgres image'))) problems.push(`postgres: image must be postgres:16.x, got "${postgres.image}"`);
+    if (!postgres.healthcheck?.test) problems.push('postgres: needs a healthcheck (pg_isready) so apps start after it accepts connections');
+  }
+  const nats = services.nats;
+  if (!nats) problems.push('no "nats" service');
+  else {
+    if (!/^nats:2\.10(\.|-|$)/.test(interpolate(nats.image ?? '', problems, 'nats image'))) problems.push(`nats: image must be nats:2.10.x, got "${nats.image}"`);
+    const command = Array.isArray(nats.command) ? nats.command : String(nats.command ?? '').split(/\s+/);
+    if (!command.includes('-js') && !command.includes('--jetstream')) problems.push('nats: command must enable JetStream (-js)');
+    const storeAt = command.indexOf('-sd') >= 0 ? command[command.indexOf('-sd') + 1] : command[command.indexOf('--store_dir') + 1];
+    const mounts = (nats.volumes ?? []).map((volume) => (typeof volume === 'string' ? volume.split(':')[1] : volume.target));
+    if (!storeAt) problems.push('nats: set the JetStream store directory (-sd <dir>) and mount a volume there');
+    else if (!mounts.includes(storeAt)) problems.push(`nats: JetStream store ${storeAt} is not on a volume: streams would vanish with the container`);
+    if (!nats.healthcheck?.test) problems.push('nats: needs a healthcheck');
+  }
+
+  const dockerfile = path.join('docker', 'Dockerfile');
+  for (const app of deployables) {
+    const service = services[app];
+    if (!service) {
+      problems.push(`deployable "${app}" has no service`);
+      continue;
+    }
+    const build = typeof service.build === 'string' ? { context: service.build } : service.build;
+    if (!build) {
+      problems.push(`service ${app}: must be built from ${dockerfile}`);
+      continue;
+    }
+    const context = path.resolve(composeDir, build.context ?? '.');
+    const file = path.resolve(context, build.dockerfile ?? 'Dockerfile');
+    if (file !== path.join(ROOT, dockerfile)) problems.push(`service ${app}: builds ${path.relative(ROOT, file)}, not the one ${dockerfile}`);
+    if (context !== ROOT) problems.push(`service ${app}: build context must be the repository root, got ${context}`);
+    if (!existsSync(file)) problems.push(`service ${app}: ${file} does not exist`);
+    const args = Array.isArray(build.args)
+      ? Object.fromEntries(build.args.map((item) => String(item).split('=')))
+      : build.args ?? {};
+    if (args.APP !== app) problems.push(`service ${app}: build arg APP is "${args.APP}", must be "${app}"`);
+    const image = interpolate(service.image ?? '', problems, `service ${app} image`);
+    if (!image) problems.push(`service ${app}: name the built image (image: learning-service/${app}:<tag>)`);
+    else if (imageReference(image).name.split('/').at(-1) !== app) problems.push(`service ${app}: built image "${image}" is not named after the deployable`);
+
+    const env = Object.fromEntries(Object.entries(environmentOf(service)).map(([key, value]) => [key, interpolate(value === null || value === undefined ? '' : String(value), problems, `service ${app} ${key}`)]));
+    for (const key of Object.keys(env)) {
+      if (!configVars.has(key)) problems.push(`service ${app}: environment ${key} is not read by the configuration (typo?)`);
+    }
+    const needsDatabase = !WITHOUT_DATABASE.has(app) && !EMBEDDABLE.has(app);
+    const needsNats = !EMBEDDABLE.has(app);
+    if (needsDatabase && !env.DATABASE_URL) problems.push(`service ${app}: DATABASE_URL missing (without it the service would start embedded Postgres)`);
+    if (needsNats && !env.NATS_URL) problems.push(`service ${app}: NATS_URL missing (without it the service would use the in-process bus and never meet the others)`);
+    if (WITHOUT_DATABASE.has(app) && env.DATABASE_URL) problems.push(`service ${app}: holds no database, remove DATABASE_URL`);
+    if (EMBEDDABLE.has(app) && Boolean(env.DATABASE_URL) !== Boolean(env.NATS_URL)) problems.push(`service ${app}: set both DATABASE_URL and NATS_URL or neither (embedded mode)`);
+    problems.push(...checkEnvValues(env, `service ${app}`));
+
+    const deps = dependsOn(service);
+    if (env.DATABASE_URL) {
+      let host = null;
+      try {
+        host = new URL(env.DATABASE_URL).hostname;
+      } catch {
+        // reported by checkEnvValues
+      }
+      if (host && services[host] && deps[host]?.condition !== 'service_healthy') problems.push(`service ${app}: depends_on ${host} must use condition service_healthy`);
+    }
+    if (env.NATS_URL) {
+      let host = null;
+      try {
+        host = new URL(env.NATS_URL).hostname;
+      } catch {
+        // reported by checkEnvValues
+      }
+      if (host && services[host] && deps[host]?.condition !== 'service_healthy') problems.push(`service ${app}: depends_on ${host} must use condition service_healthy`);
+    }
+  }
+
+  for (const [app, port] of Object.entries(HTTP_PORT)) {
+    if (services[app] && !containerPorts(services[app]).includes(port)) problems.push(`service ${app}: must publish container port ${port}`);
+  }
+  return [...new Set(problems)];
+}
+
+/** Value checks mirroring loadConfig, so a bad value fails here rather than at container start. */
+export function checkEnvValues(env, where) {
+  const problems = [];
+  const urlWith = (key, protocols) => {
+    if (!env[key]) return;
+    try {
+      const { protocol } = new URL(env[key]);
+      if (!protocols.includes(protocol)) problems.push(`${where}: ${key} must use ${protocols.join(' or ')}, got ${protocol}`);
+    } catch {
+      problems.push(`${where}: ${key} is not a URL: "${env[key]}"`);
+    }
+  };
+  urlWith('DATABASE_URL', ['postgres:', 'postgresql:']);
+  urlWith('NATS_URL', ['nats:', 'tls:']);
+  for (const key of INTEGER_VARS) {
+    if (env[key] !== undefined && env[key] !== '' && !/^\d+$/.test(String(env[key]))) problems.push(`${where}: ${key} must be an integer, got "${env[key]}"`);
+  }
+  if (env.LOG_LEVEL && !LOG_LEVELS.includes(env.LOG_LEVEL)) problems.push(`${where}: LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+  if (env.BOOTSTRAP_ADMIN_TOKEN && String(env.BOOTSTRAP_ADMIN_TOKEN).length < 16) problems.push(`${where}: BOOTSTRAP_ADMIN_TOKEN must be at least 16 characters`);
+  if (env.NATS_NAMESPACE && !/^[A-Za-z0-9_-]*$/.test(env.NATS_NAMESPACE)) problems.push(`${where}: NATS_NAMESPACE may hold only letters, digits, _ and -`);
+  return problems;
+}
+
+/** Parses compose YAML strictly: syntax errors and duplicate keys are problems, not warnings. */
+export function parseCompose(text) {
+  const document = parseDocument(text, { merge: true, uniqueKeys: true });
+  const errors = [...document.errors, ...document.warnings].map((error) => `YAML: ${error.message.split('\n')[0]}`);
+  return { doc: errors.length > 0 ? null : document.toJS({ maxAliasCount: 1000 }), errors };
+}
+
+/** `docker compose config -q` when the plugin exists; null when it does not (no engine needed). */
+function dockerComposeConfig(file) {
+  const probe = spawnSync('docker', ['compose', 'version'], { encoding: 'utf8' });
+  if (probe.error || probe.status !== 0) return null;
+  const result = spawnSync('docker', ['compose', '-f', file, 'config', '-q'], { encoding: 'utf8', cwd: ROOT });
+  return result.status === 0 ? [] : [`docker compose config: ${(result.stderr || result.stdout).trim()}`];
+}
+
+// --- self-test: a small good compose file passes, and each bad variant is rejected.
+
+const SELF_TEST_APPS = ['gateway', 'identity', 'all-in-one'];
+const SELF_TEST_VARS = configEnvVars(`env.PORT env.LOG_LEVEL int(env, 'HEALTH_PORT' url(env, 'DATABASE_URL' url(env, 'NATS_URL' env.BOOTSTRAP_ADMIN_TOKEN`);
+
+function goodCompose() {
+  const build = (app) => ({ context: '..', dockerfile: 'docker/Dockerfile', args: { APP: app } });
+  const healthy = { condition: 'service_healthy' };
+  return {
+    name: 'self-test',
+    services: {
+      postgres: { image: 'postgres:16.4-alpine', healthcheck: { test: ['CMD-SHELL', 'pg_isready'] } },
+      nats: { image: 'nats:2.10.22-alpine', command: ['-js', '-sd', '/data'], volumes: ['nats-data:/data'], healthcheck: { test: ['CMD', 'true'] } },
+      gateway: { build: build('gateway'), image: 'learning-service/gateway:${TAG:-local}', environment: { NATS_URL: 'nats://nats:4222', PORT: '3000' }, ports: ['3000:3000'], depends_on: { nats: healthy } },
+      identity: {
+        build: build('identity'),
+        image: 'learning-service/identity:${TAG:-local}',
+        environment: { NATS_URL: 'nats://nats:4222', DATABASE_URL: 'postgres://u:${PW:-p}@postgres:5432/db', HEALTH_PORT: '9000', LOG_LEVEL: 'info' },
+        depends_on: { postgres: healthy, nats: healthy },
+      },
+      'all-in-one': { profiles: ['all-in-one'], build: build('all-in-one'), image: 'learning-service/all-in-one:local', environment: { PORT: '3000' } },
+    },
+    volumes: { 'nats-data': null },
+  };
+}
+
+const mutate = (change) => {
+  const doc = goodCompose();
+  change(doc);
+  return doc;
+};
+
+/** Each case: a description, a change to the good file, and a phrase the rejection must contain. */
+const BAD_CASES = [
+  ['a deployable without a service', (d) => delete d.services.identity, 'has no service'],
+  ['build arg APP of another deployable', (d) => (d.services.identity.build.args.APP = 'catalog'), 'build arg APP'],
+  ['built from another Dockerfile', (d) => (d.services.identity.build.dockerfile = 'apps/identity/Dockerfile'), 'not the one docker/Dockerfile'],
+  ['service without DATABASE_URL', (d) => delete d.services.identity.environment.DATABASE_URL, 'DATABASE_URL missing'],
+  ['service without NATS_URL', (d) => delete d.services.gateway.environment.NATS_URL, 'NATS_URL missing'],
+  ['gateway with a database', (d) => (d.services.gateway.environment.DATABASE_URL = 'postgres://postgres/db'), 'holds no database'],
+  ['DATABASE_URL with the wrong protocol', (d) => (d.services.identity.environment.DATABASE_URL = 'mysql://postgres/db'), 'DATABASE_URL must use'],
+  ['misspelled environment variable', (d) => (d.services.identity.environment.NATS_URI = 'nats://nats:4222'), 'NATS_URI is not read'],
+  ['LOG_LEVEL not a level', (d) => (d.services.identity.environment.LOG_LEVEL = 'verbose'), 'LOG_LEVEL must be one of'],
+  ['short bootstrap token', (d) => (d.services.identity.environment.BOOTSTRAP_ADMIN_TOKEN = 'short'), 'at least 16 characters'],
+  ['all-in-one half embedded', (d) => (d.services['all-in-one'].environment.NATS_URL = 'nats://nats:4222'), 'or neither'],
+  ['image with tag latest', (d) => (d.services.postgres.image = 'postgres:latest'), 'is not pinned'],
+  ['untagged image', (d) => (d.services.nats.image = 'nats'), 'is untagged'],
+  ['postgres not 16', (d) => (d.services.postgres.image = 'postgres:15.8'), 'must be postgres:16'],
+  ['NATS without JetStream', (d) => (d.services.nats.command = ['-sd', '/data']), 'enable JetStream'],
+  ['JetStream store not on a volume', (d) => (d.services.nats.volumes = []), 'is not on a volume'],
+  ['postgres without healthcheck', (d) => delete d.services.postgres.healthcheck, 'postgres: needs a healthcheck'],
+  ['depends_on without health condition', (d) => (d.services.identity.depends_on = ['postgres', 'nats']), 'must use condition service_healthy'],
+  ['misspelled service key', (d) => (d.services.identity.enviroment = d.services.identity.environment), 'unknown key "enviroment"'],
+  ['gateway without port 3000', (d) => (d.services.gateway.ports = ['8080:8080']), 'port 3000'],
+  ['required variable without default', (d) => (d.services.identity.image = 'learning-service/identity:${TAG:?set TAG}'), 'give it a default'],
+];
+
+export function selfTest() {
+  const failures = [];
+  const options = { composeDir: path.join(ROOT, 'docker'), deployables: SELF_TEST_APPS, configVars: SELF_TEST_VARS };
+  const good = validateCompose(goodCompose(), options);
+  if (good.length > 0) failures.push(`the good compose file was rejected: ${good.join('; ')}`);
+  for (const [description, change, expected] of BAD_CASES) {
+    const problems = validateCompose(mutate(change), options);
+    if (!problems.some((problem) => problem.includes(expected))) {
+      failures.push(`case "${description}" was not rejected with "${expected}" (got: ${problems.join('; ') || 'no problems'})`);
+    }
+  }
+  const duplicate = parseCompose('services:\n  a: { image: "x:1" }\n  a: { image: "x:2" }\n');
+  if (duplicate.errors.length === 0) failures.push('case "duplicate YAML key" was accepted');
+  return { failures, cases: BAD_CASES.length + 2 };
+}
+
+function main(argv) {
+  if (argv.includes('--self-test')) {
+    const { failures, cases } = selfTest();
+    for (const failure of failures) console.error(`  FAIL ${failure}`);
+    console.log(`validate-compose self-test: ${cases - failures.length}/${cases} cases behaved as expected`);
+    return failures.length === 0 ? 0 : 1;
+  }
+  const file = path.resolve(argv.find((arg) => !arg.startsWith('--')) ?? DEFAULT_FILE);
+  const label = path.relative(process.cwd(), file) || file;
+  let text;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    console.log(`validate-compose: FAILED: cannot read ${label} (${error.code ?? error.message})`);
+    return 1;
+  }
+  const { doc, errors } = parseCompose(text);
+  const deployables = listDeployables();
+  const problems = doc ? validateCompose(doc, { composeDir: path.dirname(file), deployables, configVars: configEnvVars() }) : errors;
+  const composeConfig = doc ? dockerComposeConfig(file) : null;
+  if (composeConfig) problems.push(...composeConfig);
+  for (const problem of problems) console.error(`${label}: ${problem}`);
+  const services = doc ? Object.keys(doc.services ?? {}).length : 0;
+  const engine = composeConfig === null ? 'docker compose not installed, structural checks only' : 'docker compose config passed';
+  console.log(problems.length === 0
+    ? `validate-compose: passed: ${label} (${services} services, ${deployables.length} deployables; ${engine})`
+    : `validate-compose: FAILED: ${problems.length} problem(s) in ${label}`);
+  return problems.length === 0 ? 0 : 1;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  process.exitCode = main(process.argv.slice(2));
+}

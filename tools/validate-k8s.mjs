@@ -1,0 +1,524 @@
+// Validates the Kubernetes manifests offline: renders each kustomization with `kubectl kustomize`,
+// validates every object against the Kubernetes API schemas (kubernetes-models; an unknown kind is
+// an error, never skipped), then checks the deployment policy: every deployable but all-in-one has
+// a hardened Deployment with requests and limits, probes on the port its configuration opens,
+// non-root user, read-only root filesystem; jobs-worker is autoscaled; references resolve.
+//
+//   node tools/validate-k8s.mjs [kustomization dir...]   (default: base and every overlay)
+//   node tools/validate-k8s.mjs --self-test              (proves each check rejects a bad input)
+//
+// Exit code 0 when clean, 1 on any problem; the last line printed is a one-line summary.
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseAllDocuments } from 'yaml';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const CONFIG_SOURCE = path.join(ROOT, 'libs/platform/src/config/config.ts');
+const NAMESPACE = 'learning-service';
+const PART_OF = 'learning-service';
+
+/**
+ * The kustomizations to check. `allowLatest`: the base may use `:latest` placeholders that
+ * overlays replace. `crds`: custom kinds allowed there, with the structural check that stands in
+ * for a schema (none is available offline).
+ */
+const TARGETS = [
+  { dir: 'k8s/base', allowLatest: true },
+  { dir: 'k8s/overlays/production', allowLatest: false },
+  { dir: 'k8s/overlays/keda', allowLatest: false, crds: ['keda.sh/v1alpha1/ScaledObject'] },
+];
+
+/** Kubernetes hosts every deployable except the all-in-one (development and small installs). */
+const NOT_IN_KUBERNETES = new Set(['all-in-one']);
+/** Deployables without a database (the HTTP edge) and the one that serves HTTP on PORT. */
+const WITHOUT_DATABASE = new Set(['gateway']);
+const HTTP_DEPLOYABLES = new Set(['gateway']);
+/** Deployables whose replica count an autoscaler must own. */
+const AUTOSCALED = new Set(['jobs-worker']);
+const NODE_ENV_VARS = ['NODE_ENV', 'NODE_OPTIONS'];
+/** Namespaced kinds that live at cluster scope (no metadata.namespace). */
+const CLUSTER_SCOPED = new Set(['Namespace', 'ClusterRole', 'ClusterRoleBinding', 'CustomResourceDefinition', 'PriorityClass', 'StorageClass', 'IngressClass', 'PersistentVolume']);
+
+/** The deployables are the apps/ folders: a new app cannot be forgotten here. */
+function listDeployables(root = ROOT) {
+  return readdirSync(path.join(root, 'apps'), { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort();
+}
+
+/** The environment variables loadConfig reads, taken from its source so the list cannot drift. */
+function configEnvVars(source = readFileSync(CONFIG_SOURCE, 'utf8')) {
+  const names = new Set(NODE_ENV_VARS);
+  for (const match of source.matchAll(/\benv\.([A-Z][A-Z0-9_]*)|\benv\[['"]([A-Z][A-Z0-9_]*)['"]\]|\(env, '([A-Z][A-Z0-9_]*)'/g)) {
+    names.add(match[1] ?? match[2] ?? match[3]);
+  }
+  if (!names.has('DATABASE_URL') || !names.has('NATS_URL')) throw new Error(`cannot read the configuration variables from ${CONFIG_SOURCE}`);
+  return names;
+}
+
+/** Model class for apiVersion + kind from kubernetes-models, or null when it has none. */
+const modelCache = new Map();
+async function modelFor(apiVersion, kind) {
+  const key = `${apiVersion}/${kind}`;
+  if (!modelCache.has(key)) {
+    let model = null;
+    try {
+      const module = await import(`kubernetes-models/${apiVersion}`);
+      const candidate = module[kind];
+      // Only top-level kinds carry apiVersion/kind; sub-types such as Container do not.
+      if (candidate && candidate.kind === kind && candidate.apiVersion === apiVersion) model = candidate;
+    } catch {
+      model = null;
+    }
+    modelCache.set(key, model);
+  }
+  return modelCache.get(key);
+}
+
+/** Kubernetes quantity ("250m", "512Mi", "1") as a number, or NaN. */
+function quantity(value) {
+  const match = /^([0-9.]+(?:e[0-9]+)?)([a-zA-Z]*)$/.exec(String(value));
+  if (!match) return Number.NaN;
+  const factors = { '': 1, m: 1e-3, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18, Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60 };
+  return match[2] in factors ? Number(match[1]) * factors[match[2]] : Number.NaN;
+}
+
+/** Splits an image reference into name, tag and digest. */
+function imageReference(ref) {
+  const [withoutDigest, digest] = ref.split('@');
+  const colon = withoutDigest.lastIndexOf(':');
+  const hasTag = colon > withoutDigest.lastIndexOf('/');
+  return { name: hasTag ? withoutDigest.slice(0, colon) : withoutDigest, tag: hasTag ? withoutDigest.slice(colon + 1) : null, digest: digest ?? null };
+}
+
+const matchesSelector = (selector, labels) => Object.entries(selector ?? {}).every(([key, value]) => labels?.[key] === value);
+const nameOf = (object) => `${object.kind}/${object.metadata?.name ?? '?'}`;
+
+/** Validates every object against its API schema; unknown kinds are problems unless allowed. */
+async function validateSchemas(objects, { crds = [] }, problems) {
+  const custom = [];
+  for (const object of objects) {
+    if (!object || typeof object !== 'object' || !object.apiVersion || !object.kind) {
+      problems.push(`an object without apiVersion/kind: ${JSON.stringify(object).slice(0, 80)}`);
+      continue;
+    }
+    const key = `${object.apiVersion}/${object.kind}`;
+    if (crds.includes(key)) {
+      custom.push(object);
+      continue;
+    }
+    const Model = await modelFor(object.apiVersion, object.kind);
+    if (!Model) {
+      problems.push(`${nameOf(object)}: unknown kind ${key} (no schema to validate it; add it to the allowed custom kinds only with a structural check)`);
+      continue;
+    }
+    try {
+      new Model(object).validate();
+    } catch (error) {
+      problems.push(`${nameOf(object)}: schema: ${error.message}`);
+    }
+  }
+  return custom;
+}
+
+/** Environment a container sees: ConfigMap envFrom plus literal env values (secrets: present, value unknown). */
+function containerEnvironment(container, configMaps, where, problems) {
+  const env = {};
+  for (const source of container.envFrom ?? []) {
+    if (source.configMapRef) {
+      const configMap = configMaps.get(source.configMapRef.name);
+      if (!configMap && !source.configMapRef.optional) problems.push(`${where}: envFrom ConfigMap "${source.configMapRef.name}" is not in the manifests`);
+      Object.assign(env, configMap?.data ?? {});
+    }
+  }
+  for (const variable of container.env ?? []) {
+    if (variable.value !== undefined) env[variable.name] = variable.value;
+    else if (variable.valueFrom?.configMapKeyRef) {
+      const { name, key, optional } = variable.valueFrom.configMapKeyRef;
+      const value = configMaps.get(name)?.data?.[key];
+      if (value === undefined && !optional) problems.push(`${where}: env ${variable.name} refers to ConfigMap ${name} key ${key}, which is not in the manifests`);
+      env[variable.name] = value;
+    } else env[variable.name] = { secret: variable.valueFrom?.secretKeyRef ?? null };
+  }
+  return env;
+}
+
+/** Policy for one Deployment: resources, probes, hardening, configuration. */
+function checkDeployment(deployment, context, problems) {
+  const { configMaps, configVars, allowLatest } = context;
+  const name = deployment.metadata.name;
+  const where = `Deployment/${name}`;
+  const template = deployment.spec?.template ?? {};
+  const podSpec = template.spec ?? {};
+  const podSecurity = podSpec.securityContext ?? {};
+  const labels = template.metadata?.labels ?? {};
+
+  if (deployment.metadata.labels?.['app.kubernetes.io/name'] !== name || labels['app.kubernetes.io/name'] !== name) {
+    problems.push(`${where}: metadata and pod template need the label app.kubernetes.io/name=${name}`);
+  }
+  if (labels['app.kubernetes.io/part-of'] !== PART_OF) problems.push(`${where}: pod template needs the label app.kubernetes.io/part-of=${PART_OF}`);
+  if (!matchesSelector(deployment.spec?.selector?.matchLabels, labels)) problems.push(`${where}: selector does not match the pod template labels`);
+  if (podSpec.terminationGracePeriodSeconds === undefined) problems.push(`${where}: set terminationGracePeriodSeconds (time to drain NATS subscriptions and requests)`);
+  if (podSpec.hostNetwork || podSpec.hostPID || podSpec.hostIPC) problems.push(`${where}: must not share host namespaces`);
+
+  const volumes = new Map((podSpec.volumes ?? []).map((volume) => [volume.name, volume]));
+  for (const container of podSpec.containers ?? []) {
+    const at = `${where} container ${container.name}`;
+    const security = container.securityContext ?? {};
+
+    const { requests = {}, limits = {} } = container.resources ?? {};
+    for (const resource of ['cpu', 'memory']) {
+      if (requests[resource] === undefined) problems.push(`${at}: resources.requests.${resource} missing`);
+      if (limits[resource] === undefined) problems.push(`${at}: resources.limits.${resource} missing`);
+      if (requests[resource] !== undefined && limits[resource] !== undefined) {
+        const [request, limit] = [quantity(requests[resource]), quantity(limits[resource])];
+        if (Number.isNaN(request) || Number.isNaN(limit)) problems.push(`${at}: ${resource} quantities "${requests[resource]}"/"${limits[resource]}" are not valid`);
+        else if (request > limit) problems.push(`${at}: ${resource} request ${requests[resource]} exceeds its limit ${limits[resource]}`);
+      }
+    }
+
+    const runAsNonRoot = security.runAsNonRoot ?? podSecurity.runAsNonRoot;
+    const runAsUser = security.runAsUser ?? podSecurity.runAsUser;
+    if (runAsNonRoot !== true) problems.push(`${at}: securityContext.runAsNonRoot must be true`);
+    if (runAsUser === 0) problems.push(`${at}: runAsUser 0 is root`);
+    if (security.allowPrivilegeEscalation !== false) problems.push(`${at}: securityContext.allowPrivilegeEscalation must be false`);
+    if (security.privileged) problems.push(`${at}: must not be privileged`);
+    if (security.readOnlyRootFilesystem !== true) problems.push(`${at}: securityContext.readOnlyRootFilesystem must be true`);
+    else {
+      const tmp = (container.volumeMounts ?? []).find((mount) => mount.mountPath === '/tmp');
+      if (!tmp || !volumes.get(tmp.name)?.emptyDir) problems.push(`${at}: with a read-only root filesystem, mount an emptyDir on /tmp`);
+    }
+    if (!(security.capabilities?.drop ?? []).includes('ALL')) problems.push(`${at}: drop all capabilities (capabilities.drop: [ALL])`);
+
+    const image = String(container.image ?? '');
+    const reference = imageReference(image);
+    if (reference.name.split('/').at(-1) !== name) problems.push(`${at}: image "${image}" is not the ${name} image`);
+    if (!allowLatest && reference.digest === null && (reference.tag === null || reference.tag === 'latest')) {
+      problems.push(`${at}: image "${image}" is not pinned (a release tag or digest, never latest)`);
+    }
+
+    const ports = container.ports ?? [];
+    const portByName = new Map(ports.filter((port) => port.name).map((port) => [port.name, port.containerPort]));
+    const probePort = (probe, kind) => {
+      if (!probe) {
+        problems.push(`${at}: ${kind} missing`);
+        return null;
+      }
+      const handler = probe.httpGet ?? probe.tcpSocket ?? probe.grpc;
+      if (!handler && !probe.exec) {
+        problems.push(`${at}: ${kind} has no handler`);
+        return null;
+      }
+      if (!handler) return null;
+      const port = handler.port;
+      if (typeof port === 'string' && !/^\d+$/.test(port)) {
+        if (!portByName.has(port)) problems.push(`${at}: ${kind} port "${port}" names no container port (${[...portByName.keys()].join(', ') || 'none named'})`);
+        return portByName.get(port) ?? null;
+      }
+      if (!ports.some((declared) => declared.containerPort === Number(port))) problems.push(`${at}: ${kind} port ${port} is not a declared container port`);
+      return Number(port);
+    };
+    const liveness = probePort(container.livenessProbe, 'livenessProbe');
+    const readiness = probePort(container.readinessProbe, 'readinessProbe');
+    if (container.startupProbe) probePort(container.startupProbe, 'startupProbe');
+    if (container.livenessProbe?.httpGet && container.livenessProbe.httpGet.path !== '/healthz') problems.push(`${at}: livenessProbe must GET /healthz`);
+    if (container.readinessProbe?.httpGet && container.readinessProbe.httpGet.path !== '/readyz') problems.push(`${at}: readinessProbe must GET /readyz`);
+
+    const env = containerEnvironment(container, configMaps, at, problems);
+    // ConfigMap keys are checked once, at the ConfigMap.
+    for (const { name: key } of container.env ?? []) {
+      if (!configVars.has(key)) problems.push(`${at}: env ${key} is not read by the configuration (typo?)`);
+    }
+    if (!env.NATS_URL) problems.push(`${at}: NATS_URL missing (the service would use the in-process bus and never meet the others)`);
+    if (WITHOUT_DATABASE.has(name)) {
+      if (env.DATABASE_URL) problems.push(`${at}: holds no database, remove DATABASE_URL`);
+    } else if (!env.DATABASE_URL) problems.push(`${at}: DATABASE_URL missing (the service would start embedded Postgres)`);
+    for (const key of ['DATABASE_URL', 'NATS_URL', 'BOOTSTRAP_ADMIN_TOKEN']) {
+      if (typeof env[key] === 'string') problems.push(`${at}: ${key} is a plain value; take it from a Secret (secretKeyRef)`);
+    }
+    // The probes must hit the port the configuration makes the process open.
+    const portVar = HTTP_DEPLOYABLES.has(name) ? 'PORT' : 'HEALTH_PORT';
+    const configured = Number(env[portVar] ?? (portVar === 'PORT' ? 3000 : 9000));
+    for (const [kind, port] of [['livenessProbe', liveness], ['readinessProbe', readiness]]) {
+      if (port !== null && port !== configured) problems.push(`${at}: ${kind} targets port ${port}, but ${portVar} is ${configured}`);
+    }
+  }
+  if ((podSpec.containers ?? []).length === 0) problems.push(`${where}: no containers`);
+}
+
+/** Structural check for a KEDA ScaledObject (no CRD schema offline). */
+function checkScaledObject(object, deployments, problems) {
+  const where = `ScaledObject/${object.metadata?.name}`;
+  const spec = object.spec ?? {};
+  if (!deployments.has(spec.scaleTargetRef?.name)) problems.push(`${where}: scaleTargetRef.name "${spec.scaleTargetRef?.name}" is not a Deployment here`);
+  if (!Array.isArray(spec.triggers) || spec.triggers.length === 0) problems.push(`${where}: no triggers`);
+  for (const trigger of spec.triggers ?? []) {
+    if (typeof trigger.type !== 'string' || typeof trigger.metadata !== 'object') problems.push(`${where}: each trigger needs a type and metadata`);
+    for (const [key, value] of Object.entries(trigger.metadata ?? {})) {
+      if (typeof value !== 'string') problems.push(`${where}: trigger ${trigger.type} metadata ${key} must be a string`);
+    }
+  }
+  const min = spec.minReplicaCount ?? 0;
+  const max = spec.maxReplicaCount ?? 100;
+  if (!Number.isInteger(min) || !Number.isInteger(max) || min > max) problems.push(`${where}: minReplicaCount/maxReplicaCount invalid (${min}..${max})`);
+}
+
+/**
+ * Checks rendered objects. Options: deployables (apps), configVars (what loadConfig reads),
+ * allowLatest, crds (allowed custom kinds). Returns { problems, counts }.
+ */
+export async function validateObjects(objects, options) {
+  const problems = [];
+  const { deployables, configVars, allowLatest = false, crds = [] } = options;
+  const custom = await validateSchemas(objects, { crds }, problems);
+
+  const seen = new Set();
+  for (const object of objects) {
+    const key = `${object?.kind}/${object?.metadata?.namespace ?? ''}/${object?.metadata?.name}`;
+    if (seen.has(key)) problems.push(`${nameOf(object)}: defined twice`);
+    seen.add(key);
+    if (object?.kind && !CLUSTER_SCOPED.has(object.kind) && object.metadata?.namespace !== NAMESPACE) {
+      problems.push(`${nameOf(object)}: namespace "${object.metadata?.namespace}" instead of ${NAMESPACE}`);
+    }
+  }
+
+  const ofKind = (kind) => objects.filter((object) => object?.kind === kind);
+  const configMaps = new Map(ofKind('ConfigMap').map((configMap) => [configMap.metadata.name, configMap]));
+  for (const configMap of configMaps.values()) {
+    for (const key of Object.keys(configMap.data ?? {})) {
+      if (!configVars.has(key)) problems.push(`ConfigMap/${configMap.metadata.name}: key ${key} is not read by the configuration (typo?)`);
+    }
+  }
+  const deployments = new Map(ofKind('Deployment').map((deployment) => [deployment.metadata?.name, deployment]));
+  for (const deployment of deployments.values()) {
+    if (!deployment.metadata?.name) continue;
+    checkDeployment(deployment, { configMaps, configVars, allowLatest }, problems);
+  }
+
+  const expected = deployables.filter((app) => !NOT_IN_KUBERNETES.has(app));
+  for (const app of expected) if (!deployments.has(app)) problems.push(`deployable "${app}" has no Deployment`);
+  for (const name of deployments.keys()) {
+    if (NOT_IN_KUBERNETES.has(name)) problems.push(`Deployment/${name}: ${name} is for development and small installs, not Kubernetes`);
+    else if (!deployables.includes(name)) problems.push(`Deployment/${name}: not a deployable (no apps/${name})`);
+  }
+
+  // Autoscaling: an HPA (or, in the KEDA overlay, a ScaledObject) owns the autoscaled replicas.
+  const autoscalers = [
+    ...ofKind('HorizontalPodAutoscaler').map((hpa) => ({ kind: 'HorizontalPodAutoscaler', target: hpa.spec?.scaleTargetRef, object: hpa })),
+    ...custom.filter((object) => object.kind === 'ScaledObject').map((so) => ({ kind: 'ScaledObject', target: { kind: 'Deployment', ...so.spec?.scaleTargetRef }, object: so })),
+  ];
+  for (const { kind, target, object } of autoscalers) {
+    if (target?.kind !== 'Deployment' || !deployments.has(target?.name)) problems.push(`${kind}/${object.metadata?.name}: scales "${target?.kind}/${target?.name}", which is not a Deployment here`);
+    if (kind === 'HorizontalPodAutoscaler') {
+      if (object.apiVersion !== 'autoscaling/v2') problems.push(`${nameOf(object)}: use autoscaling/v2`);
+      if ((object.spec?.minReplicas ?? 1) > object.spec?.maxReplicas) problems.push(`${nameOf(object)}: minReplicas exceeds maxReplicas`);
+    }
+  }
+  for (const name of deployments.keys()) {
+    const owners = autoscalers.filter(({ target }) => target?.name === name);
+    if (AUTOSCALED.has(name) && owners.length === 0) problems.push(`Deployment/${name}: needs a HorizontalPodAutoscaler (autoscaling/v2) so it scales on its own`);
+    if (owners.length > 1) problems.push(`Deployment/${name}: ${owners.length} autoscalers fight over it (${owners.map((owner) => owner.kind).join(', ')})`);
+    if (owners.length > 0 && deployments.get(name).spec?.replicas !== undefined) {
+      problems.push(`Deployment/${name}: sets spec.replicas although an autoscaler owns the count (every apply would reset it)`);
+    }
+  }
+  for (const object of custom) {
+    if (object.kind === 'ScaledObject') checkScaledObject(object, deployments, problems);
+  }
+
+  // Services and disruption budgets must select pods, and named target ports must exist.
+  const podsOf = (selector) => [...deployments.values()].filter((deployment) => selector && Object.keys(selector).length > 0 && matchesSelector(selector, deployment.spec?.template?.metadata?.labels));
+  for (const service of ofKind('Service')) {
+    const selected = podsOf(service.spec?.selector);
+    if (selected.length === 0) {
+      problems.push(`${nameOf(service)}: selector matches no Deployment`);
+      continue;
+    }
+    for (const port of service.spec?.ports ?? []) {
+      const target = port.targetPort ?? port.port;
+      const containers = selected.flatMap((deployment) => deployment.spec.template.spec?.containers ?? []);
+      const found = containers.some((container) => (container.ports ?? []).some((declared) => declared.name === target || declared.containerPort === target));
+      if (!found) problems.push(`${nameOf(service)}: targetPort ${target} is not a port of the selected pods`);
+    }
+  }
+  if (deployments.has('gateway') && !ofKind('Service').some((service) => podsOf(service.spec?.selector).some((deployment) => deployment.metadata.name === 'gateway'))) {
+    problems.push('Deployment/gateway: needs a Service');
+  }
+  const budgets = ofKind('PodDisruptionBudget');
+  for (const budget of budgets) {
+    if (podsOf(budget.spec?.selector?.matchLabels).length === 0) problems.push(`${nameOf(budget)}: selector matches no Deployment`);
+  }
+  if (deployments.has('gateway') && !budgets.some((budget) => podsOf(budget.spec?.selector?.matchLabels).some((deployment) => deployment.metadata.name === 'gateway'))) {
+    problems.push('Deployment/gateway: needs a PodDisruptionBudget');
+  }
+
+  return { problems: [...new Set(problems)], counts: { objects: objects.length, deployments: deployments.size, custom: custom.length } };
+}
+
+/** Renders a kustomization with kubectl (offline). */
+function render(dir) {
+  const result = spawnSync('kubectl', ['kustomize', dir], { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  if (result.error) throw new Error(`cannot run kubectl (${result.error.code ?? result.error.message}): install kubectl >= 1.27`);
+  if (result.status !== 0) throw new Error(`kubectl kustomize ${dir} failed: ${result.stderr.trim()}`);
+  const documents = parseAllDocuments(result.stdout);
+  const errors = documents.flatMap((document) => document.errors);
+  if (errors.length > 0) throw new Error(`kubectl kustomize ${dir} produced invalid YAML: ${errors[0].message}`);
+  return documents.map((document) => document.toJS()).filter((object) => object !== null);
+}
+
+// --- self-test: a small good set passes, and each bad variant is rejected with the expected reason.
+
+const SELF_TEST_APPS = ['all-in-one', 'gateway', 'identity', 'jobs-worker'];
+const SELF_TEST_VARS = configEnvVars("env.PORT env.HOST int(env, 'HEALTH_PORT' url(env, 'DATABASE_URL' url(env, 'NATS_URL' env.LOG_LEVEL");
+
+function goodObjects() {
+  const secret = (key) => ({ valueFrom: { secretKeyRef: { name: 'learning-service-secrets', key } } });
+  const deployment = (name, port, { database = true, replicas = 1 } = {}) => ({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, namespace: NAMESPACE, labels: { 'app.kubernetes.io/name': name, 'app.kubernetes.io/part-of': PART_OF } },
+    spec: {
+      ...(replicas === null ? {} : { replicas }),
+      selector: { matchLabels: { 'app.kubernetes.io/name': name } },
+      template: {
+        metadata: { labels: { 'app.kubernetes.io/name': name, 'app.kubernetes.io/part-of': PART_OF } },
+        spec: {
+          terminationGracePeriodSeconds: 30,
+          securityContext: { runAsNonRoot: true, runAsUser: 1000 },
+          containers: [{
+            name,
+            image: `registry.example.com/learning-service/${name}:1.0.0`,
+            ports: [{ name: port.name, containerPort: port.number }],
+            envFrom: [{ configMapRef: { name: 'config-abc' } }],
+            env: [{ name: 'NATS_URL', ...secret('NATS_URL') }, ...(database ? [{ name: 'DATABASE_URL', ...secret(`${name}_DATABASE_URL`) }] : [])],
+            resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '1', memory: '512Mi' } },
+            livenessProbe: { httpGet: { path: '/healthz', port: port.name } },
+            readinessProbe: { httpGet: { path: '/readyz', port: port.name } },
+            securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
+            volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }],
+          }],
+          volumes: [{ name: 'tmp', emptyDir: {} }],
+        },
+      },
+    },
+  });
+  return [
+    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } },
+    { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'config-abc', namespace: NAMESPACE }, data: { PORT: '3000', HEALTH_PORT: '9000', LOG_LEVEL: 'info' } },
+    deployment('gateway', { name: 'http', number: 3000 }, { database: false, replicas: 2 }),
+    deployment('identity', { name: 'health', number: 9000 }),
+    deployment('jobs-worker', { name: 'health', number: 9000 }, { replicas: null }),
+    { apiVersion: 'v1', kind: 'Service', metadata: { name: 'gateway', namespace: NAMESPACE }, spec: { selector: { 'app.kubernetes.io/name': 'gateway' }, ports: [{ port: 80, targetPort: 'http' }] } },
+    { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'gateway', namespace: NAMESPACE }, spec: { maxUnavailable: 1, selector: { matchLabels: { 'app.kubernetes.io/name': 'gateway' } } } },
+    {
+      apiVersion: 'autoscaling/v2',
+      kind: 'HorizontalPodAutoscaler',
+      metadata: { name: 'jobs-worker', namespace: NAMESPACE },
+      spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'jobs-worker' }, minReplicas: 1, maxReplicas: 10, metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 70 } } }] },
+    },
+  ];
+}
+
+const find = (objects, kind, name) => objects.find((object) => object.kind === kind && object.metadata.name === name);
+const container = (objects, name) => find(objects, 'Deployment', name).spec.template.spec.containers[0];
+
+/** Each case: a description, a change to the good set, and a phrase the rejection must contain. */
+const BAD_CASES = [
+  ['probe port name typo', (o) => (container(o, 'identity').livenessProbe.httpGet.port = 'helth'), 'names no container port'],
+  ['Deployment without containers', (o) => delete find(o, 'Deployment', 'identity').spec.template.spec.containers, 'must have required property'],
+  ['containerPort as a string', (o) => (container(o, 'identity').ports[0].containerPort = '9000'), 'must be integer'],
+  ['replicas not a number', (o) => (find(o, 'Deployment', 'gateway').spec.replicas = 'two'), 'schema'],
+  ['unknown kind', (o) => o.push({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w', namespace: NAMESPACE } }), 'unknown kind'],
+  ['no resource limits', (o) => delete container(o, 'identity').resources.limits, 'limits.cpu missing'],
+  ['request above limit', (o) => (container(o, 'identity').resources.requests.memory = '1Gi'), 'exceeds its limit'],
+  ['no readiness probe', (o) => delete container(o, 'gateway').readinessProbe, 'readinessProbe missing'],
+  ['no liveness probe', (o) => delete container(o, 'identity').livenessProbe, 'livenessProbe missing'],
+  ['probe on a port the config does not open', (o) => { container(o, 'identity').ports[0].containerPort = 9001; }, 'HEALTH_PORT is 9000'],
+  ['runAsNonRoot missing', (o) => delete find(o, 'Deployment', 'identity').spec.template.spec.securityContext.runAsNonRoot, 'runAsNonRoot must be true'],
+  ['writable root filesystem', (o) => (container(o, 'identity').securityContext.readOnlyRootFilesystem = false), 'readOnlyRootFilesystem'],
+  ['read-only root without /tmp', (o) => delete container(o, 'identity').volumeMounts, 'emptyDir on /tmp'],
+  ['no terminationGracePeriodSeconds', (o) => delete find(o, 'Deployment', 'identity').spec.template.spec.terminationGracePeriodSeconds, 'terminationGracePeriodSeconds'],
+  ['missing part-of label', (o) => delete find(o, 'Deployment', 'identity').spec.template.metadata.labels['app.kubernetes.io/part-of'], 'part-of'],
+  ['deployable without a Deployment', (o) => o.splice(o.indexOf(find(o, 'Deployment', 'identity')), 1), '"identity" has no Deployment'],
+  ['all-in-one deployed', (o) => { const aio = structuredClone(find(o, 'Deployment', 'identity')); aio.metadata.name = 'all-in-one'; o.push(aio); }, 'not Kubernetes'],
+  ['jobs-worker without HPA', (o) => o.splice(o.indexOf(find(o, 'HorizontalPodAutoscaler', 'jobs-worker')), 1), 'needs a HorizontalPodAutoscaler'],
+  ['replicas beside the HPA', (o) => (find(o, 'Deployment', 'jobs-worker').spec.replicas = 3), 'autoscaler owns the count'],
+  ['HPA on a missing Deployment', (o) => (find(o, 'HorizontalPodAutoscaler', 'jobs-worker').spec.scaleTargetRef.name = 'jobs-wroker'), 'not a Deployment here'],
+  ['latest image in an overlay', (o) => (container(o, 'identity').image = 'learning-service/identity:latest'), 'not pinned'],
+  ['image of another deployable', (o) => (container(o, 'identity').image = 'registry.example.com/learning-service/catalog:1.0.0'), 'is not the identity image'],
+  ['env name typo', (o) => container(o, 'identity').env.push({ name: 'NATS_UR', value: 'x' }), 'NATS_UR is not read'],
+  ['secret as a plain value', (o) => (container(o, 'identity').env[1] = { name: 'DATABASE_URL', value: 'postgres://u:p@db/x' }), 'plain value'],
+  ['service without DATABASE_URL', (o) => container(o, 'identity').env.splice(1, 1), 'DATABASE_URL missing'],
+  ['missing ConfigMap', (o) => (container(o, 'identity').envFrom[0].configMapRef.name = 'config-old'), 'not in the manifests'],
+  ['Service targetPort typo', (o) => (find(o, 'Service', 'gateway').spec.ports[0].targetPort = 'htp'), 'targetPort htp'],
+  ['gateway without PodDisruptionBudget', (o) => o.splice(o.indexOf(find(o, 'PodDisruptionBudget', 'gateway')), 1), 'needs a PodDisruptionBudget'],
+  ['wrong namespace', (o) => (find(o, 'Deployment', 'identity').metadata.namespace = 'default'), 'instead of learning-service'],
+  ['object defined twice', (o) => o.push(structuredClone(find(o, 'Service', 'gateway'))), 'defined twice'],
+];
+
+export async function selfTest() {
+  const failures = [];
+  const options = { deployables: SELF_TEST_APPS, configVars: SELF_TEST_VARS, allowLatest: false };
+  const good = await validateObjects(goodObjects(), options);
+  if (good.problems.length > 0) failures.push(`the good manifests were rejected: ${good.problems.join('; ')}`);
+  for (const [description, change, expected] of BAD_CASES) {
+    const objects = goodObjects();
+    change(objects);
+    const { problems } = await validateObjects(objects, options);
+    if (!problems.some((problem) => problem.includes(expected))) {
+      failures.push(`case "${description}" was not rejected with "${expected}" (got: ${problems.join('; ') || 'no problems'})`);
+    }
+  }
+  // The structural stand-in for the KEDA schema must reject a ScaledObject on a missing target.
+  const keda = goodObjects().filter((object) => object.kind !== 'HorizontalPodAutoscaler');
+  keda.push({ apiVersion: 'keda.sh/v1alpha1', kind: 'ScaledObject', metadata: { name: 'jobs-worker', namespace: NAMESPACE }, spec: { scaleTargetRef: { name: 'jobs' }, triggers: [{ type: 'cpu', metadata: { value: '70' } }] } });
+  const kedaResult = await validateObjects(keda, { ...options, crds: ['keda.sh/v1alpha1/ScaledObject'] });
+  if (!kedaResult.problems.some((problem) => problem.includes('ScaledObject/jobs-worker: scaleTargetRef'))) failures.push('case "ScaledObject on a missing Deployment" was accepted');
+  return { failures, cases: BAD_CASES.length + 2 };
+}
+
+async function main(argv) {
+  if (argv.includes('--self-test')) {
+    const { failures, cases } = await selfTest();
+    for (const failure of failures) console.error(`  FAIL ${failure}`);
+    console.log(`validate-k8s self-test: ${cases - failures.length}/${cases} cases behaved as expected`);
+    return failures.length === 0 ? 0 : 1;
+  }
+  const dirs = argv.filter((arg) => !arg.startsWith('--'));
+  const targets = dirs.length > 0
+    ? dirs.map((dir) => {
+      // A copy of k8s/ elsewhere keeps the settings of the target it mirrors (base, overlays/<name>).
+      const known = TARGETS.find((target) => `${path.resolve(dir)}/`.endsWith(`/${target.dir.replace(/^k8s\//, '')}/`));
+      return { allowLatest: false, ...known, dir: path.resolve(dir) };
+    })
+    : TARGETS;
+  const deployables = listDeployables();
+  const configVars = configEnvVars();
+  let total = 0;
+  const summaries = [];
+  for (const target of targets) {
+    let objects;
+    try {
+      objects = render(target.dir);
+    } catch (error) {
+      console.error(`${target.dir}: ${error.message}`);
+      total += 1;
+      summaries.push(`${target.dir} not rendered`);
+      continue;
+    }
+    const { problems, counts } = await validateObjects(objects, { deployables, configVars, allowLatest: target.allowLatest, crds: target.crds ?? [] });
+    for (const problem of problems) console.error(`${target.dir}: ${problem}`);
+    total += problems.length;
+    const custom = counts.custom > 0 ? `, ${counts.custom} custom checked structurally only` : '';
+    summaries.push(`${target.dir} ${problems.length === 0 ? 'OK' : `${problems.length} problem(s)`} (${counts.objects} objects, ${counts.deployments} Deployments${custom})`);
+  }
+  console.log(`validate-k8s: ${total === 0 ? 'passed' : 'FAILED'}: ${summaries.join('; ')}`);
+  return total === 0 ? 0 : 1;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  process.exitCode = await main(process.argv.slice(2));
+}
