@@ -2,7 +2,7 @@ import { createLogger, installShutdown, loadConfigOrExit } from '@lms/platform';
 import { startSystem } from './host.js';
 
 const config = loadConfigOrExit();
-const logger = createLogger(config.logLevel, { service: 'all-in-one' });
+const logger = createLogger(config.logLevel, { mode: 'all-in-one' });
 const system = await startSystem({ config, logger });
 installShutdown(logger, () => system.close());
 

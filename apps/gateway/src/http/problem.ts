@@ -109,6 +109,7 @@ export function resolveProblem(error: unknown): ResolvedProblem {
   if (error instanceof ProblemError) {
     return { status: error.status, code: error.code, title: statusTitle(error.status), detail: error.detail, errors: error.errors, headers: error.headers, unexpected: false };
   }
+  if (error instanceof RpcReplyError) return fromRpcError(error.error);
   if (error instanceof NoRespondersError) {
     return { status: 503, code: 'SERVICE_UNAVAILABLE', title: statusTitle(503), detail: 'The service for this request is not available; retry later.', headers: { 'retry-after': '1' }, unexpected: false };
   }
@@ -135,4 +136,11 @@ export function problemDocument(problem: ResolvedProblem, requestId: string): Pr
     ...(problem.errors && problem.errors.length > 0 ? { errors: problem.errors } : {}),
     request_id: requestId,
   };
+}
+
+/** A service answered `{ ok: false, error }`: carried to the error handler, answered with the service's status. */
+export class RpcReplyError extends Error {
+  constructor(readonly error: RpcError) {
+    super(`${error?.status} ${error?.code}`);
+  }
 }

@@ -1,4 +1,4 @@
-import { DEFAULT_PER_PAGE, PageQuery, validateInput, type DtoClass, type FieldError, type RouteDefinition } from '@lms/contracts';
+import { DEFAULT_PER_PAGE, validateInput, type DtoClass, type FieldError, type RouteDefinition } from '@lms/contracts';
 import type { FastifyRequest } from 'fastify';
 import { ProblemError } from './problem.js';
 import { normaliseQuery, searchOf } from './query-normaliser.js';
@@ -28,17 +28,6 @@ async function check(cls: DtoClass | undefined, raw: Record<string, unknown>): P
   return result.ok ? { value: result.value, errors: [] } : { value: raw, errors: result.errors };
 }
 
-const extendsPageQuery = (cls: DtoClass | undefined): boolean => cls !== undefined && (cls === PageQuery || cls.prototype instanceof PageQuery);
-
-/** Query of a paged route: `page`/`per_page` are always accepted, even when the route's DTO leaves them out. */
-async function checkPagedQuery(route: RouteDefinition, raw: Record<string, unknown>): Promise<Checked> {
-  if (extendsPageQuery(route.query)) return check(route.query, raw);
-  const { page, per_page, ...rest } = raw;
-  const paging = Object.fromEntries(Object.entries({ page, per_page }).filter(([, v]) => v !== undefined));
-  const [pageResult, restResult] = await Promise.all([check(PageQuery, paging), check(route.query, rest)]);
-  return { value: { ...restResult.value, ...pageResult.value }, errors: [...pageResult.errors, ...restResult.errors] };
-}
-
 const isEmptyBody = (body: unknown): boolean =>
   body === undefined || body === null || (typeof body === 'object' && !Array.isArray(body) && Object.keys(body).length === 0);
 
@@ -58,7 +47,8 @@ export async function readInput(route: RouteDefinition, request: FastifyRequest)
   const rawQuery = normaliseQuery(searchOf(request.url));
   const [params, query, body] = await Promise.all([
     route.params ? check(route.params, rawParams) : Promise.resolve({ value: rawParams, errors: [] }),
-    route.paged ? checkPagedQuery(route, rawQuery) : check(route.query, rawQuery),
+    // A paged route's query DTO extends PageQuery (defineRoute insists), so `page`/`per_page` are checked there.
+    check(route.query, rawQuery),
     checkBody(route, request.body),
   ]);
   const errors = [...params.errors, ...query.errors, ...body.errors];

@@ -65,20 +65,22 @@ export interface StandaloneOptions {
 /** One deployable in its own process (Kubernetes): real NATS and Postgres are required. */
 export async function runStandalone(name: string, start: StartFn, options: StandaloneOptions): Promise<void> {
   const config = loadConfigOrExit();
-  const logger = createLogger(config.logLevel, { service: name });
+  // Deployables bind their own `service` field; binding it here too would print it twice.
+  const logger = createLogger(config.logLevel);
   const missing = [!config.natsUrl && 'NATS_URL', options.needsDatabase && !config.databaseUrl && 'DATABASE_URL'].filter(Boolean);
   if (missing.length > 0) {
-    logger.fatal(`${missing.join(' and ')} must be set when ${name} runs alone (npm start runs every deployable in one process on embedded defaults)`);
+    logger.fatal({ service: name }, `${missing.join(' and ')} must be set when ${name} runs alone (npm start runs every deployable in one process on embedded defaults)`);
     process.exit(1);
   }
-  const bus = await createBus(config, name, logger);
+  const own = logger.child({ service: name });
+  const bus = await createBus(config, name, own);
   await bus.events.ensureStreams();
   const deployable = await start({ config, databaseUrl: config.databaseUrl ?? '', bus, logger });
   const health = options.serveHealth
     ? await startHealthServer(config.healthPort, config.host, () => [...deployable.indicators, { name: 'nats', check: () => bus.ping() }])
     : undefined;
-  if (health) logger.info({ port: config.healthPort }, 'health and metrics endpoints are up');
-  installShutdown(logger, async () => {
+  if (health) own.info({ port: config.healthPort }, 'health and metrics endpoints are up');
+  installShutdown(own, async () => {
     health?.close();
     await deployable.close();
     await bus.close();

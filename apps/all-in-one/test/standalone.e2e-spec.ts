@@ -1,0 +1,70 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { ApiClient, createTestDatabase, eventually, testNatsUrl, type TestDatabase, uniqueName } from '@lms/testing';
+import { SERVICES } from '../src/host.js';
+
+// Each deployable as its own process (the Kubernetes shape), from the build that `npm test` makes first.
+const natsUrl = testNatsUrl();
+const built = existsSync('dist/apps/gateway/main.js');
+const describeWithNats = natsUrl && built ? describe : describe.skip;
+
+interface Proc {
+  name: string;
+  child: ChildProcess;
+  exited: Promise<number | null>;
+}
+
+describeWithNats('every deployable in its own process, talking over NATS only', () => {
+  let db: TestDatabase;
+  const procs: Proc[] = [];
+  const token = `bootstrap_${uniqueName('token')}`;
+  const basePort = 21000 + Math.floor(Math.random() * 20000);
+  const gatewayPort = basePort + 50;
+  let env: NodeJS.ProcessEnv;
+
+  const launch = (name: string, extra: NodeJS.ProcessEnv = {}): Proc => {
+    const child = spawn(process.execPath, [`dist/apps/${name}/main.js`], { env: { ...env, ...extra }, stdio: ['ignore', 'ignore', 'inherit'] });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const proc = { name, child, exited };
+    procs.push(proc);
+    return proc;
+  };
+
+  const ready = (port: number) =>
+    eventually(async () => ((await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined))?.status === 200 ? true : undefined), 60_000, 200);
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    env = { PATH: process.env.PATH, DATABASE_URL: db.url, NATS_URL: natsUrl, NATS_NAMESPACE: uniqueName('standalone'), BOOTSTRAP_ADMIN_TOKEN: token, LOG_LEVEL: 'warn', HOST: '127.0.0.1', RPC_TIMEOUT_MS: '3000' };
+    SERVICES.forEach((name, i) => launch(name, { HEALTH_PORT: String(basePort + i) }));
+    await Promise.all(SERVICES.map((_, i) => ready(basePort + i)));
+    launch('gateway', { PORT: String(gatewayPort) });
+    await ready(gatewayPort);
+  }, 90_000);
+
+  afterAll(async () => {
+    for (const p of procs) p.child.kill('SIGKILL');
+    await db?.drop();
+  });
+
+  it('serves custom fields through the gateway process and the identity process', async () => {
+    const api = new ApiClient(`http://127.0.0.1:${gatewayPort}`, token);
+    const created = await api.post('/api/author/custom_fields', { custom_fields: [{ name: 'Across processes' }] });
+    expect(created.status).toBe(201);
+    const id = created.body.custom_fields[0].id;
+    expect((await api.get(`/api/author/custom_fields/${id}`)).body.custom_fields[0].name).toBe('Across processes');
+  });
+
+  it('answers 503 at once while identity is down, and drains every process on SIGTERM with exit code 0', async () => {
+    const api = new ApiClient(`http://127.0.0.1:${gatewayPort}`, token);
+    await api.get('/api/author/custom_fields'); // principal cached
+    const identity = procs.find((p) => p.name === 'identity')!;
+    identity.child.kill('SIGTERM');
+    expect(await identity.exited).toBe(0);
+    const res = await api.get('/api/author/custom_fields');
+    expect(res.status).toBe(503);
+    expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    for (const p of procs.filter((x) => x !== identity)) p.child.kill('SIGTERM');
+    expect(await Promise.all(procs.filter((x) => x !== identity).map((p) => p.exited))).toEqual(procs.filter((x) => x !== identity).map(() => 0));
+  }, 60_000);
+});

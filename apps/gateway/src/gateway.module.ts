@@ -1,0 +1,21 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { Authenticator } from './auth/authenticator.js';
+import { GATEWAY_DEPS, type GatewayDeps } from './gateway-deps.js';
+import { HealthController } from './health/health.controller.js';
+import { RequestObserver } from './http/request-observer.js';
+import { RouteForwarder } from './http/route-forwarder.js';
+import { RouteRegistrar } from './http/route-registrar.js';
+import { HttpMetrics } from './metrics/http-metrics.js';
+import { MetricsController } from './metrics/metrics.controller.js';
+import { OpenApiController } from './openapi/openapi.controller.js';
+
+@Module({})
+export class GatewayModule {
+  static forRoot(deps: GatewayDeps): DynamicModule {
+    return {
+      module: GatewayModule,
+      controllers: [HealthController, MetricsController, OpenApiController],
+      providers: [{ provide: GATEWAY_DEPS, useValue: deps }, Authenticator, HttpMetrics, RequestObserver, RouteForwarder, RouteRegistrar],
+    };
+  }
+}

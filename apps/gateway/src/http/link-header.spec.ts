@@ -1,0 +1,36 @@
+import { lastPage, pageLinks } from './link-header.js';
+
+const rels = (link: string) => Object.fromEntries(link.split(', ').map((part) => {
+  const [, url, rel] = /^<([^>]*)>; rel="(\w+)"$/.exec(part) ?? [];
+  return [rel, url];
+}));
+
+describe('pageLinks', () => {
+  it('links first, prev, next and last, keeping the other parameters as sent', () => {
+    const link = pageLinks({ path: '/api/author/widgets', search: 'sort=name&page=2&includes[]=counts&per_page=10', page: 2, perPage: 10, total: 35 });
+    expect(rels(link)).toEqual({
+      first: '/api/author/widgets?sort=name&includes[]=counts&page=1&per_page=10',
+      prev: '/api/author/widgets?sort=name&includes[]=counts&page=1&per_page=10',
+      next: '/api/author/widgets?sort=name&includes[]=counts&page=3&per_page=10',
+      last: '/api/author/widgets?sort=name&includes[]=counts&page=4&per_page=10',
+    });
+  });
+
+  it('has no prev on the first page and no next on the last', () => {
+    expect(Object.keys(rels(pageLinks({ path: '/x', search: '', page: 1, perPage: 50, total: 120 })))).toEqual(['first', 'next', 'last']);
+    expect(Object.keys(rels(pageLinks({ path: '/x', search: '', page: 3, perPage: 50, total: 120 })))).toEqual(['first', 'prev', 'last']);
+  });
+
+  it('points prev of a page past the end at the last page', () => {
+    expect(rels(pageLinks({ path: '/x', search: '', page: 9, perPage: 50, total: 120 })).prev).toBe('/x?page=3&per_page=50');
+  });
+
+  it('has one page for an empty list', () => {
+    expect(lastPage(0, 50)).toBe(1);
+    expect(rels(pageLinks({ path: '/x', search: 'page=1', page: 1, perPage: 50, total: 0 }))).toEqual({ first: '/x?page=1&per_page=50', last: '/x?page=1&per_page=50' });
+  });
+
+  it('drops encoded paging keys too', () => {
+    expect(rels(pageLinks({ path: '/x', search: 'p%61ge=5&q=a%20b', page: 1, perPage: 10, total: 5 })).first).toBe('/x?q=a%20b&page=1&per_page=10');
+  });
+});

@@ -1,0 +1,84 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Principal, RequestContext, RouteDefinition, RpcReply, RpcRequest } from '@lms/contracts';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { GATEWAY_DEPS, type GatewayDeps } from '../gateway-deps.js';
+import { entityTag, ifNoneMatchHits } from './etag.js';
+import { pageLinks } from './link-header.js';
+import { RpcReplyError } from './problem.js';
+import { pathOf, searchOf } from './query-normaliser.js';
+import { readInput, type PageRequest } from './request-input.js';
+import { MalformedReplyError, parseRpcReply } from './rpc-reply.js';
+
+type Success = Extract<RpcReply, { ok: true }>;
+
+/** Headers the gateway owns: a service cannot set them, so framing and correlation stay right. */
+const RESERVED_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'x-request-id', 'etag', 'link', 'x-total-count', 'set-cookie', 'content-type']);
+const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/;
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+function lowerCaseHeaders(headers: Record<string, string> | undefined): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]));
+}
+
+/**
+ * The one generic handler behind every route of the table (design §2): validated input goes to the
+ * route's subject with the caller's context, and the reply becomes the HTTP answer.
+ */
+@Injectable()
+export class RouteForwarder {
+  constructor(@Inject(GATEWAY_DEPS) private readonly deps: GatewayDeps) {}
+
+  async handle(route: RouteDefinition, principal: Principal, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const input = await readInput(route, request);
+    const ctx: RequestContext = { requestId: request.id, ...principal };
+    const payload: RpcRequest = { ctx, params: input.params as Record<string, string>, query: input.query, body: input.body };
+    const { bus, config } = this.deps.runtime;
+    const answer = parseRpcReply(route.subject, await bus.request(route.subject, payload, config.rpcTimeoutMs));
+    if (!answer.ok) throw new RpcReplyError(answer.error);
+    return this.send(route, request, reply, answer, input.page);
+  }
+
+  private send(route: RouteDefinition, request: FastifyRequest, reply: FastifyReply, answer: Success, page?: PageRequest): FastifyReply {
+    const headers = lowerCaseHeaders(answer.headers);
+    for (const [name, value] of Object.entries(headers)) {
+      if (!RESERVED_HEADERS.has(name) && HEADER_NAME.test(name) && HEADER_VALUE.test(value)) reply.header(name, value);
+    }
+    if (route.paged && page && answer.total !== undefined) {
+      reply.header('link', pageLinks({ path: pathOf(request.url), search: searchOf(request.url), page: page.page, perPage: page.perPage, total: answer.total }));
+      reply.header('x-total-count', String(answer.total));
+    }
+
+    if (route.response.kind === 'redirect') {
+      if (!headers.location) throw new MalformedReplyError(route.subject, 'redirect without a location header');
+      const status = answer.status !== undefined && answer.status >= 300 && answer.status <= 399 ? answer.status : 302;
+      return reply.code(status).header('cache-control', 'no-store').send();
+    }
+
+    const status = answer.status ?? route.status;
+    reply.code(status);
+    if (status === 204 || answer.body === undefined) return reply.send();
+
+    const { bytes, contentType } = route.response.kind === 'file' ? this.fileBody(route, answer, headers) : { bytes: JSON.stringify(answer.body), contentType: JSON_TYPE };
+    if (status === 200 && (request.method === 'GET' || request.method === 'HEAD')) {
+      const etag = entityTag(bytes);
+      // `no-cache`: caches may keep the answer but must revalidate it (cheap, thanks to the ETag) every time.
+      reply.header('etag', etag).header('cache-control', 'private, no-cache').header('vary', 'Authorization');
+      if (ifNoneMatchHits(request.headers['if-none-match'], etag)) return reply.code(304).send();
+    }
+    return reply.header('content-type', contentType).send(bytes);
+  }
+
+  /** A file travels over the bus as text, or as `{ base64 }` when it is binary. */
+  private fileBody(route: RouteDefinition, answer: Success, headers: Record<string, string>): { bytes: string | Buffer; contentType: string } {
+    const declared = route.response.kind === 'file' ? route.response.contentType : 'application/octet-stream';
+    const contentType = headers['content-type'] && HEADER_VALUE.test(headers['content-type']) ? headers['content-type'] : declared;
+    const body = answer.body;
+    if (typeof body === 'string') return { bytes: body, contentType };
+    if (typeof body === 'object' && body !== null && typeof (body as { base64?: unknown }).base64 === 'string') {
+      return { bytes: Buffer.from((body as { base64: string }).base64, 'base64'), contentType };
+    }
+    throw new MalformedReplyError(route.subject, 'file reply is neither text nor { base64 }');
+  }
+}

@@ -1,0 +1,84 @@
+import type { AddressInfo } from 'node:net';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { ROUTES, type RouteDefinition } from '@lms/contracts';
+import { isEntrypoint, NestLogger, runStandalone, type Deployable, type HealthIndicator, type Runtime } from '@lms/platform';
+import type { GatewayDeps } from './gateway-deps.js';
+import { GatewayModule } from './gateway.module.js';
+import { busIndicator } from './health/health.controller.js';
+import { ProblemFilter } from './http/problem.filter.js';
+import { replyWithProblem } from './http/problem-reply.js';
+import { generateRequestId } from './http/request-id.js';
+
+/** Largest request body the gateway reads; bigger ones answer 413. */
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+export interface GatewayOptions {
+  /** Extra readiness checks for `/readyz`, e.g. the other deployables of an all-in-one process. */
+  indicators?: HealthIndicator[];
+}
+
+export interface Gateway extends Deployable {
+  /** Base URL the gateway listens on, e.g. `http://127.0.0.1:41234` (port 0 resolved). */
+  url: string;
+  app: NestFastifyApplication;
+}
+
+function baseUrl(address: AddressInfo | string | null, host: string): string {
+  if (address === null || typeof address === 'string') throw new Error('the gateway is not listening on a TCP port');
+  // A wildcard address is not one a client can call: the loopback of the same family is.
+  const reachable = address.address === '0.0.0.0' ? '127.0.0.1' : address.address === '::' ? '::1' : address.address || host;
+  return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${address.port}`;
+}
+
+/**
+ * Starts the HTTP edge (design §1): the route table's endpoints, auth, validation, problem+json errors,
+ * ETags, paging links, OpenAPI, health and metrics. Signals and process exit belong to the launcher;
+ * `close()` stops taking connections and lets the requests in flight finish.
+ */
+export async function start(runtime: Runtime, routes: RouteDefinition[] = ROUTES, options: GatewayOptions = {}): Promise<Gateway> {
+  runtime = { ...runtime, logger: runtime.logger.child({ service: 'gateway' }) };
+  const adapter = new FastifyAdapter({
+    bodyLimit: BODY_LIMIT_BYTES,
+    genReqId: generateRequestId,
+    requestIdHeader: false,
+    logger: false,
+    // The router rejects some requests (malformed URL, over-long parameter) before any hook or handler runs.
+    frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+      replyWithProblem(error, request, reply, runtime.logger);
+    },
+  });
+  // Only JSON bodies are read: any other content type is refused with 415 by Fastify itself.
+  adapter.getInstance().removeContentTypeParser('text/plain');
+
+  const deps: GatewayDeps = { runtime, routes, indicators: options.indicators ?? [], lifecycle: { closing: false } };
+  const app = await NestFactory.create<NestFastifyApplication>(GatewayModule.forRoot(deps), adapter, {
+    logger: new NestLogger(runtime.logger),
+    bodyParser: false,
+    abortOnError: false,
+  });
+  app.useGlobalFilters(new ProblemFilter(runtime.logger));
+  try {
+    await app.listen(runtime.config.port, runtime.config.host);
+  } catch (err) {
+    // A taken port or a clashing route table: release what was built before reporting.
+    await app.close().catch(() => undefined);
+    throw err;
+  }
+
+  const url = baseUrl(app.getHttpServer().address(), runtime.config.host);
+  runtime.logger.info({ url, routes: routes.length }, 'gateway listening');
+  return {
+    name: 'gateway',
+    url,
+    app,
+    indicators: [busIndicator(deps)],
+    close: async () => {
+      deps.lifecycle.closing = true;
+      await app.close();
+    },
+  };
+}
+
+if (isEntrypoint(import.meta.url)) await runStandalone('gateway', start, { needsDatabase: false, serveHealth: false });

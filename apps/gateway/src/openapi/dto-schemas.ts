@@ -1,0 +1,81 @@
+import { createRequire } from 'node:module';
+import { targetConstructorToSchema, validationMetadatasToSchemas } from 'class-validator-jsonschema';
+import type { DtoClass, JsonSchema } from '@lms/contracts';
+
+export const SCHEMA_REF_PREFIX = '#/components/schemas/';
+
+// class-transformer keeps `@Type()` metadata in this singleton, which its package entry does not export.
+const { defaultMetadataStorage } = createRequire(import.meta.url)('class-transformer/cjs/storage.js') as typeof import('class-transformer/types/storage.js');
+
+const OPTIONS = { refPointerPrefix: SCHEMA_REF_PREFIX, classTransformerMetadataStorage: defaultMetadataStorage };
+
+/** Property types TypeScript reports for unions and interfaces (`number | string` is `Object`): not classes with a schema. */
+const BUILT_INS = new Set(['Object', 'String', 'Number', 'Boolean', 'Array', 'Function']);
+
+/** Drops `$ref`s to built-in constructors, leaving what the validators said about the value. */
+function withoutBuiltInRefs<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(withoutBuiltInRefs) as T;
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key, item]) => !(key === '$ref' && typeof item === 'string' && BUILT_INS.has(item.slice(SCHEMA_REF_PREFIX.length))))
+      .map(([key, item]) => [key, withoutBuiltInRefs(item)]),
+  ) as T;
+}
+
+/** Every `$ref` to a component schema inside a value. */
+function refsIn(value: unknown, found = new Set<string>()): Set<string> {
+  if (Array.isArray(value)) {
+    for (const item of value) refsIn(item, found);
+  } else if (typeof value === 'object' && value !== null) {
+    for (const [key, item] of Object.entries(value)) {
+      if (key === '$ref' && typeof item === 'string' && item.startsWith(SCHEMA_REF_PREFIX)) found.add(item.slice(SCHEMA_REF_PREFIX.length));
+      else refsIn(item, found);
+    }
+  }
+  return found;
+}
+
+/**
+ * JSON Schemas of the DTO classes, read from their class-validator decorators. The classes the routes
+ * name get a component each (two classes of one name get distinct names); nested classes (`@Type()`)
+ * are found by name, and only those the document reaches are kept.
+ */
+export class DtoSchemas {
+  private readonly names = new Map<DtoClass, string>();
+  private readonly own = new Map<string, JsonSchema>();
+  private nested?: Record<string, JsonSchema>;
+
+  /** The schema of a class, inline (for query and path parameters). */
+  inline(cls: DtoClass): JsonSchema {
+    return withoutBuiltInRefs(targetConstructorToSchema(cls, OPTIONS) as JsonSchema);
+  }
+
+  /** A `$ref` to the class's component schema. */
+  ref(cls: DtoClass): JsonSchema {
+    let name = this.names.get(cls);
+    if (!name) {
+      name = cls.name || 'Body';
+      for (let n = 2; this.own.has(name); n++) name = `${cls.name}${n}`;
+      this.names.set(cls, name);
+      this.own.set(name, this.inline(cls));
+    }
+    return { $ref: `${SCHEMA_REF_PREFIX}${name}` };
+  }
+
+  /** The component schemas the document refers to, its own extra ones included. */
+  components(document: unknown, extra: Record<string, JsonSchema>): Record<string, JsonSchema> {
+    this.nested ??= withoutBuiltInRefs(validationMetadatasToSchemas(OPTIONS) as Record<string, JsonSchema>);
+    const out: Record<string, JsonSchema> = {};
+    const queue = [...refsIn(document), ...refsIn(extra)];
+    while (queue.length > 0) {
+      const name = queue.shift() as string;
+      if (out[name]) continue;
+      // A class without a single validator has no metadata at all: an open object is what it accepts.
+      const schema = extra[name] ?? this.own.get(name) ?? this.nested[name] ?? { type: 'object' };
+      out[name] = schema;
+      queue.push(...refsIn(schema));
+    }
+    return Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b)));
+  }
+}

@@ -1,0 +1,84 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { ROUTES, type JsonSchema } from '@lms/contracts';
+import { WIDGET_ROUTES } from '../../test/widget-routes.js';
+import { buildOpenApiDocument, openApiPath } from './openapi-document.js';
+
+async function expectValid(document: object): Promise<void> {
+  const result = await new Validator().validate(document as Record<string, unknown>);
+  expect(result.errors ?? []).toEqual([]);
+  expect(result.valid).toBe(true);
+}
+
+type Operation = { operationId: string; parameters: JsonSchema[]; requestBody?: JsonSchema; responses: Record<string, JsonSchema> };
+
+describe('buildOpenApiDocument', () => {
+  const document = buildOpenApiDocument(WIDGET_ROUTES);
+  const op = (path: string, method: string) => document.paths[path][method] as unknown as Operation;
+
+  it('is a valid OpenAPI 3.1 document for a table with every response shape', async () => {
+    expect(document.openapi).toBe('3.1.0');
+    await expectValid(document);
+  });
+
+  it('is a valid document for the real route table', async () => {
+    await expectValid(buildOpenApiDocument(ROUTES));
+  });
+
+  it('turns :params into templated paths with path parameters typed from the params DTO', () => {
+    expect(openApiPath('/api/admin/widgets/:widget_id/export')).toBe('/api/admin/widgets/{widget_id}/export');
+    const show = op('/api/author/widgets/{id}', 'get');
+    expect(show.parameters).toContainEqual({ name: 'id', in: 'path', required: true, schema: expect.objectContaining({ type: 'integer', minimum: 1 }) });
+  });
+
+  it('documents query parameters from the DTO and paging parameters on paged routes', () => {
+    const parameters = op('/api/author/widgets', 'get').parameters;
+    expect(parameters.map((p) => p.name ?? p.$ref)).toEqual(expect.arrayContaining(['sort', 'includes', 'min_size', 'page', 'per_page']));
+    expect(parameters.find((p) => p.name === 'per_page')).toMatchObject({ in: 'query', required: false, schema: { type: 'integer', maximum: 1000, default: 50 } });
+    expect(parameters.find((p) => p.name === 'includes')).toMatchObject({ style: 'form', explode: true, schema: { type: 'array' } });
+  });
+
+  it('takes request bodies, nested classes included, from the DTOs', () => {
+    expect(op('/api/author/widgets', 'post').requestBody).toEqual({
+      required: true,
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/CreateWidgetBody' } } },
+    });
+    expect(document.components.schemas.CreateWidgetBody).toMatchObject({ properties: { widget: { $ref: '#/components/schemas/WidgetInput' } }, required: ['widget'] });
+    expect(document.components.schemas.WidgetInput).toMatchObject({ properties: { name: { type: 'string' } }, required: ['name'] });
+    // Arrays need class-transformer's @Type() metadata: the element class is invisible to reflection.
+    expect(document.components.schemas.CreateWidgetBody).toMatchObject({ properties: { tags: { type: 'array', items: { $ref: '#/components/schemas/WidgetTag' } } } });
+    expect(document.components.schemas.WidgetTag).toMatchObject({ properties: { label: { type: 'string' } } });
+  });
+
+  it('describes each response shape', () => {
+    const list = op('/api/author/widgets', 'get').responses;
+    expect(list['200'].content).toEqual({
+      'application/json': {
+        schema: expect.objectContaining({
+          required: ['meta', 'widgets'],
+          properties: expect.objectContaining({ meta: expect.any(Object), widgets: { type: 'array', items: expect.any(Object) }, linked: expect.any(Object) }),
+        }),
+      },
+    });
+    expect(Object.keys(list['200'].headers as object)).toEqual(expect.arrayContaining(['Link', 'X-Total-Count', 'ETag']));
+    expect(list['304']).toBeDefined();
+    expect(op('/api/author/widgets/{id}', 'delete').responses['204']).not.toHaveProperty('content');
+    expect(op('/api/downloads/{id}/file', 'get').responses['302'].headers).toHaveProperty('Location');
+    expect(op('/api/admin/widgets/{widget_id}/export', 'get').responses['200'].content).toHaveProperty(['text/csv']);
+  });
+
+  it('answers problem+json for the common errors and the route’s own', () => {
+    const create = op('/api/author/widgets', 'post').responses;
+    for (const status of ['400', '401', '403', '413', '415', '422', '500', '503', '504']) {
+      expect(create[status]).toEqual({ $ref: `#/components/responses/Problem${status}` });
+    }
+    expect(document.components.responses.Problem422.content).toEqual({ 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } });
+  });
+
+  it('gives every operation a unique id and the bearer scheme', () => {
+    const ids = Object.values(document.paths).flatMap((item) => Object.values(item).map((o) => (o as unknown as Operation).operationId));
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toEqual(expect.arrayContaining(['test.widgets.update.patch', 'test.widgets.update.put']));
+    expect(document.security).toEqual([{ bearerAuth: [] }]);
+    expect(document.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+  });
+});

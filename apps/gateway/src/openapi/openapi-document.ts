@@ -1,0 +1,203 @@
+import { STATUS_CODES } from 'node:http';
+import { DEFAULT_PER_PAGE, type HttpMethod, type JsonSchema, type ResponseShape, type RouteDefinition } from '@lms/contracts';
+import { PROBLEM_CONTENT_TYPE } from '../http/problem.js';
+import { DtoSchemas } from './dto-schemas.js';
+
+export interface OpenApiInfo {
+  title: string;
+  version: string;
+  description?: string;
+}
+
+export type OpenApiDocument = {
+  openapi: string;
+  info: OpenApiInfo;
+  paths: Record<string, Record<string, JsonSchema>>;
+  components: Record<string, Record<string, JsonSchema>>;
+} & JsonSchema;
+
+export const DEFAULT_INFO: OpenApiInfo = {
+  title: 'Learning Service API',
+  version: '0.1.0',
+  description: 'Learning-management API. Every /api call needs `Authorization: Bearer <token>`; errors are RFC 9457 problem documents.',
+};
+
+/** Statuses every route may answer besides its own (see RouteSpec.errors). */
+const COMMON_ERRORS = [400, 401, 403, 404, 500, 503, 504];
+
+const ref = (kind: string, name: string): JsonSchema => ({ $ref: `#/components/${kind}/${name}` });
+
+/** `/api/x/:id` -> `/api/x/{id}`. */
+export const openApiPath = (path: string): string => path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+
+const pathParamNames = (path: string): string[] => [...path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]);
+
+const properties = (schema: JsonSchema): Record<string, JsonSchema> => (schema.properties as Record<string, JsonSchema> | undefined) ?? {};
+const requiredOf = (schema: JsonSchema): string[] => (schema.required as string[] | undefined) ?? [];
+
+function bodySchema(shape: ResponseShape): JsonSchema | undefined {
+  switch (shape.kind) {
+    case 'envelope': {
+      const props: Record<string, JsonSchema> = {
+        meta: { type: 'object', description: 'Always empty' },
+        [shape.key]: { type: 'array', items: shape.item },
+      };
+      if (shape.linked) {
+        props.linked = {
+          type: 'object',
+          description: 'Side-loaded collections',
+          properties: Object.fromEntries(Object.entries(shape.linked).map(([key, item]) => [key, { type: 'array', items: item }])),
+        };
+      }
+      return { type: 'object', required: ['meta', shape.key], properties: props };
+    }
+    case 'object':
+      return shape.key ? { type: 'object', required: [shape.key], properties: { [shape.key]: shape.item } } : shape.item;
+    default:
+      return undefined;
+  }
+}
+
+function successResponses(route: RouteDefinition, method: HttpMethod): Record<string, JsonSchema> {
+  const shape = route.response;
+  const headers: Record<string, JsonSchema> = { 'X-Request-Id': ref('headers', 'RequestId') };
+  const response: JsonSchema = { description: STATUS_CODES[route.status] ?? 'Success', headers };
+  const out: Record<string, JsonSchema> = { [String(route.status)]: response };
+  if (shape.kind === 'redirect') {
+    headers.Location = { description: 'Where the resource is', schema: { type: 'string', format: 'uri-reference' } };
+    return out;
+  }
+  if (shape.kind === 'file') {
+    response.content = { [shape.contentType]: { schema: { type: 'string', contentMediaType: shape.contentType } } };
+  } else {
+    const schema = bodySchema(shape);
+    if (schema) response.content = { 'application/json': { schema } };
+  }
+  if (route.paged) {
+    headers.Link = ref('headers', 'Link');
+    headers['X-Total-Count'] = ref('headers', 'TotalCount');
+  }
+  if (method === 'GET' && route.status === 200) {
+    headers.ETag = ref('headers', 'ETag');
+    out['304'] = ref('responses', 'NotModified');
+  }
+  return out;
+}
+
+/**
+ * OpenAPI 3.1 built from the route table, the same one the gateway serves: the document cannot drift
+ * from the routes. Request schemas come from the DTOs' class-validator decorators.
+ */
+export function buildOpenApiDocument(routes: RouteDefinition[], info: OpenApiInfo = DEFAULT_INFO): OpenApiDocument {
+  const dtos = new DtoSchemas();
+  const paths: Record<string, Record<string, JsonSchema>> = {};
+  const operationIds = new Set<string>();
+  const problemStatuses = new Set<number>();
+  const tags = new Set<string>();
+
+  const parameters = (route: RouteDefinition): JsonSchema[] => {
+    const pathSchema = route.params ? dtos.inline(route.params) : {};
+    const path = pathParamNames(route.path).map((name) => ({
+      name,
+      in: 'path',
+      required: true,
+      schema: properties(pathSchema)[name] ?? { type: 'string' },
+    }));
+    const querySchema = route.query ? dtos.inline(route.query) : {};
+    const query: JsonSchema[] = Object.entries(properties(querySchema)).map(([name, schema]) => ({
+      name,
+      in: 'query',
+      required: requiredOf(querySchema).includes(name),
+      schema,
+      ...(schema.type === 'array' ? { style: 'form', explode: true, description: `Repeat the parameter (\`${name}=a&${name}=b\`, or \`${name}[]=…\`) or separate values by commas.` } : {}),
+    }));
+    if (route.paged) {
+      // The gateway fills these defaults in before forwarding, so the document can promise them.
+      const defaults: Record<string, number> = { page: 1, per_page: DEFAULT_PER_PAGE };
+      for (const param of query) if (param.name as string in defaults) param.schema = { default: defaults[param.name as string], ...(param.schema as JsonSchema) };
+    }
+    const extra = route.methods.includes('GET') ? [ref('parameters', 'IfNoneMatch')] : [];
+    return [...path, ...query, ...extra, ref('parameters', 'RequestId')];
+  };
+
+  for (const route of routes) {
+    const item = (paths[openApiPath(route.path)] ??= {});
+    const tag = route.subject.split('.')[1] ?? route.audience;
+    tags.add(tag);
+    for (const method of route.methods) {
+      const key = method.toLowerCase();
+      if (item[key]) throw new Error(`two routes for ${method} ${route.path}`);
+      let operationId = route.methods.length > 1 ? `${route.subject}.${key}` : route.subject;
+      for (let n = 2; operationIds.has(operationId); n++) operationId = `${route.subject}.${key}${n}`;
+      operationIds.add(operationId);
+
+      const errors = [...new Set([...COMMON_ERRORS, ...(route.body ? [413, 415] : []), ...(route.errors ?? [])])].sort((a, b) => a - b);
+      errors.forEach((status) => problemStatuses.add(status));
+      item[key] = {
+        operationId,
+        summary: route.summary,
+        tags: [tag],
+        description: `Audience: ${route.audience}${route.roles?.length ? `; requires role ${route.roles.join(' or ')}` : ''}. NATS subject \`${route.subject}\`.`,
+        parameters: parameters(route),
+        ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: dtos.ref(route.body) } } } } : {}),
+        responses: {
+          ...successResponses(route, method),
+          ...Object.fromEntries(errors.map((status) => [String(status), ref('responses', `Problem${status}`)])),
+        },
+      };
+    }
+  }
+
+  const problemResponses = Object.fromEntries(
+    [...problemStatuses].sort((a, b) => a - b).map((status) => {
+      const headers: Record<string, JsonSchema> = { 'X-Request-Id': ref('headers', 'RequestId') };
+      if (status === 401) headers['WWW-Authenticate'] = { description: 'Bearer challenge (RFC 6750)', schema: { type: 'string' } };
+      return [`Problem${status}`, { description: STATUS_CODES[status] ?? 'Error', headers, content: { [PROBLEM_CONTENT_TYPE]: { schema: ref('schemas', 'Problem') } } }];
+    }),
+  );
+
+  const components = {
+    securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'Opaque access token issued by an administrator' } },
+    parameters: {
+      RequestId: { name: 'X-Request-Id', in: 'header', required: false, description: 'Correlation id, echoed on the response; one is made when absent', schema: { type: 'string', maxLength: 128 } },
+      IfNoneMatch: { name: 'If-None-Match', in: 'header', required: false, description: 'ETags of a cached copy; a match answers 304', schema: { type: 'string' } },
+    },
+    headers: {
+      RequestId: { description: 'Correlation id of the request', schema: { type: 'string' } },
+      ETag: { description: 'Validator of this representation, for If-None-Match', schema: { type: 'string' } },
+      Link: { description: 'RFC 8288 links to the first, prev, next and last pages', schema: { type: 'string' } },
+      TotalCount: { description: 'Number of records over all pages', schema: { type: 'integer', minimum: 0 } },
+    },
+    responses: {
+      NotModified: { description: 'Not Modified: the representation still matches If-None-Match', headers: { ETag: ref('headers', 'ETag'), 'X-Request-Id': ref('headers', 'RequestId') } },
+      ...problemResponses,
+    },
+  };
+
+  const extraSchemas: Record<string, JsonSchema> = {
+    Problem: {
+      type: 'object',
+      description: 'RFC 9457 problem details',
+      required: ['type', 'title', 'status', 'code', 'request_id'],
+      properties: {
+        type: { type: 'string', format: 'uri-reference' },
+        title: { type: 'string' },
+        status: { type: 'integer' },
+        detail: { type: 'string' },
+        code: { type: 'string', description: 'Stable machine-readable error code, e.g. VALIDATION_FAILED' },
+        errors: { type: 'array', items: ref('schemas', 'FieldError') },
+        request_id: { type: 'string' },
+      },
+    },
+    FieldError: { type: 'object', required: ['field', 'message'], properties: { field: { type: 'string' }, message: { type: 'string' } } },
+  };
+
+  const document = {
+    openapi: '3.1.0',
+    info,
+    security: [{ bearerAuth: [] }],
+    tags: [...tags].sort().map((name) => ({ name })),
+    paths,
+  };
+  return { ...document, components: { ...components, schemas: dtos.components({ paths, components }, extraSchemas) } };
+}

@@ -1,0 +1,482 @@
+import { createHash } from 'node:crypto';
+import { Writable } from 'node:stream';
+import { ROUTES, type Principal, type RpcReply, type RpcRequest } from '@lms/contracts';
+import { pino } from 'pino';
+import { createLogger, InProcessBus, loadConfig, NatsBus, type HealthIndicator, type MessageBus, type PlatformConfig, type Runtime } from '@lms/platform';
+import { ApiClient, eventually, testNatsUrl, uniqueName, type ApiResponse } from '@lms/testing';
+import { start, type Gateway } from '../src/main.js';
+import { WIDGET_ROUTES, WIDGET_SUBJECTS as S } from './widget-routes.js';
+
+/**
+ * The gateway over real HTTP and a real bus (NATS when TEST_NATS_URL is set), in front of test services
+ * served on that bus: an identity responder for tokens and one handler per test route.
+ */
+
+const PRINCIPALS: Record<string, Principal> = {
+  'author-token': { accountId: 11, subAccountId: 5, userId: 101, roles: ['author'] },
+  'admin-token': { accountId: 11, subAccountId: null, userId: 102, roles: ['admin'] },
+  'learner-token': { accountId: 11, subAccountId: null, userId: 103, roles: ['learner'] },
+  'support-token': { accountId: 11, subAccountId: null, userId: 104, roles: ['author', 'support'] },
+  'revocable-token': { accountId: 12, subAccountId: null, userId: 201, roles: ['author'] },
+  'leaver-token': { accountId: 12, subAccountId: null, userId: 202, roles: ['author'] },
+};
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+interface Deferred {
+  promise: Promise<void>;
+  resolve(): void;
+}
+function deferred(): Deferred {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+describe('gateway (e2e)', () => {
+  const namespace = uniqueName('gw');
+  const natsUrl = testNatsUrl();
+  let serviceBus: MessageBus;
+  let gatewayBus: MessageBus;
+  let gateway: Gateway;
+  let hasty: Gateway;
+  let api: ApiClient;
+
+  const calls: Record<string, RpcRequest[]> = {};
+  const lookups = new Map<string, number>();
+  const revoked = new Set<string>();
+  let readinessDown = false;
+  // Held replies: released at the end so no handler outlives the suite.
+  const held = deferred();
+  const slowArrivals: Deferred[] = [];
+
+  // The main gateway logs into this list, so the request log can be checked.
+  const logLines: Record<string, unknown>[] = [];
+  const logSink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      logLines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+      done();
+    },
+  });
+
+  const runtime = (bus: MessageBus, config: Partial<PlatformConfig> = {}, logger = createLogger('silent')): Runtime => ({
+    config: { ...loadConfig({}), port: 0, host: '127.0.0.1', rpcTimeoutMs: 5000, authCacheTtlMs: 60_000, ...config },
+    databaseUrl: '',
+    bus,
+    logger,
+  });
+
+  const serve = (subject: string, handler: (req: RpcRequest) => Promise<RpcReply> | RpcReply) =>
+    serviceBus.serve(subject, 'test', async (payload) => {
+      const req = payload as RpcRequest;
+      (calls[subject] ??= []).push(req);
+      return handler(req);
+    });
+
+  const widget = (id: unknown, name = `widget ${String(id)}`) => ({ id: String(id), name });
+
+  beforeAll(async () => {
+    if (natsUrl) {
+      serviceBus = await NatsBus.connect(natsUrl, { namespace, name: 'gateway-e2e-services' });
+      gatewayBus = await NatsBus.connect(natsUrl, { namespace, name: 'gateway-e2e-gateway' });
+    } else {
+      const bus = new InProcessBus({ namespace });
+      serviceBus = bus;
+      gatewayBus = bus.retain();
+    }
+
+    serviceBus.serve('identity.auth.resolve', 'identity', async (payload) => {
+      const { token } = (payload as RpcRequest<{ token: string }>).body;
+      lookups.set(token, (lookups.get(token) ?? 0) + 1);
+      const principal = PRINCIPALS[token];
+      if (!principal || revoked.has(token)) return { ok: false, error: { status: 401, code: 'INVALID_TOKEN', title: 'Unauthorized' } } satisfies RpcReply;
+      return { ok: true, body: principal } satisfies RpcReply;
+    });
+    serve(S.list, () => ({ ok: true, body: { meta: {}, widgets: [widget(1), widget(2)] }, total: 35 }));
+    serve(S.show, (req) =>
+      (req.params as Record<string, unknown>).id === 404
+        ? { ok: false, error: { status: 404, code: 'WIDGET_NOT_FOUND', title: 'Not Found', detail: 'There is no widget 404.' } }
+        : { ok: true, body: { meta: {}, widgets: [widget(req.params.id)] } },
+    );
+    serve(S.create, (req) => ({ ok: true, body: { meta: {}, widgets: [{ id: '9', ...(req.body as { widget: object }).widget }] } }));
+    serve(S.update, (req) => ({ ok: true, body: { meta: {}, widgets: [{ id: String(req.params.id), ...(req.body as { widget: object }).widget }] } }));
+    serve(S.delete, () => ({ ok: true, status: 204 }));
+    serve(S.sync, (req) => ({ ok: true, body: { widget: widget(req.params.id) } }));
+    serve(S.secrets, () => ({ ok: true, body: { secret: 'for admins' } }));
+    serve(S.slow, async () => {
+      slowArrivals.shift()?.resolve();
+      await held.promise;
+      return { ok: true, body: { late: true } };
+    });
+    serve(S.broken, () => ({ ok: false, error: { status: 500, code: 'DB_EXPLODED', title: 'Boom', detail: 'password=hunter2 at db.internal:5432' } }));
+    serve(S.crashing, () => {
+      throw new Error('TypeError in widget.repository.ts:42 with password=hunter2');
+    });
+    serve(S.conflict, () => ({ ok: false, error: { status: 409, code: 'LOCK_HELD', title: 'Conflict', detail: 'Locked by user 7.' } }));
+    serve(S.file, () => ({ ok: true, headers: { Location: 'https://files.example/signed?sig=abc' } }));
+    serve(S.export, () => ({ ok: true, body: 'id,name\n1,a\n', headers: { 'content-disposition': 'attachment; filename="widgets.csv"' } }));
+    // Every subscription is known to the server before the first request.
+    await serviceBus.ping();
+
+    const switchable: HealthIndicator = {
+      name: 'switchable',
+      check: async () => {
+        if (readinessDown) throw new Error('switched off');
+      },
+    };
+    gateway = await start(runtime(gatewayBus, {}, pino({ level: 'info' }, logSink)), WIDGET_ROUTES, { indicators: [switchable] });
+    hasty = await start(runtime(gatewayBus, { rpcTimeoutMs: 100 }), WIDGET_ROUTES);
+    api = new ApiClient(gateway.url, 'author-token');
+  });
+
+  afterAll(async () => {
+    held.resolve();
+    await Promise.all([gateway?.close(), hasty?.close()]);
+    await gatewayBus?.close();
+    await serviceBus?.close();
+  });
+
+  function expectProblem(res: ApiResponse, status: number, code: string): void {
+    expect({ status: res.status, code: res.body?.code }).toEqual({ status, code });
+    expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(res.body).toMatchObject({ status, code, title: expect.any(String), type: expect.stringMatching(/^(https:\/\/learning-service\.dev\/problems\/[a-z0-9-]+|about:blank)$/) });
+    expect(res.body.request_id).toEqual(res.headers.get('x-request-id'));
+    expect(res.body.request_id).toEqual(expect.any(String));
+  }
+
+  describe('authentication and audience', () => {
+    it('answers 401 with a Bearer challenge without a token', async () => {
+      const res = await api.as(undefined).get('/api/author/widgets');
+      expectProblem(res, 401, 'UNAUTHENTICATED');
+      expect(res.headers.get('www-authenticate')).toMatch(/^Bearer /);
+    });
+
+    it('answers 401 for a malformed header and for an unknown token', async () => {
+      const malformed = await api.request('GET', '/api/author/widgets', undefined, { authorization: 'Basic dXNlcjpwdw==' });
+      expectProblem(malformed, 401, 'UNAUTHENTICATED');
+      expect(malformed.headers.get('www-authenticate')).toContain('invalid_request');
+      const unknown = await api.as('no-such-token').get('/api/author/widgets');
+      expectProblem(unknown, 401, 'UNAUTHENTICATED');
+      expect(unknown.headers.get('www-authenticate')).toContain('invalid_token');
+    });
+
+    it('does not cache a failed lookup', async () => {
+      await api.as('unknown-twice').get('/api/author/widgets');
+      await api.as('unknown-twice').get('/api/author/widgets');
+      expect(lookups.get('unknown-twice')).toBe(2);
+    });
+
+    it('answers 403 to a caller outside the audience, before reading the body or calling the service', async () => {
+      const before = calls[S.secrets]?.length ?? 0;
+      expectProblem(await api.get('/api/admin/secrets'), 403, 'FORBIDDEN');
+      expectProblem(await api.as('learner-token').post('/api/author/widgets', { widget: { name: 'x' } }), 403, 'FORBIDDEN');
+      expect(calls[S.secrets]?.length ?? 0).toBe(before);
+      expect((await api.as('admin-token').get('/api/admin/secrets')).status).toBe(200);
+    });
+
+    it('needs the route’s extra roles too', async () => {
+      expectProblem(await api.post('/api/author/widgets/3/sync'), 403, 'FORBIDDEN');
+      const res = await api.as('support-token').post('/api/author/widgets/3/sync');
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ widget: widget(3) });
+    });
+
+    it('serves the API description without a token', async () => {
+      const res = await api.as(undefined).get('/api/openapi.json');
+      expect(res.status).toBe(200);
+      expect(res.body.openapi).toBe('3.1.0');
+      expect(Object.keys(res.body.paths)).toContain('/api/author/widgets/{id}');
+      const docs = await fetch(`${gateway.url}/api/docs`);
+      expect(docs.status).toBe(200);
+      expect(await docs.text()).toContain('/api/docs/swagger-ui-bundle.js');
+      const bundle = await fetch(`${gateway.url}/api/docs/swagger-ui-bundle.js`);
+      expect([bundle.status, bundle.headers.get('content-type')]).toEqual([200, 'text/javascript; charset=utf-8']);
+      expect((await bundle.text()).length).toBeGreaterThan(1000);
+      expectProblem(await api.as(undefined).get('/api/docs/package.json'), 404, 'ROUTE_NOT_FOUND');
+    });
+  });
+
+  describe('forwarding', () => {
+    it('sends the caller’s context and the validated, typed input to the service', async () => {
+      const res = await api.request('GET', '/api/author/widgets?sort=-name&includes[]=counts&includes[]=owner&min_size=3&page=2&per_page=10', undefined, {
+        'x-request-id': 'trace-abc-123',
+      });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('x-request-id')).toBe('trace-abc-123');
+      expect(res.body).toEqual({ meta: {}, widgets: [widget(1), widget(2)] });
+      expect(calls[S.list].at(-1)).toEqual({
+        ctx: { requestId: 'trace-abc-123', accountId: 11, subAccountId: 5, userId: 101, roles: ['author'] },
+        params: {},
+        query: { sort: '-name', includes: ['counts', 'owner'], min_size: 3, page: 2, per_page: 10 },
+      });
+    });
+
+    it('makes a request id when the caller’s is missing or unsafe', async () => {
+      const res = await api.request('GET', '/api/author/widgets/5', undefined, { 'x-request-id': 'bad id\twith spaces' });
+      expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+      expect(calls[S.show].at(-1)?.ctx.requestId).toBe(res.headers.get('x-request-id'));
+    });
+
+    it('answers the route’s status, or the service’s, with no body for 204', async () => {
+      const created = await api.post('/api/author/widgets', { widget: { name: 'new', size: 2 } });
+      expect(created.status).toBe(201);
+      expect(created.body).toEqual({ meta: {}, widgets: [{ id: '9', name: 'new', size: 2 }] });
+      expect(calls[S.create].at(-1)?.body).toEqual({ widget: { name: 'new', size: 2 } });
+      const deleted = await api.delete('/api/author/widgets/9');
+      expect(deleted.status).toBe(204);
+      expect(deleted.text).toBe('');
+    });
+
+    it('accepts PATCH and PUT alike', async () => {
+      for (const method of ['PATCH', 'PUT']) {
+        const res = await api.request(method, '/api/author/widgets/4', { widget: { name: method } });
+        expect(res.status).toBe(200);
+        expect(res.body.widgets).toEqual([{ id: '4', name: method }]);
+      }
+    });
+
+    it('answers a redirect with the service’s Location', async () => {
+      const res = await api.get('/api/downloads/7/file');
+      expect(res.status).toBe(302);
+      expect(res.headers.get('location')).toBe('https://files.example/signed?sig=abc');
+    });
+
+    it('sends a file with its content type and headers', async () => {
+      const res = await api.as('admin-token').get('/api/admin/widgets/3/export');
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('text/csv');
+      expect(res.headers.get('content-disposition')).toBe('attachment; filename="widgets.csv"');
+      expect(res.text).toBe('id,name\n1,a\n');
+      expect(calls[S.export].at(-1)?.params).toEqual({ widget_id: 3 });
+    });
+  });
+
+  describe('input validation', () => {
+    it('rejects unknown body fields, at any depth, without calling the service', async () => {
+      const before = calls[S.create]?.length ?? 0;
+      const res = await api.post('/api/author/widgets', { widget: { name: 'x', colour: 'red' }, tags: [{ label: 'a' }, { label: 'b', admin: true }], is_admin: true });
+      expectProblem(res, 400, 'VALIDATION_FAILED');
+      expect(res.body.errors).toEqual(
+        expect.arrayContaining([
+          { field: 'is_admin', message: expect.stringContaining('is_admin') },
+          { field: 'widget.colour', message: expect.stringContaining('colour') },
+          { field: 'tags[1].admin', message: expect.stringContaining('admin') },
+        ]),
+      );
+      expect(calls[S.create]?.length ?? 0).toBe(before);
+    });
+
+    it('lists every invalid field of params, query and body', async () => {
+      const res = await api.request('PATCH', '/api/author/widgets/abc', { widget: { name: '', size: -1 } });
+      expectProblem(res, 400, 'VALIDATION_FAILED');
+      expect(res.body.errors.map((e: { field: string }) => e.field)).toEqual(expect.arrayContaining(['id', 'widget.name', 'widget.size']));
+    });
+
+    it('rejects a bad query: paging out of range, unknown values and parameters', async () => {
+      const res = await api.get('/api/author/widgets?per_page=5000&page=0&sort=colour&includes[]=everything&debug=1');
+      expectProblem(res, 400, 'VALIDATION_FAILED');
+      expect(res.body.errors.map((e: { field: string }) => e.field)).toEqual(expect.arrayContaining(['per_page', 'page', 'sort', 'includes', 'debug']));
+      expectProblem(await api.get('/api/author/widgets/3?extra=1'), 400, 'VALIDATION_FAILED');
+    });
+
+    it('answers 400 for a missing body, invalid JSON and a non-object body', async () => {
+      expectProblem(await api.request('POST', '/api/author/widgets'), 400, 'BODY_REQUIRED');
+      expectProblem(await api.request('POST', '/api/author/widgets', '{"widget": {'), 400, 'MALFORMED_REQUEST');
+      expectProblem(await api.request('POST', '/api/author/widgets', '[1,2]'), 400, 'VALIDATION_FAILED');
+      expectProblem(await api.request('POST', '/api/author/widgets', '{"__proto__": {"x": 1}}'), 400, 'MALFORMED_REQUEST');
+    });
+
+    it('answers 415 for a body that is not JSON', async () => {
+      expectProblem(await api.request('POST', '/api/author/widgets', 'name=x', { 'content-type': 'application/x-www-form-urlencoded' }), 415, 'UNSUPPORTED_MEDIA_TYPE');
+      expectProblem(await api.request('POST', '/api/author/widgets', 'hello', { 'content-type': 'text/plain' }), 415, 'UNSUPPORTED_MEDIA_TYPE');
+    });
+
+    it('answers 413 for a body over the limit', async () => {
+      const res = await api.post('/api/author/widgets', { widget: { name: 'x'.repeat(1_100_000) } });
+      expectProblem(res, 413, 'PAYLOAD_TOO_LARGE');
+    });
+
+    it('refuses a body on a route that takes none', async () => {
+      const res = await api.post('/api/author/widgets/3/sync', { force: true });
+      // The audience check comes first: the author is not support.
+      expectProblem(res, 403, 'FORBIDDEN');
+      expectProblem(await api.as('support-token').post('/api/author/widgets/3/sync', { force: true }), 400, 'VALIDATION_FAILED');
+    });
+  });
+
+  describe('routing errors', () => {
+    it('answers 404 problem for an unknown /api path', async () => {
+      expectProblem(await api.get('/api/author/gadgets'), 404, 'ROUTE_NOT_FOUND');
+    });
+
+    it('answers 400 problem for a malformed URL', async () => {
+      expectProblem(await api.get('/api/author/widgets/%E0%A4%A'), 400, 'MALFORMED_REQUEST');
+    });
+
+    it('answers 405 with Allow for a known path and another method', async () => {
+      const res = await api.request('POST', '/api/author/widgets/3', {});
+      expectProblem(res, 405, 'METHOD_NOT_ALLOWED');
+      expect(res.headers.get('allow')).toBe('GET, HEAD, PUT, PATCH, DELETE');
+    });
+  });
+
+  describe('service failures', () => {
+    it('answers 503 quickly when no service listens', async () => {
+      // A missing responder must not wait for the RPC timeout (5 s here), which would answer 504.
+      expectProblem(await api.get('/api/learner/nobody'), 503, 'SERVICE_UNAVAILABLE');
+    });
+
+    it('answers 504 when the service is slower than the RPC timeout', async () => {
+      const res = await new ApiClient(hasty.url, 'learner-token').get('/api/learner/slow');
+      expectProblem(res, 504, 'GATEWAY_TIMEOUT');
+    });
+
+    it('passes a service’s deliberate error on with its status and code', async () => {
+      const conflict = await api.post('/api/learner/conflicts');
+      expectProblem(conflict, 409, 'LOCK_HELD');
+      expect(conflict.body).toMatchObject({ type: 'https://learning-service.dev/problems/lock-held', title: 'Conflict', detail: 'Locked by user 7.' });
+      expectProblem(await api.get('/api/author/widgets/404'), 404, 'WIDGET_NOT_FOUND');
+    });
+
+    it('answers a service 500 or crash with a request id and nothing internal', async () => {
+      for (const path of ['/api/learner/broken', '/api/learner/crashing']) {
+        const res = await api.get(path);
+        expectProblem(res, 500, 'INTERNAL_ERROR');
+        expect(res.text).not.toMatch(/hunter2|db\.internal|repository|DB_EXPLODED|TypeError/);
+      }
+    });
+  });
+
+  describe('conditional GET', () => {
+    it('tags every 200 GET and answers 304 to a matching If-None-Match', async () => {
+      const first = await api.get('/api/author/widgets/5');
+      const etag = first.headers.get('etag');
+      expect(first.status).toBe(200);
+      expect(etag).toMatch(/^"[^"]+"$/);
+      for (const header of [etag as string, `W/${etag}`, `"stale", ${etag}`, '*']) {
+        const res = await api.get('/api/author/widgets/5', { 'if-none-match': header });
+        expect([res.status, res.text]).toEqual([304, '']);
+        expect(res.headers.get('etag')).toBe(etag);
+      }
+      const other = await api.get('/api/author/widgets/6', { 'if-none-match': etag as string });
+      expect(other.status).toBe(200);
+      expect(other.headers.get('etag')).not.toBe(etag);
+    });
+  });
+
+  describe('paging', () => {
+    it('answers Link and X-Total-Count, keeping the other query parameters', async () => {
+      const res = await api.get('/api/author/widgets?sort=name&includes[]=counts&page=2&per_page=10');
+      expect(res.status).toBe(200);
+      expect(res.headers.get('x-total-count')).toBe('35');
+      expect(res.body.meta).toEqual({});
+      const q = (page: number) => `/api/author/widgets?sort=name&includes[]=counts&page=${page}&per_page=10`;
+      expect(res.headers.get('link')).toBe(`<${q(1)}>; rel="first", <${q(1)}>; rel="prev", <${q(3)}>; rel="next", <${q(4)}>; rel="last"`);
+    });
+
+    it('forwards the default page size when none is asked', async () => {
+      const res = await api.get('/api/author/widgets');
+      expect(calls[S.list].at(-1)?.query).toEqual({ page: 1, per_page: 50 });
+      expect(res.headers.get('link')).toBe('</api/author/widgets?page=1&per_page=50>; rel="first", </api/author/widgets?page=1&per_page=50>; rel="last"');
+    });
+  });
+
+  describe('token cache', () => {
+    it('keeps a principal cached until an invalidation for its token arrives', async () => {
+      const client = api.as('revocable-token');
+      expect((await client.get('/api/author/widgets/1')).status).toBe(200);
+      expect((await client.get('/api/author/widgets/1')).status).toBe(200);
+      expect(lookups.get('revocable-token')).toBe(1);
+
+      revoked.add('revocable-token');
+      // Still cached: identity is not asked again until told.
+      expect((await client.get('/api/author/widgets/1')).status).toBe(200);
+
+      serviceBus.broadcast('identity.auth.invalidate', { tokenHashes: [sha256('revocable-token')] });
+      const res = await eventually(async () => {
+        const attempt = await client.get('/api/author/widgets/1');
+        return attempt.status === 401 ? attempt : undefined;
+      });
+      expectProblem(res, 401, 'UNAUTHENTICATED');
+      expect(lookups.get('revocable-token')).toBeGreaterThanOrEqual(2);
+    });
+
+    it('drops every token of a user named by an invalidation', async () => {
+      const client = api.as('leaver-token');
+      expect((await client.get('/api/author/widgets/1')).status).toBe(200);
+      const before = lookups.get('leaver-token');
+      serviceBus.broadcast('identity.auth.invalidate', { userId: 202, accountId: 12 });
+      await eventually(async () => {
+        await client.get('/api/author/widgets/1');
+        return (lookups.get('leaver-token') ?? 0) > (before ?? 0) ? true : undefined;
+      });
+    });
+  });
+
+  describe('operations', () => {
+    it('answers liveness and readiness, with each check by name', async () => {
+      const live = await fetch(`${gateway.url}/healthz`);
+      expect([live.status, await live.json()]).toEqual([200, { status: 'ok' }]);
+      const ready = await fetch(`${gateway.url}/readyz`);
+      expect([ready.status, await ready.json()]).toEqual([200, { status: 'ok', checks: [{ name: 'bus', status: 'up' }, { name: 'switchable', status: 'up' }] }]);
+      readinessDown = true;
+      try {
+        const down = await fetch(`${gateway.url}/readyz`);
+        expect([down.status, await down.json()]).toEqual([
+          503,
+          { status: 'unavailable', checks: [{ name: 'bus', status: 'up' }, { name: 'switchable', status: 'down', error: 'switched off' }] },
+        ]);
+      } finally {
+        readinessDown = false;
+      }
+    });
+
+    it('exposes Prometheus metrics by route template', async () => {
+      await api.get('/api/author/widgets/77');
+      const res = await fetch(`${gateway.url}/metrics`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
+      const text = await res.text();
+      expect(text).toContain('process_cpu_user_seconds_total');
+      expect(text).toMatch(/http_request_duration_seconds_count\{method="GET",route="\/api\/author\/widgets\/:id",status="200"\} \d+/);
+      expect(text).not.toContain('/api/author/widgets/77');
+    });
+
+    it('logs one JSON line per request, and an unexpected error in full with its request id', async () => {
+      await api.request('GET', '/api/author/widgets/8', undefined, { 'x-request-id': 'log-check-1' });
+      await api.request('GET', '/api/learner/crashing', undefined, { 'x-request-id': 'log-check-2' });
+      const line = await eventually(async () => logLines.find((l) => l.requestId === 'log-check-1' && l.msg === 'request'));
+      expect(line).toMatchObject({ method: 'GET', route: '/api/author/widgets/:id', status: 200, durationMs: expect.any(Number) });
+      const failure = await eventually(async () => logLines.find((l) => l.requestId === 'log-check-2' && l.msg === 'request failed'));
+      expect(failure).toMatchObject({ level: 50, method: 'GET', url: '/api/learner/crashing', err: { message: expect.any(String), stack: expect.any(String) } });
+    });
+
+    it('starts with the real route table, every route behind authentication', async () => {
+      const real = await start(runtime(gatewayBus));
+      try {
+        const doc = (await new ApiClient(real.url).get('/api/openapi.json')).body;
+        expect(Object.keys(doc.paths).length).toBe(new Set(ROUTES.map((r) => r.path)).size);
+        for (const route of ROUTES) {
+          const path = route.path.replace(/:[A-Za-z_]+/g, '1');
+          for (const method of route.methods) expectProblem(await new ApiClient(real.url).request(method, path), 401, 'UNAUTHENTICATED');
+        }
+      } finally {
+        await real.close();
+      }
+    });
+
+    it('lets requests in flight finish when closing', async () => {
+      const draining = await start(runtime(gatewayBus), WIDGET_ROUTES);
+      const arrived = deferred();
+      slowArrivals.push(arrived);
+      const inFlight = new ApiClient(draining.url, 'learner-token').get('/api/learner/slow');
+      await arrived.promise;
+      const closed = draining.close();
+      held.resolve();
+      const res = await inFlight;
+      await closed;
+      expect([res.status, res.body]).toEqual([200, { late: true }]);
+      await expect(fetch(`${draining.url}/healthz`)).rejects.toThrow();
+    });
+  });
+});
