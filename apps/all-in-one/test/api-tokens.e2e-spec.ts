@@ -108,7 +108,7 @@ describe('API tokens, end to end (gateway → NATS → identity → Postgres)', 
 
     it("answers 404 for a user of another account, an unknown id and an unknown uid, and stores nothing", async () => {
       const before = await t.factory.count('identity.api_tokens');
-      for (const user_id of [stranger.userId, `uid:${stranger.uid}`, 999_999, 'uid:nobody-here']) {
+      for (const user_id of [stranger.userId, `uid:${stranger.uid}`, 999_999, '99999999999', 'uid:nobody-here']) {
         const res = await issue({ user_id, name: 'nope' });
         expect(res.status).toBe(404);
         expect(res.body.code).toBe('USER_NOT_FOUND');
@@ -206,6 +206,7 @@ describe('API tokens, end to end (gateway → NATS → identity → Postgres)', 
       const created = (await issue({ user_id: author.userId, name: 'guarded' })).body.api_tokens[0];
       expect((await admin.as(stranger.token).delete(`${TOKENS}/${created.id}`)).status).toBe(404);
       expect((await admin.delete(`${TOKENS}/999999`)).status).toBe(404);
+      expect((await admin.delete(`${TOKENS}/99999999999`)).status).toBe(404); // beyond a Postgres integer: nobody, not a 500
       expect((await admin.delete(`${TOKENS}/abc`)).status).toBe(400);
       expect((await admin.as(created.token).get(AUTHOR_ENDPOINT)).status).toBe(200);
     });

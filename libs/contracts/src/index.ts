@@ -5,4 +5,5 @@ export * from './common/validate.js';
 export * from './routes/index.js';
 export * from './events/envelope.js';
 export * from './identity/auth.contract.js';
+export * from './identity/api-tokens.contract.js';
 export * from './identity/custom-fields.contract.js';

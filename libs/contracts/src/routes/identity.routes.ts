@@ -1,5 +1,12 @@
 import { IdParams } from '../common/query.js';
 import {
+  API_TOKEN_SCHEMA,
+  API_TOKEN_SUBJECTS,
+  CREATED_API_TOKEN_SCHEMA,
+  CreateApiTokenBody,
+  ListApiTokensQuery,
+} from '../identity/api-tokens.contract.js';
+import {
   CreateCustomFieldsBody,
   CUSTOM_FIELD_SCHEMA,
   CUSTOM_FIELD_SUBJECTS as S,
@@ -12,6 +19,20 @@ import { defineRoute } from './route.js';
 const customFields = { kind: 'envelope', key: 'custom_fields', item: CUSTOM_FIELD_SCHEMA } as const;
 
 export const IDENTITY_ROUTES = [
+  defineRoute({
+    method: 'POST', path: '/api/admin/api_tokens', subject: API_TOKEN_SUBJECTS.create, status: 201,
+    summary: 'Issue an API token for a user of the account (id or uid:<uid>); the secret is answered only here',
+    body: CreateApiTokenBody, response: { kind: 'envelope', key: 'api_tokens', item: CREATED_API_TOKEN_SCHEMA },
+  }),
+  defineRoute({
+    method: 'GET', path: '/api/admin/api_tokens', subject: API_TOKEN_SUBJECTS.list, status: 200, paged: true,
+    summary: "List the account's live API tokens (never their secrets), optionally of one user",
+    query: ListApiTokensQuery, response: { kind: 'envelope', key: 'api_tokens', item: API_TOKEN_SCHEMA },
+  }),
+  defineRoute({
+    method: 'DELETE', path: '/api/admin/api_tokens/:id', subject: API_TOKEN_SUBJECTS.revoke, status: 204,
+    summary: 'Revoke an API token; it is refused from the next request on', params: IdParams, response: { kind: 'empty' },
+  }),
   defineRoute({
     method: 'GET', path: '/api/author/custom_fields', subject: S.list, status: 200, paged: true,
     summary: 'List custom fields', query: FieldIncludesQuery, response: customFields,

@@ -1,0 +1,38 @@
+import { Controller } from '@nestjs/common';
+import { Payload } from '@nestjs/microservices';
+import {
+  API_TOKEN_SUBJECTS as S,
+  type CreateApiTokenBody,
+  type CreatedApiTokenView,
+  type IdParams,
+  type ListApiTokensQuery,
+  type RpcRequest,
+} from '@lms/contracts';
+import { Handles, noContent, paged, reply } from '@lms/platform';
+import { ApiTokensService, toApiTokenView } from './api-tokens.service.js';
+
+const envelope = (api_tokens: unknown[]) => ({ meta: {}, api_tokens });
+
+@Controller()
+export class ApiTokensHandlers {
+  constructor(private readonly service: ApiTokensService) {}
+
+  @Handles(S.create)
+  async create(@Payload() { ctx, body }: RpcRequest<CreateApiTokenBody>) {
+    const { token, secret } = await this.service.create(ctx, body.api_token);
+    const view: CreatedApiTokenView = { ...toApiTokenView(token), token: secret };
+    return reply(envelope([view]), { status: 201 });
+  }
+
+  @Handles(S.list)
+  async list(@Payload() { ctx, query }: RpcRequest<unknown, ListApiTokensQuery>) {
+    const [tokens, total] = await this.service.list(ctx, query);
+    return paged(envelope(tokens.map(toApiTokenView)), total);
+  }
+
+  @Handles(S.revoke)
+  async revoke(@Payload() { ctx, params }: RpcRequest<unknown, object, IdParams>) {
+    await this.service.revoke(ctx, params.id);
+    return noContent();
+  }
+}

@@ -1,0 +1,98 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { IsNull } from 'typeorm';
+import {
+  API_TOKEN_CREATED_EVENT,
+  API_TOKEN_REVOKED_EVENT,
+  AUTH_INVALIDATE_SUBJECT,
+  pageWindow,
+  type ApiTokenInput,
+  type ApiTokenEventData,
+  type ApiTokenView,
+  type AuthInvalidation,
+  type ListApiTokensQuery,
+} from '@lms/contracts';
+import { Database, InjectTenantRepository, MESSAGE_BUS, type MessageBus, Outbox, type TenantRepository, type TenantScope } from '@lms/platform';
+import { ApiToken } from '../auth/api-token.entity.js';
+import { generateToken, hashToken } from '../auth/token.js';
+import { User } from '../users/user.entity.js';
+import { apiTokenNotFound, tokenUserNotFound } from './api-token.errors.js';
+
+export const toApiTokenView = (token: ApiToken): ApiTokenView => ({
+  id: String(token.id),
+  user_id: String(token.userId),
+  name: token.name,
+  expires_at: token.expiresAt ? token.expiresAt.toISOString() : null,
+  created_at: token.createdAt.toISOString(),
+});
+
+const MAX_ID = 2_147_483_647;
+
+const eventData = (token: ApiToken): ApiTokenEventData => ({ id: token.id, userId: token.userId, name: token.name });
+
+@Injectable()
+export class ApiTokensService {
+  constructor(
+    private readonly db: Database,
+    private readonly outbox: Outbox,
+    @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
+    @InjectTenantRepository(ApiToken) private readonly tokens: TenantRepository<ApiToken>,
+    @InjectTenantRepository(User) private readonly users: TenantRepository<User>,
+  ) {}
+
+  /** Issues a token for a live user of the caller's account; the secret leaves only in this return value. */
+  async create(scope: TenantScope, input: ApiTokenInput): Promise<{ token: ApiToken; secret: string }> {
+    const user = await this.findUser(scope, input.user_id);
+    if (!user) throw tokenUserNotFound(input.user_id);
+    const secret = generateToken();
+    const token = await this.db.transaction(async () => {
+      const row = await this.tokens.insert(scope, {
+        userId: user.id,
+        name: input.name,
+        tokenHash: hashToken(secret),
+        expiresAt: input.expires_at === undefined ? null : new Date(input.expires_at),
+        revokedAt: null,
+      });
+      await this.outbox.add(scope, API_TOKEN_CREATED_EVENT, eventData(row));
+      return row;
+    });
+    return { token, secret };
+  }
+
+  /** Live (unrevoked) tokens, expired ones included so an administrator can see and clean them up. */
+  async list(scope: TenantScope, query: ListApiTokensQuery): Promise<[ApiToken[], number]> {
+    const { skip, take } = pageWindow(query);
+    let userId: number | undefined;
+    if (query.user_id !== undefined) {
+      const user = await this.findUser(scope, query.user_id);
+      if (!user) return [[], 0];
+      userId = user.id;
+    }
+    return this.tokens.findAndCount(scope, { where: { revokedAt: IsNull(), ...(userId === undefined ? {} : { userId }) }, order: { id: 'ASC' }, skip, take });
+  }
+
+  /**
+   * Revokes in one transaction with its event, then tells every gateway replica to drop the cached
+   * principal. The notice goes after the commit: sent earlier, a replica could re-read the still-live row.
+   */
+  async revoke(scope: TenantScope, id: number): Promise<void> {
+    if (id > MAX_ID) throw apiTokenNotFound(id);
+    const token = await this.db.transaction(async () => {
+      const row = await this.tokens.findOne(scope, { id, revokedAt: IsNull() });
+      if (!row) throw apiTokenNotFound(id);
+      row.revokedAt = new Date();
+      const saved = await this.tokens.save(scope, row);
+      await this.outbox.add(scope, API_TOKEN_REVOKED_EVENT, eventData(saved));
+      return saved;
+    });
+    const notice: AuthInvalidation = { tokenHashes: [token.tokenHash] };
+    this.bus.broadcast(AUTH_INVALIDATE_SUBJECT, notice);
+  }
+
+  /** A live user of the account by id (number or numeric text) or `uid:<uid>`. */
+  private findUser(scope: TenantScope, ref: number | string): Promise<User | null> {
+    if (typeof ref === 'string' && ref.startsWith('uid:')) return this.users.findOne(scope, { uid: ref.slice('uid:'.length) });
+    const id = Number(ref);
+    // Ids are Postgres integers: a larger number names nobody (and must not reach the query as a 500).
+    return id > MAX_ID ? Promise.resolve(null) : this.users.findOne(scope, { id });
+  }
+}
