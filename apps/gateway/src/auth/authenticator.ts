@@ -28,9 +28,16 @@ function parsePrincipal(body: unknown): Principal {
   const valid =
     typeof p === 'object' && p !== null &&
     isInt(p.accountId) && isInt(p.userId) && (p.subAccountId === null || isInt(p.subAccountId)) &&
-    Array.isArray(p.roles) && p.roles.every((role) => ROLES.includes(role as Role));
+    Array.isArray(p.roles) && p.roles.every((role) => ROLES.includes(role as Role)) &&
+    (p.tokenExpiresAt == null || (typeof p.tokenExpiresAt === 'string' && !Number.isNaN(Date.parse(p.tokenExpiresAt))));
   if (!valid) throw new MalformedReplyError(AUTH_RESOLVE_SUBJECT, 'not a principal');
-  return { accountId: p.accountId as number, subAccountId: p.subAccountId as number | null, userId: p.userId as number, roles: p.roles as Role[] };
+  return {
+    accountId: p.accountId as number,
+    subAccountId: p.subAccountId as number | null,
+    userId: p.userId as number,
+    roles: p.roles as Role[],
+    tokenExpiresAt: p.tokenExpiresAt ?? null,
+  };
 }
 
 function parseInvalidation(payload: unknown): AuthInvalidation | undefined {

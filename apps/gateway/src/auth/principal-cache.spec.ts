@@ -19,6 +19,15 @@ describe('PrincipalCache', () => {
     expect(cache.get('h')).toBeUndefined();
   });
 
+  it('drops a principal when its token expires, before the TTL runs out', () => {
+    const cache = new PrincipalCache(100_000, 10, clock);
+    cache.set('h', { ...principal(1), tokenExpiresAt: new Date(now + 50).toISOString() }, cache.generation);
+    now += 49;
+    expect(cache.get('h')).toBeDefined();
+    now += 1;
+    expect(cache.get('h')).toBeUndefined();
+  });
+
   it('caches nothing with a TTL of 0', () => {
     const cache = new PrincipalCache(0, 10, clock);
     cache.set('h', principal(1), cache.generation);

@@ -47,7 +47,9 @@ export class PrincipalCache {
       const oldest = this.entries.keys().next();
       if (!oldest.done) this.entries.delete(oldest.value);
     }
-    this.entries.set(hash, { principal, expiresAt: this.now() + this.ttlMs });
+    // An expiring token leaves the cache when it expires, not a TTL later.
+    const tokenExpiry = principal.tokenExpiresAt ? Date.parse(principal.tokenExpiresAt) : Infinity;
+    this.entries.set(hash, { principal, expiresAt: Math.min(this.now() + this.ttlMs, tokenExpiry) });
   }
 
   /**

@@ -9,8 +9,8 @@ export class AuthService {
 
   /** The principal behind a live token of a live user; the one lookup that is not account-scoped, since the token names the account. */
   async resolve(token: string): Promise<Principal> {
-    const rows: { account_id: number; user_id: number; roles: Role[] }[] = await this.db.manager.query(
-      `SELECT t.account_id, u.id AS user_id, u.roles
+    const rows: { account_id: number; user_id: number; roles: Role[]; expires_at: Date | null }[] = await this.db.manager.query(
+      `SELECT t.account_id, u.id AS user_id, u.roles, t.expires_at
          FROM identity.api_tokens t
          JOIN identity.users u ON u.id = t.user_id AND u.account_id = t.account_id
         WHERE t.token_hash = $1
@@ -21,6 +21,6 @@ export class AuthService {
     );
     const row = rows[0];
     if (!row) throw unauthorized('INVALID_TOKEN', 'The access token is unknown, expired or revoked.');
-    return { accountId: row.account_id, subAccountId: null, userId: row.user_id, roles: row.roles };
+    return { accountId: row.account_id, subAccountId: null, userId: row.user_id, roles: row.roles, tokenExpiresAt: row.expires_at?.toISOString() ?? null };
   }
 }

@@ -32,8 +32,11 @@ export function pageWindow(query: PageQuery): { skip: number; take: number; page
   return { skip: (page - 1) * perPage, take: perPage, page, perPage };
 }
 
+/** Ids are Postgres `integer`s: anything larger can name no row, and must be a 400 rather than a database error. */
+export const MAX_ID = 2_147_483_647;
+
 /** Path parameter `:id` that must be a positive integer. */
 export class IdParams {
-  @QueryInt() @IsInt() @Min(1)
+  @QueryInt() @IsInt() @Min(1) @Max(MAX_ID)
   id: number;
 }

@@ -16,6 +16,8 @@ export interface Principal {
   subAccountId: number | null;
   userId: number;
   roles: Role[];
+  /** When the token stops working (RFC 3339), so no cache keeps it alive past its expiry; null when it never expires. */
+  tokenExpiresAt?: string | null;
 }
 
 /** Hex SHA-256 of a token, the form in which tokens are stored and invalidated. */
