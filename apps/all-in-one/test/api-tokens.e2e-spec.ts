@@ -206,7 +206,7 @@ describe('API tokens, end to end (gateway → NATS → identity → Postgres)', 
       const created = (await issue({ user_id: author.userId, name: 'guarded' })).body.api_tokens[0];
       expect((await admin.as(stranger.token).delete(`${TOKENS}/${created.id}`)).status).toBe(404);
       expect((await admin.delete(`${TOKENS}/999999`)).status).toBe(404);
-      expect((await admin.delete(`${TOKENS}/99999999999`)).status).toBe(404); // beyond a Postgres integer: nobody, not a 500
+      expect((await admin.delete(`${TOKENS}/99999999999`)).status).toBe(400); // beyond a Postgres integer: an invalid id, not a 500
       expect((await admin.delete(`${TOKENS}/abc`)).status).toBe(400);
       expect((await admin.as(created.token).get(AUTHOR_ENDPOINT)).status).toBe(200);
     });

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { IsNull } from 'typeorm';
 import {
+  MAX_ID,
   API_TOKEN_CREATED_EVENT,
   API_TOKEN_REVOKED_EVENT,
   AUTH_INVALIDATE_SUBJECT,
@@ -25,7 +26,6 @@ export const toApiTokenView = (token: ApiToken): ApiTokenView => ({
   created_at: token.createdAt.toISOString(),
 });
 
-const MAX_ID = 2_147_483_647;
 
 const eventData = (token: ApiToken): ApiTokenEventData => ({ id: token.id, userId: token.userId, name: token.name });
 
@@ -75,7 +75,6 @@ export class ApiTokensService {
    * principal. The notice goes after the commit: sent earlier, a replica could re-read the still-live row.
    */
   async revoke(scope: TenantScope, id: number): Promise<void> {
-    if (id > MAX_ID) throw apiTokenNotFound(id);
     const token = await this.db.transaction(async () => {
       const row = await this.tokens.findOne(scope, { id, revokedAt: IsNull() });
       if (!row) throw apiTokenNotFound(id);
