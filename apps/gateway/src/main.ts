@@ -50,7 +50,15 @@ export async function start(runtime: Runtime, routes: RouteDefinition[] = ROUTES
     },
   });
   // Only JSON bodies are read: any other content type is refused with 415 by Fastify itself.
-  adapter.getInstance().removeContentTypeParser('text/plain');
+  const fastify = adapter.getInstance();
+  fastify.removeContentTypeParser('text/plain');
+  // Many clients send `Content-Type: application/json` on a DELETE or POST with no body: that is no body,
+  // not malformed JSON. Everything else goes through Fastify's own parser (prototype-poisoning checks included).
+  const parseJson = fastify.getDefaultJsonParser('error', 'error');
+  fastify.removeContentTypeParser('application/json');
+  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) =>
+    body === '' ? done(null, undefined) : parseJson(request, body as string, done),
+  );
 
   const deps: GatewayDeps = { runtime, routes, indicators: options.indicators ?? [], lifecycle: { closing: false } };
   const app = await NestFactory.create<NestFastifyApplication>(GatewayModule.forRoot(deps), adapter, {

@@ -225,6 +225,8 @@ describe('gateway (e2e)', () => {
       const deleted = await api.delete('/api/author/widgets/9');
       expect(deleted.status).toBe(204);
       expect(deleted.text).toBe('');
+      // Clients often label an empty DELETE as JSON: no body, not malformed JSON.
+      expect((await api.delete('/api/author/widgets/9', { 'content-type': 'application/json' })).status).toBe(204);
     });
 
     it('accepts PATCH and PUT alike', async () => {
@@ -281,6 +283,7 @@ describe('gateway (e2e)', () => {
 
     it('answers 400 for a missing body, invalid JSON and a non-object body', async () => {
       expectProblem(await api.request('POST', '/api/author/widgets'), 400, 'BODY_REQUIRED');
+      expectProblem(await api.request('POST', '/api/author/widgets', undefined, { 'content-type': 'application/json' }), 400, 'BODY_REQUIRED');
       expectProblem(await api.request('POST', '/api/author/widgets', '{"widget": {'), 400, 'MALFORMED_REQUEST');
       expectProblem(await api.request('POST', '/api/author/widgets', '[1,2]'), 400, 'VALIDATION_FAILED');
       expectProblem(await api.request('POST', '/api/author/widgets', '{"__proto__": {"x": 1}}'), 400, 'MALFORMED_REQUEST');

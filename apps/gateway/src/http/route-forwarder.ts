@@ -32,7 +32,9 @@ export class RouteForwarder {
 
   async handle(route: RouteDefinition, principal: Principal, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const input = await readInput(route, request);
-    const ctx: RequestContext = { requestId: request.id, ...principal };
+    // The context names who is calling, nothing more: token details stay at the edge.
+    const { accountId, subAccountId, userId, roles } = principal;
+    const ctx: RequestContext = { requestId: request.id, accountId, subAccountId, userId, roles };
     const payload: RpcRequest = { ctx, params: input.params as Record<string, string>, query: input.query, body: input.body };
     const { bus, config } = this.deps.runtime;
     const answer = parseRpcReply(route.subject, await bus.request(route.subject, payload, config.rpcTimeoutMs));
