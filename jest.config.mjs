@@ -15,6 +15,9 @@ const base = {
 
 /** Tiers (design §8): unit specs beside the code, integration specs per service, end-to-end through HTTP. */
 export default {
+  // Integration and end-to-end specs talk to real servers on a loaded 2-core machine: a guard against
+  // hangs, not a speed check (speed lives in `npm run bench`).
+  testTimeout: 30_000,
   globalSetup: '<rootDir>/libs/testing/src/global-setup.ts',
   globalTeardown: '<rootDir>/libs/testing/src/global-teardown.ts',
   projects: [
