@@ -1,0 +1,112 @@
+// Child processes of a bench run: started with this very node binary, their output kept (bounded) for
+// error reports, and always stopped: SIGTERM, then SIGKILL if they have not ended in time.
+import { execFileSync, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import net from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { requestJson } from './load.mjs';
+
+const OUTPUT_LIMIT = 32 * 1024;
+/** Units of /proc/<pid>/stat times; 100 on every common Linux, asked once in case it is not. */
+const CLOCK_TICKS = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+const live = new Set();
+
+/** A port free on loopback right now (the OS picks it; the child binds it a moment later). */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Starts `node <script>` with `env` added to this process's environment.
+ * @returns {{ name: string, child: import('node:child_process').ChildProcess, output: () => string, exited: Promise<void> }}
+ */
+export function startChild(name, script, env) {
+  // process.execPath: `npm run bench` runs node 24 from node_modules/.bin, which the build targets.
+  const child = spawn(process.execPath, [script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const keep = (chunk) => {
+    output += chunk.toString('utf8');
+    if (output.length > OUTPUT_LIMIT) output = output.slice(-OUTPUT_LIMIT);
+  };
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  const exited = new Promise((resolve) => child.once('exit', () => resolve()));
+  const handle = { name, child, output: () => output, exited };
+  live.add(handle);
+  void exited.then(() => live.delete(handle));
+  return handle;
+}
+
+const hasExited = ({ child }) => child.exitCode !== null || child.signalCode !== null;
+
+/** SIGTERM (the deployables drain and close), then SIGKILL after `graceMs`. */
+export async function stopChild(handle, graceMs = 10_000) {
+  if (hasExited(handle)) return;
+  handle.child.kill('SIGTERM');
+  const ended = await Promise.race([handle.exited.then(() => true), sleep(graceMs, false)]);
+  if (ended) return;
+  process.stderr.write(`bench: ${handle.name} did not stop within ${graceMs} ms of SIGTERM: SIGKILL\n`);
+  handle.child.kill('SIGKILL');
+  await Promise.race([handle.exited, sleep(5_000)]);
+}
+
+export const stopChildren = (handles) => Promise.all(handles.map((handle) => stopChild(handle)));
+
+/** Every child still running, for the last-resort cleanup. */
+export const liveChildren = () => [...live];
+
+/** Synchronous last resort (process 'exit'): nothing this run started may outlive it. */
+export function killAllNow() {
+  for (const handle of live) if (!hasExited(handle)) handle.child.kill('SIGKILL');
+}
+
+/** Polls `url` until it answers 200; fails at once if the child dies, and after `timeoutMs` at the latest. */
+export async function waitReady(handle, url, timeoutMs = 90_000) {
+  const deadline = Date.now() + timeoutMs;
+  let last = 'no answer yet';
+  while (Date.now() < deadline) {
+    if (hasExited(handle)) throw new Error(`${handle.name} exited (code ${handle.child.exitCode ?? handle.child.signalCode}) before it was ready:\n${handle.output().slice(-4000)}`);
+    try {
+      const answer = await requestJson(url, { timeoutMs: 3_000 });
+      if (answer.status === 200) return;
+      last = `${answer.status} ${answer.text.slice(0, 300)}`;
+    } catch (err) {
+      last = err instanceof Error ? err.message : String(err);
+    }
+    await sleep(200);
+  }
+  throw new Error(`${handle.name} was not ready at ${url} within ${timeoutMs} ms (last: ${last}):\n${handle.output().slice(-4000)}`);
+}
+
+/**
+ * CPU time (user + system, ms) the processes have used so far, from /proc (Linux); undefined elsewhere.
+ * Unlike req/s, CPU per request barely moves when other work shares the machine.
+ */
+export function cpuTimeMs(handles) {
+  let total = 0;
+  try {
+    for (const { child } of handles) {
+      // Fields after the parenthesised command name: state is [0], utime [11], stime [12] (proc(5)).
+      const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      total += ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+    }
+  } catch {
+    return undefined;
+  }
+  return total;
+}

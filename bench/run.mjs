@@ -1,0 +1,215 @@
+// `npm run bench`: throughput and p50/p99 latency of GET /api/author/custom_fields/:id and of a create,
+// through the gateway with every deployable in one process and with each in its own process, beside a raw
+// node:http + pg handler doing the same database work, all in one run on the same machine; prints each
+// ratio to the raw baseline and writes bench/results/latest.json. Real Postgres and NATS, loopback only.
+//
+// Settings (environment): BENCH_DATABASE_URL, BENCH_NATS_URL, BENCH_CONCURRENCY (8),
+// BENCH_DURATION_S (10, per measurement), BENCH_WARMUP_S (3), BENCH_MAX_REQUESTS (1000000 per measurement),
+// BENCH_PROBE_S (5: seconds of the extra one-connection latency pass; 0 skips it).
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { connect } from '@nats-io/transport-node';
+import pg from 'pg';
+import { bootstrapAccountId, createBenchDatabase, deleteNamespaceStreams, uniqueName, waitOutboxDrained } from './infra.mjs';
+import { requestJson, runLoad } from './load.mjs';
+import { cpuTimeMs, killAllNow, liveChildren, stopChildren } from './processes.mjs';
+import { RAW, byOperation, errorSummary, formatTable, withRatios, writeJson } from './report.mjs';
+import { missingBuildOutputs, startAllInOne, startRaw, startSeparate } from './topologies.mjs';
+
+function intSetting(name, fallback, min, max) {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) throw new Error(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  return value;
+}
+
+const settings = {
+  databaseServerUrl: process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres',
+  natsUrl: process.env.BENCH_NATS_URL || 'nats://127.0.0.1:4222',
+  concurrency: intSetting('BENCH_CONCURRENCY', 8, 1, 256),
+  durationS: intSetting('BENCH_DURATION_S', 10, 1, 120),
+  warmupS: intSetting('BENCH_WARMUP_S', 3, 0, 60),
+  maxRequests: intSetting('BENCH_MAX_REQUESTS', 1_000_000, 1, 10_000_000),
+  probeS: intSetting('BENCH_PROBE_S', 5, 0, 60),
+};
+const RESULTS_FILE = fileURLToPath(new URL('./results/latest.json', import.meta.url));
+// The whole run is bounded: whatever hangs, children are stopped and the run ends.
+const WATCHDOG_MS = 10 * 60_000;
+
+const log = (message) => process.stderr.write(`bench: ${message}\n`);
+
+const missing = missingBuildOutputs();
+if (missing.length > 0) {
+  log(`build outputs missing (run \`npm run build\` first):\n  ${missing.join('\n  ')}`);
+  process.exit(1);
+}
+if (Number(process.versions.node.split('.')[0]) < 22) log(`warning: node ${process.version}; the services need node >= 22 (npm scripts run node_modules/.bin/node)`);
+
+async function serverVersions() {
+  const client = new pg.Client({ connectionString: settings.databaseServerUrl });
+  await client.connect();
+  const postgres = (await client.query('SHOW server_version')).rows[0].server_version;
+  await client.end();
+  const nc = await connect({ servers: settings.natsUrl, timeout: 5_000 });
+  const nats = nc.info?.version;
+  await nc.close();
+  return { postgres, nats };
+}
+
+/** One field created the way the measured creates are, then read back: proves the path answers correctly. */
+async function seed(topology, tag) {
+  const headers = { ...topology.headers };
+  const created = await requestJson(topology.baseUrl + topology.createPath, { method: 'POST', headers, body: { custom_fields: [{ name: `bench-seed-${tag}` }] } });
+  if (created.status !== 201) throw new Error(`${topology.name}: seeding create answered ${created.status}: ${created.text.slice(0, 500)}`);
+  const field = created.json.custom_fields[0];
+  const read = await requestJson(topology.baseUrl + topology.readPath(field.id), { headers });
+  if (read.status !== 200) throw new Error(`${topology.name}: reading the seeded field answered ${read.status}: ${read.text.slice(0, 500)}`);
+  const expected = JSON.stringify({ meta: {}, custom_fields: [{ id: field.id, name: `bench-seed-${tag}` }] });
+  if (JSON.stringify(read.json) !== expected) throw new Error(`${topology.name}: read answered ${read.text}, expected ${expected}`);
+  return field.id;
+}
+
+/** Warm-up (discarded), then the measurement, of one operation on one topology. */
+async function measure(topology, operation, load, pass) {
+  const base = { concurrency: pass.concurrency, maxRequests: settings.maxRequests, headers: topology.headers, ...load };
+  const warmup = pass.warmupS > 0 ? await runLoad({ ...base, durationMs: pass.warmupS * 1000, body: (seq) => load.body?.(`${pass.tag}w${seq}`) }) : undefined;
+  const cpuBefore = cpuTimeMs(topology.handles);
+  const result = await runLoad({ ...base, durationMs: pass.durationS * 1000, body: (seq) => load.body?.(`${pass.tag}m${seq}`) });
+  const cpuAfter = cpuTimeMs(topology.handles);
+  // Server processes only: Postgres and NATS work is not in it (the raw baseline does the same SQL).
+  const serverCpuMsPerRequest = cpuBefore === undefined || cpuAfter === undefined || result.ok === 0 ? NaN : (cpuAfter - cpuBefore) / result.ok;
+  const row = {
+    topology: topology.name,
+    operation,
+    concurrency: pass.concurrency,
+    ...result,
+    serverCpuMsPerRequest,
+    warmupErrors: warmup?.errors ?? 0,
+    warmupErrorsByKind: warmup?.errorsByKind ?? {},
+    warmupSampleError: warmup?.sampleError,
+  };
+  log(`${topology.name} / ${operation}: ${result.rps.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms, ${result.errors} errors; server CPU ${serverCpuMsPerRequest.toFixed(3)} ms/request, load generator ${result.clientCpuPct.toFixed(0)}% of a core`);
+  return row;
+}
+
+/**
+ * The loaded pass (N connections: throughput, and latency under saturation), then, unless disabled, one
+ * connection (latency of the path itself, without queueing); the topology is already warm by then.
+ */
+const passes = () => [
+  { tag: 'n', suffix: '', concurrency: settings.concurrency, durationS: settings.durationS, warmupS: settings.warmupS },
+  ...(settings.probeS > 0 ? [{ tag: 'p', suffix: ', 1 conn', concurrency: 1, durationS: settings.probeS, warmupS: 0 }] : []),
+];
+
+async function benchTopology(topology, tag, databaseUrl) {
+  const id = await seed(topology, tag);
+  const rows = [];
+  const read = { url: topology.baseUrl + topology.readPath(id), method: 'GET' };
+  const create = {
+    url: topology.baseUrl + topology.createPath,
+    method: 'POST',
+    headers: { ...topology.headers, 'content-type': 'application/json' },
+    body: (seq) => `{"custom_fields":[{"name":"bench-${tag}-${seq}"}]}`,
+  };
+  for (const pass of passes()) {
+    for (const [operation, load] of [['read', read], ['create', create]]) {
+      // A backlog left by an earlier phase would be relayed during this one; only the phase's own work counts.
+      // (The raw baseline runs no relay: its outbox rows stay, as identity's would until relayed.)
+      if (topology.name !== RAW) {
+        const left = await waitOutboxDrained(databaseUrl);
+        if (left > 0) log(`warning: ${left} outbox events still unpublished before ${topology.name} / ${operation}${pass.suffix}`);
+      }
+      rows.push(await measure(topology, operation + pass.suffix, load, pass));
+    }
+  }
+  return rows;
+}
+
+const started = new Date();
+// Other work on the machine moves the numbers; the load averages say how quiet it was.
+const loadBefore = os.loadavg();
+const token = `bench_${randomBytes(24).toString('hex')}`;
+const runId = uniqueName('bench');
+const namespaces = { allInOne: `${runId}_aio`, separate: `${runId}_sep` };
+let database;
+let exitCode = 0;
+
+// Nothing the run started may outlive it, however it ends: processes, the database, the NATS streams.
+let cleaning;
+const cleanup = () =>
+  (cleaning ??= (async () => {
+    await stopChildren(liveChildren());
+    await database?.drop().catch((err) => log(`could not drop ${database.name}: ${err.message}`));
+    await deleteNamespaceStreams(settings.natsUrl, Object.values(namespaces)).catch((err) => log(`could not delete the run's NATS streams: ${err.message}`));
+  })());
+process.on('exit', killAllNow);
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, () => {
+    log(`${signal}: stopping the run`);
+    void cleanup().finally(() => process.exit(130));
+  });
+}
+setTimeout(() => {
+  log(`the run exceeded ${WATCHDOG_MS / 60_000} minutes: stopping it`);
+  void cleanup().finally(() => process.exit(1));
+}, WATCHDOG_MS).unref();
+
+let current;
+try {
+  const versions = await serverVersions();
+  database = await createBenchDatabase(settings.databaseServerUrl);
+  log(`database ${database.name}, NATS namespaces ${Object.values(namespaces).join(', ')}; ${settings.concurrency} connections, ${settings.warmupS} s warm-up + ${settings.durationS} s per loaded measurement`);
+  const infra = { databaseUrl: database.url, natsUrl: settings.natsUrl, token };
+  const rows = [];
+
+  log('starting all-in-one');
+  current = await startAllInOne({ ...infra, namespace: namespaces.allInOne });
+  rows.push(...(await benchTopology(current, 'aio', database.url)));
+  await current.close();
+
+  log('starting separate processes');
+  current = await startSeparate({ ...infra, namespace: namespaces.separate });
+  rows.push(...(await benchTopology(current, 'sep', database.url)));
+  await current.close();
+
+  log('starting raw baseline');
+  current = await startRaw({ databaseUrl: database.url, accountId: await bootstrapAccountId(database.url) });
+  rows.push(...(await benchTopology(current, 'raw', database.url)));
+  await current.close();
+  current = undefined;
+
+  const results = byOperation(withRatios(rows));
+  const load = (averages) => averages.map((n) => n.toFixed(2)).join(' ');
+  const machine = {
+    cpus: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model,
+    memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+    platform: `${os.platform()} ${os.release()}`,
+    node: process.version,
+    ...versions,
+    loadAverageBefore: load(loadBefore),
+    loadAverageAfter: load(os.loadavg()),
+  };
+  writeJson(RESULTS_FILE, { date: started.toISOString(), machine, settings: { ...settings, databaseServerUrl: undefined }, results });
+
+  process.stdout.write(`\nlearning service bench, ${started.toISOString()}, ${machine.cpus} cores (${machine.cpuModel}), node ${process.version}, Postgres ${versions.postgres}, NATS ${versions.nats}\n`);
+  process.stdout.write(`${settings.concurrency} keep-alive connections, ${settings.warmupS} s warm-up + ${settings.durationS} s per loaded row, ${settings.probeS} s per "1 conn" row; ratios are to the raw row of the same operation\n`);
+  process.stdout.write(`CPU ms/req: user+system CPU of the topology's own processes per 2xx answer (Postgres and NATS not included)\n`);
+  process.stdout.write(`load average (1/5/15 min) before: ${machine.loadAverageBefore}, after: ${machine.loadAverageAfter}\n\n`);
+  process.stdout.write(`${formatTable(results)}\n\n`);
+  const errors = errorSummary(results);
+  if (errors.length > 0) {
+    process.stdout.write(`!! ERRORS: these rows are not clean measurements:\n${errors.join('\n')}\n\n`);
+    exitCode = 1;
+  }
+  process.stdout.write(`results: ${RESULTS_FILE}\n`);
+} catch (err) {
+  log(`failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+  exitCode = 1;
+} finally {
+  await current?.close().catch(() => undefined);
+  await cleanup();
+}
+process.exit(exitCode);

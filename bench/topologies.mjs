@@ -1,0 +1,108 @@
+// The three ways the same read and create are served in a run: every deployable in one process, each
+// deployable in its own process (as in Kubernetes), and the raw node:http + pg floor.
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { freePort, startChild, stopChildren, waitReady } from './processes.mjs';
+
+const entry = (name) => fileURLToPath(new URL(`../dist/apps/${name}/main.js`, import.meta.url));
+export const RAW_SCRIPT = fileURLToPath(new URL('./raw-baseline.mjs', import.meta.url));
+
+/** Stages of the separate-process start: jobs-worker works in the schema jobs migrates; the gateway is the edge. */
+export const SEPARATE_STAGES = [['identity', 'catalog', 'scheduling', 'jobs', 'locking'], ['jobs-worker'], ['gateway']];
+
+export function missingBuildOutputs() {
+  return ['all-in-one', ...SEPARATE_STAGES.flat()].map(entry).filter((file) => !existsSync(file));
+}
+
+/**
+ * @typedef {object} Topology
+ * @property {string} name
+ * @property {string} baseUrl
+ * @property {(id: string|number) => string} readPath
+ * @property {string} createPath
+ * @property {Record<string,string>} headers   sent with every request (authentication)
+ * @property {Array<{ child: import('node:child_process').ChildProcess }>} handles  its processes (for CPU accounting)
+ * @property {() => Promise<void>} close
+ */
+
+const gatewayPaths = { readPath: (id) => `/api/author/custom_fields/${id}`, createPath: '/api/author/custom_fields' };
+
+/** Starts `handles` (already spawned) to readiness; stops them all if any fails, so nothing is left running. */
+async function readyOrStop(handles, probes) {
+  try {
+    await Promise.all(probes.map(([handle, url]) => waitReady(handle, url)));
+  } catch (err) {
+    await stopChildren(handles);
+    throw err;
+  }
+}
+
+/** @returns {Promise<Topology>} */
+export async function startAllInOne({ databaseUrl, natsUrl, namespace, token }) {
+  const port = await freePort();
+  const handle = startChild('all-in-one', entry('all-in-one'), {
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    HEALTH_PORT: String(await freePort()),
+    DATABASE_URL: databaseUrl,
+    NATS_URL: natsUrl,
+    NATS_NAMESPACE: namespace,
+    BOOTSTRAP_ADMIN_TOKEN: token,
+    LOG_LEVEL: 'warn',
+  });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  await readyOrStop([handle], [[handle, `${baseUrl}/readyz`]]);
+  return { name: 'all-in-one', baseUrl, ...gatewayPaths, headers: { authorization: `Bearer ${token}` }, handles: [handle], close: () => stopChildren([handle]) };
+}
+
+/** @returns {Promise<Topology>} */
+export async function startSeparate({ databaseUrl, natsUrl, namespace, token }) {
+  const started = [];
+  let baseUrl = '';
+  try {
+    for (const stage of SEPARATE_STAGES) {
+      const probes = [];
+      for (const name of stage) {
+        const port = await freePort();
+        const healthPort = await freePort();
+        const handle = startChild(name, entry(name), {
+          PORT: String(port),
+          HOST: '127.0.0.1',
+          HEALTH_PORT: String(healthPort),
+          DATABASE_URL: databaseUrl,
+          NATS_URL: natsUrl,
+          NATS_NAMESPACE: namespace,
+          BOOTSTRAP_ADMIN_TOKEN: token,
+          LOG_LEVEL: 'warn',
+        });
+        started.push(handle);
+        // Services serve /readyz on HEALTH_PORT; the gateway on its HTTP port.
+        const url = name === 'gateway' ? `http://127.0.0.1:${port}/readyz` : `http://127.0.0.1:${healthPort}/readyz`;
+        if (name === 'gateway') baseUrl = `http://127.0.0.1:${port}`;
+        probes.push([handle, url]);
+      }
+      await readyOrStop(started, probes);
+    }
+  } catch (err) {
+    await stopChildren(started);
+    throw err;
+  }
+  return { name: 'separate processes', baseUrl, ...gatewayPaths, headers: { authorization: `Bearer ${token}` }, handles: started, close: () => stopChildren(started) };
+}
+
+/** @returns {Promise<Topology>} */
+export async function startRaw({ databaseUrl, accountId }) {
+  const port = await freePort();
+  const handle = startChild('raw-baseline', RAW_SCRIPT, { PORT: String(port), DATABASE_URL: databaseUrl, BENCH_ACCOUNT_ID: String(accountId) });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  await readyOrStop([handle], [[handle, `${baseUrl}/readyz`]]);
+  return {
+    name: 'raw node:http + pg',
+    baseUrl,
+    readPath: (id) => `/raw/custom_fields/${id}`,
+    createPath: '/raw/custom_fields',
+    headers: {},
+    handles: [handle],
+    close: () => stopChildren([handle]),
+  };
+}
