@@ -106,6 +106,14 @@ describe('API tokens, end to end (gateway → NATS → identity → Postgres)', 
       expect(byText.body.api_tokens[0].user_id).toBe(String(learner.userId));
     });
 
+    it('answers 404 for a user whose deletion is under way', async () => {
+      const leaving = await t.factory.user(await t.factory.accountIdOf('default'), ['learner']);
+      await t.factory.markDeletionRequested(leaving.userId);
+      const res = await issue({ user_id: leaving.userId, name: 'too late' });
+      expect(res.status).toBe(404);
+      expect(res.body.code).toBe('USER_NOT_FOUND');
+    });
+
     it("answers 404 for a user of another account, an unknown id and an unknown uid, and stores nothing", async () => {
       const before = await t.factory.count('identity.api_tokens');
       for (const user_id of [stranger.userId, `uid:${stranger.uid}`, 999_999, '99999999999', 'uid:nobody-here']) {

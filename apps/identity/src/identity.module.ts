@@ -14,17 +14,29 @@ import { InitialIdentity1763800000000 } from './migrations/1763800000000-initial
 import { SubAccounts1763900000000 } from './migrations/1763900000000-sub-accounts.js';
 import { UserFieldsHandlers } from './user-fields/user-fields.handlers.js';
 import { User } from './users/user.entity.js';
+import { CrmAccountsModule } from './crm-accounts/crm-accounts.module.js';
+import { ImportProfile } from './import-profile/import-profile.entity.js';
+import { ImportProfileModule } from './import-profile/import-profile.module.js';
+import { AdminSettings1764200000000 } from './migrations/1764200000000-admin-settings.js';
+import { NotificationTypeSetting } from './notification-types/notification-type-setting.entity.js';
+import { NotificationTypesModule } from './notification-types/notification-types.module.js';
+import { GroupsModule } from './groups/groups.module.js';
+import { Group } from './groups/group.entity.js';
+import { GroupMembership } from './groups/group-membership.entity.js';
+import { Groups1764100000000 } from './migrations/1764100000000-groups.js';
+import { Users1764000000000 } from './migrations/1764000000000-users.js';
+import { USERS_ENTITIES, UsersModule } from './users/users.module.js';
 
-export const IDENTITY_ENTITIES = [Account, SubAccount, User, ApiToken, CustomField];
-export const IDENTITY_MIGRATIONS = [InitialIdentity1763800000000, SubAccounts1763900000000];
+export const IDENTITY_ENTITIES = [Account, SubAccount, User, ApiToken, CustomField, Group, GroupMembership, ImportProfile, NotificationTypeSetting, ...USERS_ENTITIES];
+export const IDENTITY_MIGRATIONS = [InitialIdentity1763800000000, SubAccounts1763900000000, Users1764000000000, Groups1764100000000, AdminSettings1764200000000];
 
 @Module({
+  imports: [GroupsModule, ImportProfileModule, NotificationTypesModule, CrmAccountsModule, UsersModule],
   controllers: [AuthHandlers, ApiTokensHandlers, CustomFieldsHandlers, UserFieldsHandlers],
   providers: [
     AuthService,
     ApiTokensService,
     tenantRepositoryProvider(ApiToken),
-    tenantRepositoryProvider(User),
     CustomFieldsService,
     tenantRepositoryProvider(CustomField),
   ],

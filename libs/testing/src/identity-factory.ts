@@ -57,4 +57,28 @@ export class IdentityFactory {
   async count(table: string): Promise<number> {
     return this.withClient(async (client) => Number((await client.query(`SELECT count(*) FROM ${table}`)).rows[0].count));
   }
+
+  /** Sets a user's name and e-mail columns directly (null clears one), e.g. to test search and sorting. */
+  async setUserNames(userId: number, names: { firstName?: string | null; lastName?: string | null; email?: string | null }): Promise<void> {
+    await this.withClient((client) =>
+      client.query(
+        `UPDATE identity.users SET
+           first_name = CASE WHEN $2 THEN $3 ELSE first_name END,
+           last_name = CASE WHEN $4 THEN $5 ELSE last_name END,
+           email = CASE WHEN $6 THEN $7 ELSE email END
+         WHERE id = $1`,
+        [userId, names.firstName !== undefined, names.firstName ?? null, names.lastName !== undefined, names.lastName ?? null, names.email !== undefined, names.email ?? null],
+      ),
+    );
+  }
+
+  /** Marks a user deleted (deleted_at = now()) the way a soft delete leaves the row. */
+  async softDeleteUserRow(userId: number): Promise<void> {
+    await this.withClient((client) => client.query('UPDATE identity.users SET deleted_at = now() WHERE id = $1', [userId]));
+  }
+
+  /** Leaves a user as an asynchronous deletion does before its worker runs (deletion requested, not yet deleted). */
+  async markDeletionRequested(userId: number): Promise<void> {
+    await this.withClient((client) => client.query('UPDATE identity.users SET deletion_requested_at = now() WHERE id = $1', [userId]));
+  }
 }

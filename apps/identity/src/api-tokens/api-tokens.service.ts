@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { IsNull } from 'typeorm';
 import {
-  MAX_ID,
   API_TOKEN_CREATED_EVENT,
   API_TOKEN_REVOKED_EVENT,
   AUTH_INVALIDATE_SUBJECT,
@@ -15,7 +14,7 @@ import {
 import { Database, InjectTenantRepository, MESSAGE_BUS, type MessageBus, Outbox, type TenantRepository, type TenantScope } from '@lms/platform';
 import { ApiToken } from '../auth/api-token.entity.js';
 import { generateToken, hashToken } from '../auth/token.js';
-import { User } from '../users/user.entity.js';
+import { UserFinder } from '../users/user-finder.js';
 import { apiTokenNotFound, tokenUserNotFound } from './api-token.errors.js';
 
 export const toApiTokenView = (token: ApiToken): ApiTokenView => ({
@@ -36,12 +35,12 @@ export class ApiTokensService {
     private readonly outbox: Outbox,
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     @InjectTenantRepository(ApiToken) private readonly tokens: TenantRepository<ApiToken>,
-    @InjectTenantRepository(User) private readonly users: TenantRepository<User>,
+    private readonly users: UserFinder,
   ) {}
 
   /** Issues a token for a live user of the caller's account; the secret leaves only in this return value. */
   async create(scope: TenantScope, input: ApiTokenInput): Promise<{ token: ApiToken; secret: string }> {
-    const user = await this.findUser(scope, input.user_id);
+    const user = await this.users.find(scope, input.user_id, { active: true });
     if (!user) throw tokenUserNotFound(input.user_id);
     const secret = generateToken();
     const token = await this.db.transaction(async () => {
@@ -63,7 +62,7 @@ export class ApiTokensService {
     const { skip, take } = pageWindow(query);
     let userId: number | undefined;
     if (query.user_id !== undefined) {
-      const user = await this.findUser(scope, query.user_id);
+      const user = await this.users.find(scope, query.user_id);
       if (!user) return [[], 0];
       userId = user.id;
     }
@@ -85,13 +84,5 @@ export class ApiTokensService {
     });
     const notice: AuthInvalidation = { tokenHashes: [token.tokenHash] };
     this.bus.broadcast(AUTH_INVALIDATE_SUBJECT, notice);
-  }
-
-  /** A live user of the account by id (number or numeric text) or `uid:<uid>`. */
-  private findUser(scope: TenantScope, ref: number | string): Promise<User | null> {
-    if (typeof ref === 'string' && ref.startsWith('uid:')) return this.users.findOne(scope, { uid: ref.slice('uid:'.length) });
-    const id = Number(ref);
-    // Ids are Postgres integers: a larger number names nobody (and must not reach the query as a 500).
-    return id > MAX_ID ? Promise.resolve(null) : this.users.findOne(scope, { id });
   }
 }

@@ -1,0 +1,28 @@
+import { Controller } from '@nestjs/common';
+import { Payload } from '@nestjs/microservices';
+import { IMPORT_PROFILE_SUBJECTS as S, type RpcRequest, type UpdateImportProfileBody } from '@lms/contracts';
+import { Handles, reply } from '@lms/platform';
+import { ImportProfileService } from './import-profile.service.js';
+
+@Controller()
+export class ImportProfileHandlers {
+  constructor(private readonly service: ImportProfileService) {}
+
+  /** The spec answers the import profile object directly, without an envelope. */
+  @Handles(S.show)
+  show(@Payload() { ctx }: RpcRequest) {
+    return this.service.show(ctx);
+  }
+
+  @Handles(S.update)
+  update(@Payload() { ctx, body }: RpcRequest<UpdateImportProfileBody>) {
+    return this.service.update(ctx, body);
+  }
+
+  @Handles(S.file)
+  async file(@Payload() { ctx }: RpcRequest) {
+    return reply(await this.service.csvFile(ctx), {
+      headers: { 'content-type': 'text/csv; charset=utf-8', 'content-disposition': 'attachment; filename="import-profile.csv"' },
+    });
+  }
+}

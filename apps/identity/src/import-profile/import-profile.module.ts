@@ -1,0 +1,27 @@
+import { Module } from '@nestjs/common';
+import { LOGGER, tenantRepositoryProvider, type Logger } from '@lms/platform';
+import { CustomField } from '../custom-fields/custom-field.entity.js';
+import { ImportProfileCipher } from './import-profile.cipher.js';
+import { importProfileKeyConfig } from './import-profile.config.js';
+import { ImportProfile } from './import-profile.entity.js';
+import { ImportProfileHandlers } from './import-profile.handlers.js';
+import { ImportProfileService } from './import-profile.service.js';
+
+@Module({
+  controllers: [ImportProfileHandlers],
+  providers: [
+    ImportProfileService,
+    tenantRepositoryProvider(ImportProfile),
+    tenantRepositoryProvider(CustomField),
+    {
+      provide: ImportProfileCipher,
+      inject: [LOGGER],
+      useFactory: (logger: Logger) => {
+        const { secret, isDevDefault } = importProfileKeyConfig();
+        if (isDevDefault) logger.warn('IMPORT_PROFILE_KEY is not set: CSV passwords are encrypted with the public development key; set it in production');
+        return new ImportProfileCipher(secret);
+      },
+    },
+  ],
+})
+export class ImportProfileModule {}

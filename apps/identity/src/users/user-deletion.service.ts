@@ -1,0 +1,82 @@
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  AUTH_INVALIDATE_SUBJECT,
+  type AuthInvalidation,
+  type RequestContext,
+  USER_DELETED_EVENT,
+  USER_DELETION_REQUESTED_EVENT,
+} from '@lms/contracts';
+import { Database, InjectTenantRepository, MESSAGE_BUS, type MessageBus, Outbox, type TenantRepository, type TenantScope } from '@lms/platform';
+import { User } from './user.entity.js';
+import { cannotDeleteSelf } from './user.errors.js';
+import { UserFinder, type UserRef } from './user-finder.js';
+import { userEventData } from './user-view.js';
+
+/**
+ * Deleting a user: soft delete (deleted_at), tokens revoked, `identity.user.deleted` through the outbox,
+ * all in one transaction; then every gateway replica drops the user's cached principals.
+ */
+@Injectable()
+export class UserDeletionService {
+  constructor(
+    private readonly db: Database,
+    private readonly outbox: Outbox,
+    private readonly finder: UserFinder,
+    @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
+    @InjectTenantRepository(User) private readonly users: TenantRepository<User>,
+  ) {}
+
+  /**
+   * `async`: records the request and its event and cuts the user's access at once; the deletion worker
+   * (consumer of `identity.user.deletion_requested`) does the rest. A repeated request adds nothing.
+   */
+  async delete(ctx: RequestContext, ref: UserRef, async: boolean): Promise<void> {
+    const user = await this.db.transaction(async () => {
+      const found = await this.finder.get(ctx, ref);
+      if (found.id === ctx.userId) throw cannotDeleteSelf();
+      if (!async) return this.softDelete(ctx, found);
+      if (found.deletionRequestedAt === null) {
+        found.deletionRequestedAt = new Date();
+        await this.users.save(ctx, found);
+        await this.outbox.add(ctx, USER_DELETION_REQUESTED_EVENT, userEventData(found));
+      }
+      await this.revokeTokens(ctx, found.id);
+      return found;
+    });
+    // After the commit: sent earlier, a replica could re-read the still-live user and cache it again.
+    this.invalidate(ctx, user.id);
+  }
+
+  /**
+   * The worker's half, inside the consumer's transaction. Idempotent: a user already deleted (or gone) is
+   * left alone. The notice goes before the commit here (the inbox consumer owns the transaction); the tokens
+   * were already revoked and committed when the deletion was requested, so no live token can be re-cached.
+   */
+  async finishDeletion(scope: TenantScope, userId: number): Promise<void> {
+    const user = await this.users.findOne(scope, { id: userId }, { withDeleted: true });
+    if (!user || user.deletedAt !== null) return;
+    await this.softDelete(scope, user);
+    this.invalidate(scope, user.id);
+  }
+
+  private async softDelete(scope: TenantScope, user: User): Promise<User> {
+    user.deletedAt = new Date();
+    const saved = await this.users.save(scope, user);
+    await this.revokeTokens(scope, user.id);
+    await this.outbox.add(scope, USER_DELETED_EVENT, userEventData(saved));
+    return saved;
+  }
+
+  /** A deleted user's tokens die with the user (api_tokens belongs to the tokens feature: plain SQL, no import). */
+  private async revokeTokens(scope: TenantScope, userId: number): Promise<void> {
+    await this.db.manager.query('UPDATE identity.api_tokens SET revoked_at = now() WHERE account_id = $1 AND user_id = $2 AND revoked_at IS NULL', [
+      scope.accountId,
+      userId,
+    ]);
+  }
+
+  private invalidate(scope: TenantScope, userId: number): void {
+    const notice: AuthInvalidation = { userId, accountId: scope.accountId };
+    this.bus.broadcast(AUTH_INVALIDATE_SUBJECT, notice);
+  }
+}

@@ -1,0 +1,67 @@
+import { Controller } from '@nestjs/common';
+import { Payload } from '@nestjs/microservices';
+import {
+  type CreateUsersBody,
+  type DeleteUserQuery,
+  type ListUsersQuery,
+  type RpcRequest,
+  type UpdateUserBody,
+  USER_SUBJECTS as S,
+  type UserRefParams,
+  type UserSummaryQuery,
+} from '@lms/contracts';
+import { Handles, noContent, paged } from '@lms/platform';
+import { UserDeletionService } from './user-deletion.service.js';
+import { UserFinder } from './user-finder.js';
+import { UserSummaryService } from './user-summary.service.js';
+import { userEnvelope } from './user-view.js';
+import { UsersService } from './users.service.js';
+
+@Controller()
+export class UsersHandlers {
+  constructor(
+    private readonly users: UsersService,
+    private readonly finder: UserFinder,
+    private readonly deletions: UserDeletionService,
+    private readonly summaries: UserSummaryService,
+  ) {}
+
+  /** Spec: 200 (not 201) when created; only the first element is processed. */
+  @Handles(S.create)
+  async create(@Payload() { ctx, body }: RpcRequest<CreateUsersBody>) {
+    return userEnvelope([await this.users.create(ctx, body.users[0])], ctx);
+  }
+
+  @Handles(S.list)
+  async list(@Payload() { ctx, query }: RpcRequest<unknown, ListUsersQuery>) {
+    const [users, total] = await this.users.list(ctx, query);
+    return paged(userEnvelope(users, ctx, false), total);
+  }
+
+  @Handles(S.show)
+  async show(@Payload() { ctx, params }: RpcRequest<unknown, object, UserRefParams>) {
+    return userEnvelope([await this.finder.get(ctx, params.id, { withDeleted: true })], ctx);
+  }
+
+  @Handles(S.update)
+  async update(@Payload() { ctx, params, body }: RpcRequest<UpdateUserBody, object, UserRefParams>) {
+    return userEnvelope([await this.users.update(ctx, params.id, body.user)], ctx);
+  }
+
+  @Handles(S.delete)
+  async delete(@Payload() { ctx, params, query }: RpcRequest<unknown, DeleteUserQuery, UserRefParams>) {
+    await this.deletions.delete(ctx, params.id, query.async ?? false);
+    return noContent();
+  }
+
+  @Handles(S.hide)
+  async hide(@Payload() { ctx, params }: RpcRequest<unknown, object, UserRefParams>) {
+    await this.users.hide(ctx, params.id);
+    return noContent();
+  }
+
+  @Handles(S.summary)
+  async summary(@Payload() { ctx, params, query }: RpcRequest<unknown, UserSummaryQuery, UserRefParams>) {
+    return { summary: await this.summaries.summary(ctx, params.id, query) };
+  }
+}

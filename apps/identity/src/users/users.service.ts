@@ -1,0 +1,202 @@
+import { Injectable } from '@nestjs/common';
+import { In, Not } from 'typeorm';
+import {
+  type CustomFieldValueInput,
+  type ListUsersQuery,
+  MAX_ID,
+  pageWindow,
+  type RequestContext,
+  USER_CREATED_EVENT,
+  USER_HIDDEN_EVENT,
+  USER_UPDATED_EVENT,
+  type UserAttributes,
+  type UserRequest,
+  type UserUpdateRequest,
+} from '@lms/contracts';
+import { Database, InjectTenantRepository, isUniqueViolation, Outbox, type TenantRepository, type TenantScope } from '@lms/platform';
+import { CustomField } from '../custom-fields/custom-field.entity.js';
+import { UserCustomFieldValue } from './user-custom-field-value.entity.js';
+import { User } from './user.entity.js';
+import {
+  cannotHideSelf,
+  emptyUpdate,
+  hrisIdTaken,
+  managerNotFound,
+  ownManager,
+  repeatedCustomField,
+  uidTaken,
+  unknownCustomField,
+  userNotDeleted,
+} from './user.errors.js';
+import { UserFinder, type UserRef } from './user-finder.js';
+import { userEventData } from './user-view.js';
+
+/** Attributes copied from a request as they are (`null` clears). */
+const PLAIN_ATTRIBUTES = [
+  ['first_name', 'firstName'],
+  ['last_name', 'lastName'],
+  ['full_name', 'fullName'],
+  ['sortable_name', 'sortableName'],
+  ['email', 'email'],
+  ['hire_date', 'hireDate'],
+  ['job_title', 'jobTitle'],
+  ['department', 'department'],
+  ['hris_id', 'hrisId'],
+  ['avatar_url', 'avatarUrl'],
+] as const satisfies readonly (readonly [keyof UserAttributes, keyof User])[];
+
+/** `%`, `_` and `\` match themselves in a search. */
+const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/** Field names in errors: `users[0].uid` for a create, `user.uid` for an update. */
+type FieldPrefix = 'users[0]' | 'user';
+
+@Injectable()
+export class UsersService {
+  constructor(
+    private readonly db: Database,
+    private readonly outbox: Outbox,
+    private readonly finder: UserFinder,
+    @InjectTenantRepository(User) private readonly users: TenantRepository<User>,
+    @InjectTenantRepository(UserCustomFieldValue) private readonly values: TenantRepository<UserCustomFieldValue>,
+    @InjectTenantRepository(CustomField) private readonly customFields: TenantRepository<CustomField>,
+  ) {}
+
+  /** A new learner: roles are never taken from the request. */
+  async create(scope: TenantScope, input: UserRequest): Promise<User> {
+    const prefix = 'users[0]';
+    await this.checkUnique(scope, input, prefix);
+    const managerId = input.manager_id === undefined || input.manager_id === null ? null : await this.managerIdOf(scope, input.manager_id, prefix);
+    const values = await this.checkCustomFields(scope, input.custom_fields ?? [], prefix);
+    return this.uniqueViolations(input, prefix, () =>
+      this.db.transaction(async () => {
+        const user = new User();
+        this.apply(user, input);
+        const saved = await this.users.insert(scope, { ...user, uid: input.uid, managerId, roles: ['learner'] });
+        await this.writeCustomFields(scope, saved.id, values);
+        await this.outbox.add(scope, USER_CREATED_EVENT, userEventData(saved));
+        return saved;
+      }),
+    );
+  }
+
+  async update(scope: TenantScope, ref: UserRef, input: UserUpdateRequest): Promise<User> {
+    const prefix = 'user';
+    if (Object.values(input).every((value) => value === undefined)) throw emptyUpdate();
+    const user = await this.finder.get(scope, ref);
+    await this.checkUnique(scope, input, prefix, user.id);
+    let managerId = user.managerId;
+    if (input.manager_id !== undefined) {
+      managerId = input.manager_id === null ? null : await this.managerIdOf(scope, input.manager_id, prefix);
+      if (managerId === user.id) throw ownManager();
+    }
+    const values = await this.checkCustomFields(scope, input.custom_fields ?? [], prefix);
+    return this.uniqueViolations(input, prefix, () =>
+      this.db.transaction(async () => {
+        this.apply(user, input);
+        if (input.uid !== undefined) user.uid = input.uid;
+        user.managerId = managerId;
+        const saved = await this.users.save(scope, user);
+        await this.writeCustomFields(scope, saved.id, values);
+        await this.outbox.add(scope, USER_UPDATED_EVENT, userEventData(saved));
+        return saved;
+      }),
+    );
+  }
+
+  /** Live users by id; deleted ones with `with_deleted` or only them with `only_deleted`; hidden users never. */
+  list(scope: TenantScope, query: ListUsersQuery): Promise<[User[], number]> {
+    const { skip, take } = pageWindow(query);
+    const qb = this.users.query(scope, 'u').withDeleted().andWhere('u.hidden_at IS NULL');
+    if (query.only_deleted) qb.andWhere('u.deleted_at IS NOT NULL');
+    else if (!query.with_deleted) qb.andWhere('u.deleted_at IS NULL');
+    if (query.search !== undefined) {
+      qb.andWhere(
+        `(u.first_name ILIKE :q OR u.last_name ILIKE :q OR u.full_name ILIKE :q OR concat_ws(' ', u.first_name, u.last_name) ILIKE :q
+          OR u.uid ILIKE :q OR u.email ILIKE :q)`,
+        { q: likePattern(query.search) },
+      );
+    }
+    return qb.orderBy('u.id', 'ASC').skip(skip).take(take).getManyAndCount();
+  }
+
+  /** Hides a deleted user from every answer for good. */
+  async hide(ctx: RequestContext, ref: UserRef): Promise<void> {
+    await this.db.transaction(async () => {
+      const user = await this.finder.get(ctx, ref, { withDeleted: true });
+      if (user.id === ctx.userId) throw cannotHideSelf();
+      if (user.deletedAt === null) throw userNotDeleted(ref);
+      user.hiddenAt = new Date();
+      const saved = await this.users.save(ctx, user);
+      await this.outbox.add(ctx, USER_HIDDEN_EVENT, userEventData(saved));
+    });
+  }
+
+  private apply(user: User, input: UserAttributes): void {
+    for (const [from, to] of PLAIN_ATTRIBUTES) {
+      const value = input[from];
+      if (value !== undefined) Object.assign(user, { [to]: value });
+    }
+    // Stored in canonical form, so `en-us` and `en-US` are one locale.
+    if (input.locale !== undefined) user.locale = input.locale === null ? null : Intl.getCanonicalLocales(input.locale)[0];
+  }
+
+  /** uid and hris_id are unique in the account, deleted users included (their uid stays reserved). */
+  private async checkUnique(scope: TenantScope, input: { uid?: string; hris_id?: string | null }, prefix: FieldPrefix, self?: number): Promise<void> {
+    const others = self === undefined ? {} : { id: Not(self) };
+    if (input.uid !== undefined && (await this.users.findOne(scope, { uid: input.uid, ...others }, { withDeleted: true }))) throw uidTaken(input.uid, `${prefix}.uid`);
+    if (typeof input.hris_id === 'string' && (await this.users.findOne(scope, { hrisId: input.hris_id, ...others }, { withDeleted: true }))) {
+      throw hrisIdTaken(input.hris_id, `${prefix}.hris_id`);
+    }
+  }
+
+  /** A manager is an active user of the account. */
+  private async managerIdOf(scope: TenantScope, ref: UserRef, prefix: FieldPrefix): Promise<number> {
+    const manager = await this.finder.find(scope, ref);
+    if (!manager) throw managerNotFound(ref, `${prefix}.manager_id`);
+    return manager.id;
+  }
+
+  /** Every named custom field exists in the account, each named once; answers the values to write. */
+  private async checkCustomFields(scope: TenantScope, inputs: CustomFieldValueInput[], prefix: FieldPrefix): Promise<{ fieldId: number; value: string | null }[]> {
+    const seen = new Set<string>();
+    inputs.forEach((input, i) => {
+      if (seen.has(input.id)) throw repeatedCustomField(input.id, `${prefix}.custom_fields[${i}].id`);
+      seen.add(input.id);
+    });
+    const ids = inputs.map((input) => Number(input.id)).filter((id) => id <= MAX_ID);
+    const existing = new Set(ids.length === 0 ? [] : (await this.customFields.find(scope, { where: { id: In(ids) } })).map((f) => f.id));
+    inputs.forEach((input, i) => {
+      if (!existing.has(Number(input.id))) throw unknownCustomField(input.id, `${prefix}.custom_fields[${i}].id`);
+    });
+    return inputs.map((input) => ({ fieldId: Number(input.id), value: input.value }));
+  }
+
+  /** Sets the given values (insert or replace); a null value removes the user's value of that field. */
+  private async writeCustomFields(scope: TenantScope, userId: number, values: { fieldId: number; value: string | null }[]): Promise<void> {
+    for (const { fieldId, value } of values) {
+      const existing = await this.values.findOne(scope, { userId, customFieldId: fieldId });
+      if (value === null) {
+        if (existing) await this.values.remove(scope, existing);
+      } else if (existing) {
+        existing.value = value;
+        await this.values.save(scope, existing);
+      } else {
+        await this.values.insert(scope, { userId, customFieldId: fieldId, value });
+      }
+    }
+  }
+
+  /** Two requests racing for one uid or hris_id: the unique index decides, the loser gets the same 400 as a late one. */
+  private async uniqueViolations<T>(input: { uid?: string; hris_id?: string | null }, prefix: FieldPrefix, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+      const constraint = (err as { constraint?: string }).constraint;
+      if (constraint === 'users_account_hris_id') throw hrisIdTaken(input.hris_id ?? '', `${prefix}.hris_id`);
+      if (constraint === 'users_account_uid') throw uidTaken(input.uid ?? '', `${prefix}.uid`);
+      throw err;
+    }
+  }
+}
