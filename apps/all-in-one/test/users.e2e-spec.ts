@@ -503,4 +503,61 @@ describe('users (admin), end to end (gateway → NATS → identity → Postgres)
       expect((await admin.as(stranger.token).get(`${USERS}/${user.id}/summary`)).status).toBe(404);
     });
   });
+
+  describe('roles', () => {
+    const setRoles = (ref: string | number, roles: unknown, api: ApiClient = admin) => api.put(`${USERS}/${ref}/roles`, { roles });
+
+    it('replaces the roles, and the change counts from the next request with an already cached token', async () => {
+      const person = await t.factory.user(accountId, ['learner']);
+      const personApi = admin.as(person.token);
+      expect((await personApi.get(AUTHOR_ENDPOINT)).status).toBe(403); // principal cached as a learner
+      const granted = await setRoles(person.userId, ['author', 'learner']);
+      expect(granted.status).toBe(200);
+      expect(granted.body.users[0]).toMatchObject({ id: person.userId, roles: ['author', 'learner'] });
+      expect((await personApi.get(AUTHOR_ENDPOINT)).status).toBe(200);
+      expect((await setRoles(`uid:${person.uid}`, ['learner'])).body.users[0].roles).toEqual(['learner']);
+      expect((await personApi.get(AUTHOR_ENDPOINT)).status).toBe(403);
+      expect((await admin.get(`${USERS}/${person.userId}`)).body.users[0].roles).toEqual(['learner']);
+    });
+
+    it('records identity.user.roles_changed through the outbox', async () => {
+      const person = await t.factory.user(accountId, ['learner']);
+      await setRoles(person.userId, ['support', 'author']);
+      const rows = await sql<{ payload: { data: { user_id: number; roles: string[] } } }>(
+        t.db.url,
+        "SELECT payload FROM identity.outbox WHERE type = 'identity.user.roles_changed' AND (payload->'data'->>'user_id')::int = $1",
+        [person.userId],
+      );
+      expect(rows.map((r) => r.payload.data.roles)).toEqual([['author', 'support']]);
+    });
+
+    it('refuses to drop your own admin role, and lets you keep it', async () => {
+      const res = await setRoles(adminUserId, ['author']);
+      expect(res.status).toBe(403);
+      expect(res.body.code).toBe('CANNOT_DEMOTE_SELF');
+      expect((await setRoles(adminUserId, ['admin', 'author'])).status).toBe(200);
+      expect((await admin.get(AUTHOR_ENDPOINT)).status).toBe(200);
+    });
+
+    it.each([
+      ['an unknown role', ['learner', 'owner']],
+      ['no roles', []],
+      ['a repeated role', ['author', 'author']],
+      ['not an array', 'admin'],
+    ])('answers 400 for %s, changing nothing', async (_case, roles) => {
+      const person = await t.factory.user(accountId, ['learner']);
+      expect((await setRoles(person.userId, roles)).status).toBe(400);
+      expect((await admin.get(`${USERS}/${person.userId}`)).body.users[0].roles).toEqual(['learner']);
+    });
+
+    it('answers 401, 403 to non-administrators, and 404 for unknown and foreign users', async () => {
+      const person = await t.factory.user(accountId, ['learner']);
+      expect((await setRoles(person.userId, ['admin'], admin.as(undefined))).status).toBe(401);
+      expect((await setRoles(person.userId, ['admin'], admin.as(author.token))).status).toBe(403);
+      expect((await setRoles(person.userId, ['admin'], admin.as(learner.token))).status).toBe(403);
+      expect((await setRoles(999_999, ['author'])).status).toBe(404);
+      expect((await setRoles(person.userId, ['admin'], admin.as(stranger.token))).status).toBe(404);
+      expect((await admin.get(`${USERS}/${person.userId}`)).body.users[0].roles).toEqual(['learner']);
+    });
+  });
 });

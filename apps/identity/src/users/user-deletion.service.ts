@@ -1,7 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
-  AUTH_INVALIDATE_SUBJECT,
-  type AuthInvalidation,
   type RequestContext,
   USER_DELETED_EVENT,
   USER_DELETION_REQUESTED_EVENT,
@@ -10,6 +8,7 @@ import { Database, InjectTenantRepository, MESSAGE_BUS, type MessageBus, Outbox,
 import { User } from './user.entity.js';
 import { cannotDeleteSelf } from './user.errors.js';
 import { UserFinder, type UserRef } from './user-finder.js';
+import { dropCachedPrincipals } from './principal-invalidation.js';
 import { userEventData } from './user-view.js';
 
 /**
@@ -44,7 +43,7 @@ export class UserDeletionService {
       return found;
     });
     // After the commit: sent earlier, a replica could re-read the still-live user and cache it again.
-    this.invalidate(ctx, user.id);
+    dropCachedPrincipals(this.bus, ctx, user.id);
   }
 
   /**
@@ -56,7 +55,7 @@ export class UserDeletionService {
     const user = await this.users.findOne(scope, { id: userId }, { withDeleted: true });
     if (!user || user.deletedAt !== null) return;
     await this.softDelete(scope, user);
-    this.invalidate(scope, user.id);
+    dropCachedPrincipals(this.bus, scope, user.id);
   }
 
   private async softDelete(scope: TenantScope, user: User): Promise<User> {
@@ -73,10 +72,5 @@ export class UserDeletionService {
       scope.accountId,
       userId,
     ]);
-  }
-
-  private invalidate(scope: TenantScope, userId: number): void {
-    const notice: AuthInvalidation = { userId, accountId: scope.accountId };
-    this.bus.broadcast(AUTH_INVALIDATE_SUBJECT, notice);
   }
 }

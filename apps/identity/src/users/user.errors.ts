@@ -25,6 +25,8 @@ export const emptyUpdate = () => badRequest('EMPTY_UPDATE', 'The user object nam
 
 export const cannotDeleteSelf = () => forbidden('CANNOT_DELETE_SELF', 'You cannot delete yourself.');
 
+export const cannotDemoteSelf = () => forbidden('CANNOT_DEMOTE_SELF', 'You cannot remove your own admin role: another administrator must.');
+
 export const cannotHideSelf = () => forbidden('CANNOT_HIDE_SELF', 'You cannot hide yourself.');
 
 export const userNotDeleted = (ref: number | string) => badRequest('USER_NOT_DELETED', `User ${String(ref)} is active; only a deleted user can be hidden.`);

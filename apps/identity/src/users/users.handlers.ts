@@ -5,6 +5,7 @@ import {
   type DeleteUserQuery,
   type ListUsersQuery,
   type RpcRequest,
+  type SetUserRolesBody,
   type UpdateUserBody,
   USER_SUBJECTS as S,
   type UserRefParams,
@@ -52,6 +53,11 @@ export class UsersHandlers {
   async delete(@Payload() { ctx, params, query }: RpcRequest<unknown, DeleteUserQuery, UserRefParams>) {
     await this.deletions.delete(ctx, params.id, query.async ?? false);
     return noContent();
+  }
+
+  @Handles(S.setRoles)
+  async setRoles(@Payload() { ctx, params, body }: RpcRequest<SetUserRolesBody, object, UserRefParams>) {
+    return userEnvelope([await this.users.setRoles(ctx, params.id, body.roles)], ctx);
   }
 
   @Handles(S.hide)

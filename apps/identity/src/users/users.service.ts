@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { In, Not } from 'typeorm';
 import {
   type CustomFieldValueInput,
@@ -6,18 +6,23 @@ import {
   MAX_ID,
   pageWindow,
   type RequestContext,
+  type Role,
+  ROLES,
   USER_CREATED_EVENT,
   USER_HIDDEN_EVENT,
+  USER_ROLES_CHANGED_EVENT,
   USER_UPDATED_EVENT,
   type UserAttributes,
   type UserRequest,
+  type UserRolesEventData,
   type UserUpdateRequest,
 } from '@lms/contracts';
-import { Database, InjectTenantRepository, isUniqueViolation, Outbox, type TenantRepository, type TenantScope } from '@lms/platform';
+import { Database, InjectTenantRepository, isUniqueViolation, MESSAGE_BUS, type MessageBus, Outbox, type TenantRepository, type TenantScope } from '@lms/platform';
 import { CustomField } from '../custom-fields/custom-field.entity.js';
 import { UserCustomFieldValue } from './user-custom-field-value.entity.js';
 import { User } from './user.entity.js';
 import {
+  cannotDemoteSelf,
   cannotHideSelf,
   emptyUpdate,
   hrisIdTaken,
@@ -28,6 +33,7 @@ import {
   unknownCustomField,
   userNotDeleted,
 } from './user.errors.js';
+import { dropCachedPrincipals } from './principal-invalidation.js';
 import { UserFinder, type UserRef } from './user-finder.js';
 import { userEventData } from './user-view.js';
 
@@ -57,6 +63,7 @@ export class UsersService {
     private readonly db: Database,
     private readonly outbox: Outbox,
     private readonly finder: UserFinder,
+    @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     @InjectTenantRepository(User) private readonly users: TenantRepository<User>,
     @InjectTenantRepository(UserCustomFieldValue) private readonly values: TenantRepository<UserCustomFieldValue>,
     @InjectTenantRepository(CustomField) private readonly customFields: TenantRepository<CustomField>,
@@ -130,6 +137,24 @@ export class UsersService {
       const saved = await this.users.save(ctx, user);
       await this.outbox.add(ctx, USER_HIDDEN_EVENT, userEventData(saved));
     });
+  }
+
+  /**
+   * Replaces a user's roles. An administrator cannot drop their own admin role, so an account always keeps
+   * one. Cached principals are dropped after the commit: the new roles count from the very next request.
+   */
+  async setRoles(ctx: RequestContext, ref: UserRef, roles: Role[]): Promise<User> {
+    const user = await this.db.transaction(async () => {
+      const found = await this.finder.get(ctx, ref);
+      if (found.id === ctx.userId && !roles.includes('admin')) throw cannotDemoteSelf();
+      found.roles = ROLES.filter((role) => roles.includes(role));
+      const saved = await this.users.save(ctx, found);
+      const data: UserRolesEventData = { ...userEventData(saved), roles: saved.roles };
+      await this.outbox.add(ctx, USER_ROLES_CHANGED_EVENT, data);
+      return saved;
+    });
+    dropCachedPrincipals(this.bus, ctx, user.id);
+    return user;
   }
 
   private apply(user: User, input: UserAttributes): void {

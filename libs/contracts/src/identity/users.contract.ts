@@ -2,10 +2,12 @@ import { plainToInstance, Transform, Type, type TransformFnParams } from 'class-
 import {
   ArrayMaxSize,
   ArrayMinSize,
+  ArrayUnique,
   IsArray,
   IsBoolean,
   IsDefined,
   IsEmail,
+  IsIn,
   IsInt,
   IsObject,
   IsOptional,
@@ -21,6 +23,7 @@ import {
   type ValidationOptions,
 } from 'class-validator';
 import { PageQuery, QueryBool } from '../common/query.js';
+import { ROLES, type Role } from '../context.js';
 import type { JsonSchema } from '../routes/route.js';
 
 export const USER_SUBJECTS = {
@@ -31,6 +34,7 @@ export const USER_SUBJECTS = {
   delete: 'identity.users.delete',
   hide: 'identity.users.hide',
   summary: 'identity.users.summary',
+  setRoles: 'identity.users.set_roles',
 } as const;
 
 /** Events recorded through the outbox (data: UserEventData). */
@@ -41,6 +45,8 @@ export const USER_DELETION_REQUESTED_EVENT = 'identity.user.deletion_requested';
 /** The user is soft-deleted: other services withdraw the user's registrations and enrollments. */
 export const USER_DELETED_EVENT = 'identity.user.deleted';
 export const USER_HIDDEN_EVENT = 'identity.user.hidden';
+/** data: UserRolesEventData */
+export const USER_ROLES_CHANGED_EVENT = 'identity.user.roles_changed';
 
 
 /** `uid:<uid>` in a path or a `manager_id`: the user with that uid. */
@@ -271,3 +277,13 @@ export const USER_SUMMARY_SCHEMA: JsonSchema = {
     ['completed_courses', 'completed_programs', 'completed_live_courses', 'total_on_time', 'total_overdue', 'all'].map((k) => [k, { type: 'integer', minimum: 0 }]),
   ),
 };
+
+/** `PUT /api/admin/users/:id/roles`: the user's whole set of roles (roles are never taken from a create body). */
+export class SetUserRolesBody {
+  @IsDefined() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(ROLES.length) @ArrayUnique() @IsIn(ROLES, { each: true, message: `each role must be one of: ${ROLES.join(', ')}` })
+  roles: Role[];
+}
+
+export interface UserRolesEventData extends UserEventData {
+  roles: Role[];
+}

@@ -2,6 +2,7 @@ import {
   CreateUsersBody,
   DeleteUserQuery,
   ListUsersQuery,
+  SetUserRolesBody,
   UpdateUserBody,
   USER_SCHEMA,
   USER_SUBJECTS as S,
@@ -38,6 +39,11 @@ export const IDENTITY_USER_ROUTES = [
     method: 'DELETE', path: '/api/admin/users/:id', subject: S.delete, status: 204,
     summary: 'Delete (soft) a user by id or uid:<uid>; `async=true` answers at once and a worker finishes; deleting yourself is a 403',
     params: UserRefParams, query: DeleteUserQuery, response: { kind: 'empty' },
+  }),
+  defineRoute({
+    method: 'PUT', path: '/api/admin/users/:id/roles', subject: S.setRoles, status: 200,
+    summary: "Replace a user's roles (admin, author, learner, support); you cannot drop your own admin role",
+    params: UserRefParams, body: SetUserRolesBody, response: users,
   }),
   defineRoute({
     method: 'POST', path: '/api/admin/users/:id/hide', subject: S.hide, status: 204,
