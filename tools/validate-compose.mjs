@@ -9,14 +9,13 @@
 //
 // Exit code 0 when clean, 1 on any problem; the last line printed is a one-line summary.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseDocument } from 'yaml';
+import { configEnvVars, listDeployables, ROOT } from './deploy-facts.mjs';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DEFAULT_FILE = path.join(ROOT, 'docker/compose.yaml');
-const CONFIG_SOURCE = path.join(ROOT, 'libs/platform/src/config/config.ts');
 
 /** Deployables that hold no database (the HTTP edge). */
 const WITHOUT_DATABASE = new Set(['gateway']);
@@ -25,7 +24,6 @@ const EMBEDDABLE = new Set(['all-in-one']);
 /** Deployables that serve HTTP on PORT (the others serve health and metrics on HEALTH_PORT). */
 const HTTP_PORT = { gateway: 3000 };
 /** Read by Node itself rather than by loadConfig. */
-const NODE_ENV_VARS = ['NODE_ENV', 'NODE_OPTIONS'];
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 const INTEGER_VARS = ['PORT', 'HEALTH_PORT', 'RPC_TIMEOUT_MS', 'AUTH_CACHE_TTL_MS'];
 
@@ -42,23 +40,6 @@ const SERVICE_KEYS = new Set(`annotations attach build blkio_config cap_add cap_
   volumes_from working_dir`.split(/\s+/));
 
 /** The deployables are the apps/ folders: a new app cannot be forgotten here. */
-export function listDeployables(root = ROOT) {
-  return readdirSync(path.join(root, 'apps'), { withFileTypes: true })
-    .filter((entry) => entry.isDirectory())
-    .map((entry) => entry.name)
-    .sort();
-}
-
-/** The environment variables loadConfig reads, taken from its source so the list cannot drift. */
-export function configEnvVars(source = readFileSync(CONFIG_SOURCE, 'utf8')) {
-  const names = new Set(NODE_ENV_VARS);
-  for (const match of source.matchAll(/\benv\.([A-Z][A-Z0-9_]*)|\benv\[['"]([A-Z][A-Z0-9_]*)['"]\]|\(env, '([A-Z][A-Z0-9_]*)'/g)) {
-    names.add(match[1] ?? match[2] ?? match[3]);
-  }
-  if (!names.has('DATABASE_URL') || !names.has('NATS_URL')) throw new Error(`cannot read the configuration variables from ${CONFIG_SOURCE}`);
-  return names;
-}
-
 /** Compose interpolation with an empty environment: ${X:-d} and ${X-d} give d, ${X} gives "". */
 function interpolate(value, problems, where) {
   if (typeof value !== 'string') return value;

@@ -9,13 +9,11 @@
 //
 // Exit code 0 when clean, 1 on any problem; the last line printed is a one-line summary.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
+import { configEnvVars, listDeployables, ROOT } from './deploy-facts.mjs';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const CONFIG_SOURCE = path.join(ROOT, 'libs/platform/src/config/config.ts');
 const NAMESPACE = 'learning-service';
 const PART_OF = 'learning-service';
 
@@ -37,28 +35,10 @@ const WITHOUT_DATABASE = new Set(['gateway']);
 const HTTP_DEPLOYABLES = new Set(['gateway']);
 /** Deployables whose replica count an autoscaler must own. */
 const AUTOSCALED = new Set(['jobs-worker']);
-const NODE_ENV_VARS = ['NODE_ENV', 'NODE_OPTIONS'];
 /** Namespaced kinds that live at cluster scope (no metadata.namespace). */
 const CLUSTER_SCOPED = new Set(['Namespace', 'ClusterRole', 'ClusterRoleBinding', 'CustomResourceDefinition', 'PriorityClass', 'StorageClass', 'IngressClass', 'PersistentVolume']);
 
 /** The deployables are the apps/ folders: a new app cannot be forgotten here. */
-function listDeployables(root = ROOT) {
-  return readdirSync(path.join(root, 'apps'), { withFileTypes: true })
-    .filter((entry) => entry.isDirectory())
-    .map((entry) => entry.name)
-    .sort();
-}
-
-/** The environment variables loadConfig reads, taken from its source so the list cannot drift. */
-function configEnvVars(source = readFileSync(CONFIG_SOURCE, 'utf8')) {
-  const names = new Set(NODE_ENV_VARS);
-  for (const match of source.matchAll(/\benv\.([A-Z][A-Z0-9_]*)|\benv\[['"]([A-Z][A-Z0-9_]*)['"]\]|\(env, '([A-Z][A-Z0-9_]*)'/g)) {
-    names.add(match[1] ?? match[2] ?? match[3]);
-  }
-  if (!names.has('DATABASE_URL') || !names.has('NATS_URL')) throw new Error(`cannot read the configuration variables from ${CONFIG_SOURCE}`);
-  return names;
-}
-
 /** Model class for apiVersion + kind from kubernetes-models, or null when it has none. */
 const modelCache = new Map();
 async function modelFor(apiVersion, kind) {
