@@ -1,4 +1,4 @@
-import { loadConfig } from '@lms/platform';
+import { loadConfig, type Logger } from '@lms/platform';
 import { ApiClient, createTestDatabase, IdentityFactory, testNatsUrl, type TestDatabase, uniqueName } from '@lms/testing';
 import { startSystem, type System } from '../src/host.js';
 
@@ -13,7 +13,7 @@ export interface TestSystem {
 }
 
 /** The whole system in this process over real Postgres (a fresh database) and real NATS (its own namespace) when available. */
-export async function startTestSystem(env: Record<string, string> = {}, existing?: TestDatabase): Promise<TestSystem> {
+export async function startTestSystem(env: Record<string, string> = {}, existing?: TestDatabase, logger?: Logger): Promise<TestSystem> {
   const db = existing ?? (await createTestDatabase());
   const token = env.BOOTSTRAP_ADMIN_TOKEN ?? `bootstrap_${uniqueName('token')}`;
   const config = loadConfig({
@@ -26,7 +26,7 @@ export async function startTestSystem(env: Record<string, string> = {}, existing
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     ...env,
   });
-  const system = await startSystem({ config });
+  const system = await startSystem({ config, logger });
   return {
     system,
     db,

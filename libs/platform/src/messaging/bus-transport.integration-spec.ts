@@ -146,11 +146,11 @@ describe.each(transports)('BusTransport over %s', (_name, open) => {
     expect((logged?.err as { stack?: string }).stack).toContain('broken');
   });
 
-  it('logs one debug line per handled request with subject, request id and status', async () => {
+  it('logs one info line per handled request with subject, request id and status', async () => {
     const payload = request({ id: '9' });
     await call('test.things.missing', payload);
     const lines = logs.filter((line) => line.requestId === payload.ctx.requestId && line.msg === 'handled request');
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatchObject({ level: 20, subject: 'test.things.missing', status: 404, durationMs: expect.any(Number) });
+    expect(lines[0]).toMatchObject({ level: 30, subject: 'test.things.missing', status: 404, durationMs: expect.any(Number) });
   });
 });

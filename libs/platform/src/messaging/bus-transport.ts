@@ -85,7 +85,7 @@ export class BusTransport extends Server implements CustomTransportStrategy {
       answer = { ok: false, error: toRpcError(err) };
     }
     const status = answer.ok ? (answer.status ?? 200) : answer.error.status;
-    this.log.debug({ subject, requestId, status, durationMs: Math.round(performance.now() - started) }, 'handled request');
+    this.log.info({ subject, requestId, status, durationMs: Math.round(performance.now() - started) }, 'handled request');
     return answer;
   }
 }
