@@ -21,4 +21,5 @@ const run = ({ src, out }) =>
 
 const started = Date.now();
 await Promise.all(projects.map(run));
-console.log(`built ${projects.length} projects in ${Date.now() - started} ms`);
+// `npm run build --silent` (as `npm run cli` uses it) keeps stdout for the command that follows.
+if (process.env.npm_config_loglevel !== 'silent') console.log(`built ${projects.length} projects in ${Date.now() - started} ms`);
