@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import pg from 'pg';
 import type { CloudEvent } from '@lms/contracts';
 import { type ApiClient, createTestDatabase, eventually, testNatsUrl, type TestDatabase, type TestUser, uniqueName } from '@lms/testing';
 import { startTestSystem, type TestSystem } from './test-system.js';
@@ -9,15 +8,6 @@ const TOKENS = '/api/admin/api_tokens';
 /** An endpoint an author may call: proves a token authenticates as its user, with that user's roles. */
 const AUTHOR_ENDPOINT = '/api/author/custom_fields';
 
-async function sql<T>(databaseUrl: string, text: string, values: unknown[] = []): Promise<T[]> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    return (await client.query(text, values)).rows as T[];
-  } finally {
-    await client.end();
-  }
-}
 
 describe('API tokens, end to end (gateway → NATS → identity → Postgres)', () => {
   const namespace = uniqueName('e2e_tokens');
@@ -31,19 +21,16 @@ describe('API tokens, end to end (gateway → NATS → identity → Postgres)', 
   beforeAll(async () => {
     t = await startTestSystem({ NATS_NAMESPACE: namespace });
     admin = t.api;
-    accountId = await t.factory.accountIdOf('default');
-    author = await t.factory.user(accountId, ['author']);
-    learner = await t.factory.user(accountId, ['learner']);
-    stranger = await t.factory.user(await t.factory.account(), ['admin']);
+    ({ accountId, author, learner, stranger } = await t.factory.cast());
   });
   afterAll(() => t?.close());
 
   const issue = (body: Record<string, unknown>, api: ApiClient = admin) => api.post(TOKENS, { api_token: body });
 
   it('gave the bootstrapped account exactly one root sub-account, named after it', async () => {
-    const rows = await sql<{ name: string; is_root: boolean }>(t.db.url, 'SELECT name, is_root FROM identity.sub_accounts WHERE account_id = $1', [accountId]);
+    const rows = await t.db.query<{ name: string; is_root: boolean }>('SELECT name, is_root FROM identity.sub_accounts WHERE account_id = $1', [accountId]);
     expect(rows).toEqual([{ name: 'default', is_root: true }]);
-    await expect(sql(t.db.url, 'INSERT INTO identity.sub_accounts (account_id, name, is_root) VALUES ($1, $2, true)', [accountId, 'second root'])).rejects.toThrow(
+    await expect(t.db.query('INSERT INTO identity.sub_accounts (account_id, name, is_root) VALUES ($1, $2, true)', [accountId, 'second root'])).rejects.toThrow(
       /sub_accounts_one_root/,
     );
   });
@@ -89,7 +76,7 @@ describe('API tokens, end to end (gateway → NATS → identity → Postgres)', 
       // It carries the author's roles, not the issuing administrator's.
       expect((await admin.as(created.token).get(TOKENS)).status).toBe(403);
       // Only the hash is stored.
-      const stored = await sql<{ token_hash: string }>(t.db.url, 'SELECT token_hash FROM identity.api_tokens WHERE id = $1', [Number(created.id)]);
+      const stored = await t.db.query<{ token_hash: string }>('SELECT token_hash FROM identity.api_tokens WHERE id = $1', [Number(created.id)]);
       expect(stored[0].token_hash).toMatch(/^[0-9a-f]{64}$/);
       expect(stored[0].token_hash).not.toContain(created.token);
     });
@@ -295,7 +282,7 @@ describeCli('cli accounts:create', () => {
     expect(token).toMatch(/^lms_/);
     expect(field(created.stdout, 'admin_uid')).toBe('admin');
 
-    const subAccounts = await sql<{ name: string; is_root: boolean }>(db.url, 'SELECT name, is_root FROM identity.sub_accounts WHERE account_id = $1', [accountId]);
+    const subAccounts = await db.query<{ name: string; is_root: boolean }>('SELECT name, is_root FROM identity.sub_accounts WHERE account_id = $1', [accountId]);
     expect(subAccounts).toEqual([{ name: 'Acme Corp', is_root: true }]);
 
     t = await startTestSystem({}, db);
@@ -304,13 +291,13 @@ describeCli('cli accounts:create', () => {
     expect(listed.status).toBe(200);
     expect(listed.body.api_tokens).toHaveLength(1);
     // The administrator can issue tokens in the new account: the CLI's token is a real admin of it.
-    const admins = await sql<{ id: number }>(db.url, "SELECT id FROM identity.users WHERE account_id = $1 AND uid = 'admin'", [accountId]);
+    const admins = await db.query<{ id: number }>("SELECT id FROM identity.users WHERE account_id = $1 AND uid = 'admin'", [accountId]);
     expect((await api.post(TOKENS, { api_token: { user_id: 'uid:admin', name: 'second' } })).body.api_tokens[0].user_id).toBe(String(admins[0].id));
   });
 
   it('exits 1 for a taken subdomain, 2 for an invalid one, and 2 without DATABASE_URL, creating nothing', async () => {
     expect((await cli(['accounts:create', '--subdomain', 'taken', '--name', 'First'], { DATABASE_URL: db.url })).code).toBe(0);
-    const before = await sql<{ count: string }>(db.url, 'SELECT count(*) FROM identity.accounts');
+    const before = await db.query<{ count: string }>('SELECT count(*) FROM identity.accounts');
     const taken = await cli(['accounts:create', '--subdomain', 'taken', '--name', 'Again'], { DATABASE_URL: db.url });
     expect(taken.code).toBe(1);
     expect(taken.stderr).toMatch(/already exists/);
@@ -321,6 +308,6 @@ describeCli('cli accounts:create', () => {
     const unconfigured = await cli(['accounts:create', '--subdomain', 'other', '--name', 'Other'], {});
     expect(unconfigured.code).toBe(2);
     expect(unconfigured.stderr).toMatch(/DATABASE_URL/);
-    expect(await sql<{ count: string }>(db.url, 'SELECT count(*) FROM identity.accounts')).toEqual(before);
+    expect(await db.query<{ count: string }>('SELECT count(*) FROM identity.accounts')).toEqual(before);
   });
 });

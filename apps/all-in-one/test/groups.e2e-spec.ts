@@ -1,4 +1,3 @@
-import pg from 'pg';
 import type { CloudEvent } from '@lms/contracts';
 import { type ApiClient, eventually, type TestUser } from '@lms/testing';
 import { startTestSystem, type TestSystem } from './test-system.js';
@@ -6,15 +5,6 @@ import { startTestSystem, type TestSystem } from './test-system.js';
 const GROUPS = '/api/author/groups';
 const learnersOf = (groupId: string) => `${GROUPS}/${groupId}/learners`;
 
-async function sql<T>(databaseUrl: string, text: string, values: unknown[] = []): Promise<T[]> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    return (await client.query(text, values)).rows as T[];
-  } finally {
-    await client.end();
-  }
-}
 
 interface GroupRecord {
   id: string;
@@ -389,13 +379,12 @@ describe('groups and group learners, end to end (gateway → NATS → identity �
       expect(concurrent.map((r) => r.status)).toEqual([201, 201, 201]);
       expect((await memberIds(group.id)).sort()).toEqual([String(ada.userId), String(alan.userId)].sort());
       // The outbox holds exactly one `added` event per new membership: repeats recorded none.
-      const recorded = await sql<{ user_id: number }>(
-        t.db.url,
+      const recorded = await t.db.query<{ user_id: number }>(
         "SELECT (payload->'data'->>'user_id')::int AS user_id FROM identity.outbox WHERE type = 'identity.group_membership.added' AND (payload->'data'->>'group_id')::int = $1 ORDER BY 1",
         [Number(group.id)],
       );
       expect(recorded.map((r) => r.user_id)).toEqual([ada.userId, alan.userId].sort((a, b) => a - b));
-      const rows = await sql<{ n: number }>(t.db.url, 'SELECT count(*)::int AS n FROM identity.group_memberships WHERE group_id = $1', [Number(group.id)]);
+      const rows = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM identity.group_memberships WHERE group_id = $1', [Number(group.id)]);
       expect(rows[0].n).toBe(2);
     });
 
@@ -480,7 +469,7 @@ describe('groups and group learners, end to end (gateway → NATS → identity �
       const [add, del] = await Promise.all([addLearners(group.id, [people[0].userId]), admin.delete(`${GROUPS}/${group.id}`)]);
       expect([201, 404]).toContain(add.status);
       expect(del.status).toBe(204);
-      const rows = await sql<{ n: number }>(t.db.url, 'SELECT count(*)::int AS n FROM identity.group_memberships WHERE group_id = $1', [Number(group.id)]);
+      const rows = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM identity.group_memberships WHERE group_id = $1', [Number(group.id)]);
       expect(rows[0].n).toBe(0);
     });
 

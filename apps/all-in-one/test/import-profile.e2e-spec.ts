@@ -1,4 +1,3 @@
-import pg from 'pg';
 import type { CloudEvent } from '@lms/contracts';
 import { type ApiClient, eventually, type TestUser } from '@lms/testing';
 import { startTestSystem, type TestSystem } from './test-system.js';
@@ -6,15 +5,6 @@ import { startTestSystem, type TestSystem } from './test-system.js';
 const PROFILE = '/api/admin/import_profile';
 const FILE = '/api/admin/import_profile/file';
 
-async function sql<T>(databaseUrl: string, text: string, values: unknown[] = []): Promise<T[]> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    return (await client.query(text, values)).rows as T[];
-  } finally {
-    await client.end();
-  }
-}
 
 describe('import profile, end to end (gateway → NATS → identity → Postgres)', () => {
   let t: TestSystem;
@@ -28,17 +18,14 @@ describe('import profile, end to end (gateway → NATS → identity → Postgres
   beforeAll(async () => {
     t = await startTestSystem();
     admin = t.api;
-    accountId = await t.factory.accountIdOf('default');
-    author = await t.factory.user(accountId, ['author']);
-    learner = await t.factory.user(accountId, ['learner']);
-    stranger = await t.factory.user(await t.factory.account(), ['admin']);
+    ({ accountId, author, learner, stranger } = await t.factory.cast());
     const created = await admin.post('/api/author/custom_fields', { custom_fields: [{ name: 'Region' }, { name: 'Cost, "center"' }] });
     regionId = Number(created.body.custom_fields[0].id);
   });
   afterAll(() => t?.close());
 
   const storedRow = async (account: number) =>
-    (await sql<{ csv_password_encrypted: string | null; columns: unknown }>(t.db.url, 'SELECT csv_password_encrypted, columns FROM identity.import_profiles WHERE account_id = $1', [account]))[0];
+    (await t.db.query<{ csv_password_encrypted: string | null; columns: unknown }>('SELECT csv_password_encrypted, columns FROM identity.import_profiles WHERE account_id = $1', [account]))[0];
 
   describe('authentication and audience', () => {
     it('answers 401 without a token on all three endpoints', async () => {
@@ -82,7 +69,7 @@ describe('import profile, end to end (gateway → NATS → identity → Postgres
       const results = await Promise.all(Array.from({ length: 5 }, () => admin.as(fresh.token).get(PROFILE)));
       expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
       expect(new Set(results.map((r) => r.body.id)).size).toBe(1);
-      expect(await sql(t.db.url, 'SELECT id FROM identity.import_profiles WHERE account_id = $1', [fresh.accountId])).toHaveLength(1);
+      expect(await t.db.query('SELECT id FROM identity.import_profiles WHERE account_id = $1', [fresh.accountId])).toHaveLength(1);
     });
   });
 

@@ -1,19 +1,9 @@
-import pg from 'pg';
 import type { CloudEvent } from '@lms/contracts';
 import { type ApiClient, eventually, type TestUser } from '@lms/testing';
 import { startTestSystem, type TestSystem } from './test-system.js';
 
 const TYPES = '/api/admin/notification_types';
 
-async function sql<T>(databaseUrl: string, text: string, values: unknown[] = []): Promise<T[]> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    return (await client.query(text, values)).rows as T[];
-  } finally {
-    await client.end();
-  }
-}
 
 interface TypeView {
   id: string;
@@ -35,10 +25,7 @@ describe('notification types, end to end (gateway → NATS → identity → Post
   beforeAll(async () => {
     t = await startTestSystem();
     admin = t.api;
-    accountId = await t.factory.accountIdOf('default');
-    author = await t.factory.user(accountId, ['author']);
-    learner = await t.factory.user(accountId, ['learner']);
-    stranger = await t.factory.user(await t.factory.account(), ['admin']);
+    ({ accountId, author, learner, stranger } = await t.factory.cast());
   });
   afterAll(() => t?.close());
 
@@ -203,7 +190,7 @@ describe('notification types, end to end (gateway → NATS → identity → Post
 
     it('records no event when nothing changes', async () => {
       await admin.patch(`${TYPES}/session_cancelled`, { channels: { slack: true } });
-      const count = async () => Number((await sql<{ n: string }>(t.db.url, "SELECT count(*) AS n FROM identity.outbox WHERE type = 'identity.notification_type.updated' AND payload->'data'->>'id' = 'session_cancelled'"))[0].n);
+      const count = async () => Number((await t.db.query<{ n: string }>("SELECT count(*) AS n FROM identity.outbox WHERE type = 'identity.notification_type.updated' AND payload->'data'->>'id' = 'session_cancelled'"))[0].n);
       const before = await count();
       expect((await admin.patch(`${TYPES}/session_cancelled`, { channels: { slack: true } })).status).toBe(200);
       expect(await count()).toBe(before);

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
 import type { CloudEvent } from '@lms/contracts';
 import { type ApiClient, eventually, type TestUser } from '@lms/testing';
 import { startTestSystem, type TestSystem } from './test-system.js';
@@ -8,15 +7,6 @@ const USERS = '/api/admin/users';
 /** An endpoint an author may call: proves a token still authenticates. */
 const AUTHOR_ENDPOINT = '/api/author/custom_fields';
 
-async function sql<T>(databaseUrl: string, text: string, values: unknown[] = []): Promise<T[]> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    return (await client.query(text, values)).rows as T[];
-  } finally {
-    await client.end();
-  }
-}
 
 /** A completion event as catalog or scheduling would publish it. */
 function completionEvent(accountId: number, type: string, data: Record<string, unknown>, id: string = randomUUID()): CloudEvent {
@@ -36,11 +26,8 @@ describe('users (admin), end to end (gateway → NATS → identity → Postgres)
   beforeAll(async () => {
     t = await startTestSystem();
     admin = t.api;
-    accountId = await t.factory.accountIdOf('default');
-    adminUserId = (await sql<{ id: number }>(t.db.url, "SELECT id FROM identity.users WHERE account_id = $1 AND uid = 'admin'", [accountId]))[0].id;
-    author = await t.factory.user(accountId, ['author']);
-    learner = await t.factory.user(accountId, ['learner']);
-    stranger = await t.factory.user(await t.factory.account(), ['admin']);
+    ({ accountId, author, learner, stranger } = await t.factory.cast());
+    adminUserId = (await t.db.query<{ id: number }>("SELECT id FROM identity.users WHERE account_id = $1 AND uid = 'admin'", [accountId]))[0].id;
   });
   afterAll(() => t?.close());
 
@@ -51,7 +38,7 @@ describe('users (admin), end to end (gateway → NATS → identity → Postgres)
     expect(res.status).toBe(200);
     return res.body.users[0] as { id: number; uid: string };
   };
-  const userCount = async () => Number((await sql<{ n: string }>(t.db.url, 'SELECT count(*) AS n FROM identity.users'))[0].n);
+  const userCount = async () => Number((await t.db.query<{ n: string }>('SELECT count(*) AS n FROM identity.users'))[0].n);
   const customField = async (name: string, api: ApiClient = admin) => (await api.post('/api/author/custom_fields', { custom_fields: [{ name }] })).body.custom_fields[0].id as string;
 
   describe('authentication and audience', () => {
@@ -120,14 +107,14 @@ describe('users (admin), end to end (gateway → NATS → identity → Postgres)
       });
       expect(res.status).toBe(200);
       expect(res.body.users[0].name).toBe('Dr. Who');
-      const [row] = await sql<Record<string, unknown>>(t.db.url, 'SELECT job_title, department, hris_id, manager_id, sortable_name, roles FROM identity.users WHERE id = $1', [res.body.users[0].id]);
+      const [row] = await t.db.query<Record<string, unknown>>('SELECT job_title, department, hris_id, manager_id, sortable_name, roles FROM identity.users WHERE id = $1', [res.body.users[0].id]);
       expect(row).toEqual({ job_title: 'Engineer', department: 'R&D', hris_id: `H-${uid}`, manager_id: boss.id, sortable_name: 'Who, Dr.', roles: ['learner'] });
-      expect(await sql(t.db.url, 'SELECT custom_field_id, value FROM identity.user_custom_field_values WHERE user_id = $1', [res.body.users[0].id])).toEqual([
+      expect(await t.db.query('SELECT custom_field_id, value FROM identity.user_custom_field_values WHERE user_id = $1', [res.body.users[0].id])).toEqual([
         { custom_field_id: Number(region), value: 'North' },
       ]);
       const byId = await create({ uid: nextUid(), manager_id: boss.id });
       expect(byId.status).toBe(200);
-      expect((await sql<{ manager_id: number }>(t.db.url, 'SELECT manager_id FROM identity.users WHERE id = $1', [byId.body.users[0].id]))[0].manager_id).toBe(boss.id);
+      expect((await t.db.query<{ manager_id: number }>('SELECT manager_id FROM identity.users WHERE id = $1', [byId.body.users[0].id]))[0].manager_id).toBe(boss.id);
     });
 
     it('processes only the first element: the others are neither validated nor created', async () => {
@@ -167,7 +154,7 @@ describe('users (admin), end to end (gateway → NATS → identity → Postgres)
 
     it('answers 400 when the uid or the hris_id is taken (deleted users included), case by case', async () => {
       const taken = await createOk({ hris_id: `HR-${nextUid()}` });
-      const [row] = await sql<{ hris_id: string }>(t.db.url, 'SELECT hris_id FROM identity.users WHERE id = $1', [taken.id]);
+      const [row] = await t.db.query<{ hris_id: string }>('SELECT hris_id FROM identity.users WHERE id = $1', [taken.id]);
       const dupUid = await create({ uid: taken.uid });
       expect(dupUid.status).toBe(400);
       expect(dupUid.body).toMatchObject({ code: 'USER_ALREADY_EXISTS', errors: [{ field: 'users[0].uid' }] });
@@ -203,7 +190,7 @@ describe('users (admin), end to end (gateway → NATS → identity → Postgres)
       const uid = nextUid('race');
       const results = await Promise.all(Array.from({ length: 5 }, () => create({ uid })));
       expect(results.map((r) => r.status).sort()).toEqual([200, 400, 400, 400, 400]);
-      expect((await sql(t.db.url, 'SELECT id FROM identity.users WHERE account_id = $1 AND uid = $2', [accountId, uid])).length).toBe(1);
+      expect((await t.db.query('SELECT id FROM identity.users WHERE account_id = $1 AND uid = $2', [accountId, uid])).length).toBe(1);
     });
 
     it('allows the same uid in another account', async () => {
@@ -273,15 +260,15 @@ describe('users (admin), end to end (gateway → NATS → identity → Postgres)
       const res = await admin.request(method, `${USERS}/${user.id}`, { user: { uid, first_name: 'New', hire_date: '2023-01-31', custom_fields: [{ id: region, value: 'B' }] } });
       expect(res.status).toBe(200);
       expect(res.body.users[0]).toMatchObject({ id: user.id, uid, first_name: 'New', last_name: 'Name', locale: 'fr', hire_date: '2023-01-31', roles: ['learner'] });
-      expect(await sql(t.db.url, 'SELECT value FROM identity.user_custom_field_values WHERE user_id = $1', [user.id])).toEqual([{ value: 'B' }]);
+      expect(await t.db.query('SELECT value FROM identity.user_custom_field_values WHERE user_id = $1', [user.id])).toEqual([{ value: 'B' }]);
       const cleared = await admin.patch(`${USERS}/uid:${uid}`, { user: { locale: null, custom_fields: [{ id: region, value: null }] } });
       expect(cleared.body.users[0].locale).toBeNull();
-      expect(await sql(t.db.url, 'SELECT value FROM identity.user_custom_field_values WHERE user_id = $1', [user.id])).toEqual([]);
+      expect(await t.db.query('SELECT value FROM identity.user_custom_field_values WHERE user_id = $1', [user.id])).toEqual([]);
     });
 
     it('answers 400 for taken uid or hris_id, own manager, mass assignment, empty or invalid bodies, changing nothing', async () => {
       const other = await createOk({ hris_id: `HX-${nextUid()}` });
-      const [otherRow] = await sql<{ hris_id: string }>(t.db.url, 'SELECT hris_id FROM identity.users WHERE id = $1', [other.id]);
+      const [otherRow] = await t.db.query<{ hris_id: string }>('SELECT hris_id FROM identity.users WHERE id = $1', [other.id]);
       const user = await createOk({ first_name: 'Stable' });
       const before = (await admin.get(`${USERS}/${user.id}`)).body;
       const cases: [unknown, string][] = [
@@ -334,7 +321,7 @@ describe('users (admin), end to end (gateway → NATS → identity → Postgres)
         const onlyDeleted = (await admin.get(`${USERS}?per_page=1000&only_deleted=true`)).body.users;
         expect(onlyDeleted.map((u: { id: number }) => u.id)).toContain(victim.userId);
         expect(onlyDeleted.every((u: { deleted_at: string | null }) => u.deleted_at !== null)).toBe(true);
-        expect(await sql(t.db.url, 'SELECT revoked_at IS NOT NULL AS revoked FROM identity.api_tokens WHERE user_id = $1', [victim.userId])).toEqual([{ revoked: true }]);
+        expect(await t.db.query('SELECT revoked_at IS NOT NULL AS revoked FROM identity.api_tokens WHERE user_id = $1', [victim.userId])).toEqual([{ revoked: true }]);
         const event = await eventually(async () => seen.find((e) => (e.data as { user_id: number }).user_id === victim.userId));
         expect(event).toMatchObject({ type: 'identity.user.deleted', source: '/identity', accountid: accountId, data: { user_id: victim.userId, uid: victim.uid } });
         expect((await admin.delete(`${USERS}/${victim.userId}`)).status).toBe(404);
@@ -523,8 +510,7 @@ describe('users (admin), end to end (gateway → NATS → identity → Postgres)
     it('records identity.user.roles_changed through the outbox', async () => {
       const person = await t.factory.user(accountId, ['learner']);
       await setRoles(person.userId, ['support', 'author']);
-      const rows = await sql<{ payload: { data: { user_id: number; roles: string[] } } }>(
-        t.db.url,
+      const rows = await t.db.query<{ payload: { data: { user_id: number; roles: string[] } } }>(
         "SELECT payload FROM identity.outbox WHERE type = 'identity.user.roles_changed' AND (payload->'data'->>'user_id')::int = $1",
         [person.userId],
       );

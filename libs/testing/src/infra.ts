@@ -19,9 +19,21 @@ export function testNatsUrl(): string | undefined {
 /** A short random name, for databases and NATS namespaces that must not collide across parallel test files. */
 export const uniqueName = (prefix: string) => `${prefix}_${randomBytes(5).toString('hex')}`;
 
+/** One query on its own connection: test set-up and checks, never the code under test. */
+export async function queryDatabase<T>(url: string, text: string, values: unknown[] = []): Promise<T[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query(text, values)).rows as T[];
+  } finally {
+    await client.end();
+  }
+}
+
 export interface TestDatabase {
   url: string;
   name: string;
+  query<T>(text: string, values?: unknown[]): Promise<T[]>;
   drop(): Promise<void>;
 }
 
@@ -41,6 +53,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   return {
     url: url.toString(),
     name,
+    query: (text, values) => queryDatabase(url.toString(), text, values),
     async drop() {
       const client = new pg.Client({ connectionString: serverUrl });
       await client.connect();
