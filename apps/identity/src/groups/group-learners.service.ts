@@ -31,6 +31,7 @@ export class GroupLearnersService {
     private readonly outbox: Outbox,
     private readonly groups: GroupsService,
     @InjectTenantRepository(User) private readonly users: TenantRepository<User>,
+    @InjectTenantRepository(GroupMembership) private readonly memberships: TenantRepository<GroupMembership>,
   ) {}
 
   /**
@@ -85,13 +86,7 @@ export class GroupLearnersService {
   async remove(scope: TenantScope, groupId: number, userId: number): Promise<void> {
     await this.db.transaction(async () => {
       const group = await this.groups.find(scope, groupId, 'share');
-      const result = await this.db.manager
-        .createQueryBuilder()
-        .delete()
-        .from(GroupMembership)
-        .where('account_id = :accountId AND group_id = :groupId AND user_id = :userId', { accountId: scope.accountId, groupId: group.id, userId })
-        .execute();
-      if (!result.affected) throw groupMemberNotFound(group.id, userId);
+      if ((await this.memberships.delete(scope, { groupId: group.id, userId })) === 0) throw groupMemberNotFound(group.id, userId);
       const data: GroupMembershipEventData = { group_id: group.id, user_id: userId };
       await this.outbox.add(scope, GROUP_MEMBERSHIP_REMOVED_EVENT, data, String(group.id));
     });
@@ -104,14 +99,7 @@ export class GroupLearnersService {
 
   /** ON CONFLICT DO NOTHING on the (account, group, user) key: a second add, even a concurrent one, changes nothing. */
   private async insertMemberships(scope: TenantScope, groupId: number, userIds: number[]): Promise<number[]> {
-    const result = await this.db.manager
-      .createQueryBuilder()
-      .insert()
-      .into(GroupMembership)
-      .values(userIds.map((userId) => ({ accountId: scope.accountId, groupId, userId })))
-      .orIgnore()
-      .returning('user_id')
-      .execute();
-    return (result.raw as { user_id: number }[]).map((row) => Number(row.user_id));
+    const inserted = await this.memberships.insertNew(scope, userIds.map((userId) => ({ groupId, userId })), ['user_id']);
+    return inserted.map((row) => Number(row.user_id));
   }
 }

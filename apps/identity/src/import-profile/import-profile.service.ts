@@ -64,14 +64,7 @@ export class ImportProfileService {
   private async ensure(scope: TenantScope): Promise<ImportProfile> {
     const existing = await this.profiles.findOne(scope, {});
     if (existing) return existing;
-    // TenantRepository has no upsert; the account id comes from the scope, as it would there.
-    await this.db.manager
-      .createQueryBuilder()
-      .insert()
-      .into(ImportProfile)
-      .values({ accountId: scope.accountId, hasHeaders: true, csvDays: NO_DAYS, columns: [] })
-      .orIgnore()
-      .execute();
+    await this.profiles.insertNew(scope, [{ hasHeaders: true, csvDays: NO_DAYS, columns: [] }]);
     return (await this.profiles.findOne(scope, {})) as ImportProfile;
   }
 

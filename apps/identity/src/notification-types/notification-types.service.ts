@@ -88,16 +88,10 @@ export class NotificationTypesService {
   /**
    * Gives the account a row per catalogue type, with the catalogue's defaults. Idempotent and safe under
    * concurrency (ON CONFLICT DO NOTHING on the primary key); a type added to the catalogue later reaches
-   * existing accounts here. TenantRepository has no upsert: the account id comes from the scope.
+   * existing accounts here.
    */
   private async seed(scope: TenantScope): Promise<void> {
     if ((await this.settings.count(scope)) >= NOTIFICATION_CATALOGUE.length) return;
-    await this.db.manager
-      .createQueryBuilder()
-      .insert()
-      .into(NotificationTypeSetting)
-      .values(NOTIFICATION_CATALOGUE.map((def) => ({ accountId: scope.accountId, notificationType: def.id, channels: def.channels })))
-      .orIgnore()
-      .execute();
+    await this.settings.insertNew(scope, NOTIFICATION_CATALOGUE.map((def) => ({ notificationType: def.id, channels: def.channels })));
   }
 }

@@ -1,10 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { IsNull } from 'typeorm';
 import {
   type RequestContext,
   USER_DELETED_EVENT,
   USER_DELETION_REQUESTED_EVENT,
 } from '@lms/contracts';
 import { Database, InjectTenantRepository, MESSAGE_BUS, type MessageBus, Outbox, type TenantRepository, type TenantScope } from '@lms/platform';
+import { ApiToken } from '../auth/api-token.entity.js';
 import { User } from './user.entity.js';
 import { cannotDeleteSelf } from './user.errors.js';
 import { UserFinder, type UserRef } from './user-finder.js';
@@ -23,6 +25,7 @@ export class UserDeletionService {
     private readonly finder: UserFinder,
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     @InjectTenantRepository(User) private readonly users: TenantRepository<User>,
+    @InjectTenantRepository(ApiToken) private readonly tokens: TenantRepository<ApiToken>,
   ) {}
 
   /**
@@ -66,11 +69,8 @@ export class UserDeletionService {
     return saved;
   }
 
-  /** A deleted user's tokens die with the user (api_tokens belongs to the tokens feature: plain SQL, no import). */
+  /** A deleted user's tokens die with the user. */
   private async revokeTokens(scope: TenantScope, userId: number): Promise<void> {
-    await this.db.manager.query('UPDATE identity.api_tokens SET revoked_at = now() WHERE account_id = $1 AND user_id = $2 AND revoked_at IS NULL', [
-      scope.accountId,
-      userId,
-    ]);
+    await this.tokens.update(scope, { userId, revokedAt: IsNull() }, { revokedAt: () => 'now()' });
   }
 }

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { tenantRepositoryProvider } from '@lms/platform';
+import { ApiToken } from '../auth/api-token.entity.js';
 import { CustomField } from '../custom-fields/custom-field.entity.js';
 import { UserCompletion } from './user-completion.entity.js';
 import { UserCustomFieldValue } from './user-custom-field-value.entity.js';
@@ -23,6 +24,7 @@ export const USERS_ENTITIES = [UserCustomFieldValue, UserCompletion];
     UserSummaryService,
     UserEventConsumers,
     tenantRepositoryProvider(User),
+    tenantRepositoryProvider(ApiToken),
     tenantRepositoryProvider(UserCustomFieldValue),
     tenantRepositoryProvider(UserCompletion),
     tenantRepositoryProvider(CustomField),

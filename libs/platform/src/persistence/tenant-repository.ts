@@ -1,4 +1,4 @@
-import type { DeepPartial, EntityTarget, FindOptionsOrder, FindOptionsWhere, ObjectLiteral, Repository, SelectQueryBuilder } from 'typeorm';
+import type { DeepPartial, EntityTarget, FindOptionsOrder, FindOptionsWhere, ObjectLiteral, QueryDeepPartialEntity, Repository, SelectQueryBuilder } from 'typeorm';
 import type { Database } from './database.js';
 
 /** Every tenant-owned row carries its account. */
@@ -70,6 +70,30 @@ export class TenantRepository<T extends TenantOwned> {
   async save(scope: TenantScope, row: T): Promise<T> {
     if (row.accountId !== scope.accountId) throw new Error('refusing to save a row of another account');
     return this.repo.save(row);
+  }
+
+  /**
+   * Inserts rows owned by the caller's account, skipping those that collide with an existing row
+   * (ON CONFLICT DO NOTHING), so a repeated or concurrent insert changes nothing. Answers the inserted
+   * rows' `returning` columns (SQL column names).
+   */
+  async insertNew(scope: TenantScope, values: Omit<DeepPartial<T>, 'accountId'>[], returning: string[] = []): Promise<ObjectLiteral[]> {
+    if (values.length === 0) return [];
+    const rows = values.map((v) => ({ ...v, accountId: scope.accountId })) as QueryDeepPartialEntity<T>[];
+    const insert = this.repo.createQueryBuilder().insert().values(rows).orIgnore();
+    // The string form names SQL columns; an array would be read as entity property names.
+    const result = await (returning.length > 0 ? insert.returning(returning.join(', ')) : insert).execute();
+    return returning.length > 0 ? (result.raw as ObjectLiteral[]) : [];
+  }
+
+  /** Sets columns on the caller's rows that match; answers how many changed. */
+  async update(scope: TenantScope, where: TenantWhere<T>, changes: Omit<QueryDeepPartialEntity<T>, 'accountId'>): Promise<number> {
+    return (await this.repo.update(this.scoped(scope, where), changes as QueryDeepPartialEntity<T>)).affected ?? 0;
+  }
+
+  /** Deletes the caller's rows that match; answers how many went. */
+  async delete(scope: TenantScope, where: TenantWhere<T>): Promise<number> {
+    return (await this.repo.delete(this.scoped(scope, where))).affected ?? 0;
   }
 
   async remove(scope: TenantScope, row: T): Promise<void> {
