@@ -39,5 +39,7 @@ describe('observability of the whole system', () => {
     const metrics = await (await fetch(`${t.system.url}/metrics`)).text();
     expect(metrics).toMatch(/^# TYPE \S+ histogram$/m);
     expect(metrics).toContain('route="/api/author/custom_fields"');
+    // The services' side of the same requests, merged in by the gateway of this one process.
+    expect(metrics).toMatch(/^rpc_server_duration_seconds_count\{queue="identity",subject="identity\.custom_fields\.list",status="200"\} [1-9]/m);
   });
 });

@@ -21,3 +21,4 @@ export * from './rpc/handles.js';
 export * from './runtime/start-service.js';
 export * from './runtime/standalone.js';
 export * from './observability/health-server.js';
+export * from './observability/rpc-metrics.js';

@@ -1,5 +1,5 @@
 import { Injectable, type OnModuleDestroy } from '@nestjs/common';
-import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Histogram, register, Registry } from 'prom-client';
 
 /**
  * Prometheus metrics of one gateway. Its own registry, not prom-client's global one, so several
@@ -26,8 +26,16 @@ export class HttpMetrics implements OnModuleDestroy {
     this.duration.observe({ method, route, status: String(status) }, seconds);
   }
 
+  /** This gateway's metrics, plus the process-wide ones: in all-in-one mode, the services' RPC metrics. */
   text(): Promise<string> {
-    return this.registry.metrics();
+    // A name this gateway already exports (process metrics, when something else collects them too) is not repeated.
+    const own = new Set(this.registry.getMetricsAsArray().map((metric) => metric.name));
+    const shared = new Registry();
+    for (const { name } of register.getMetricsAsArray()) {
+      const metric = own.has(name) ? undefined : register.getSingleMetric(name);
+      if (metric) shared.registerMetric(metric);
+    }
+    return Registry.merge([this.registry, shared]).metrics();
   }
 
   get contentType(): string {

@@ -4,6 +4,7 @@ import { BaseRpcContext, Server, type CustomTransportStrategy, type MessageHandl
 import { lastValueFrom, throwError, type Observable } from 'rxjs';
 import type { RpcReply, RpcRequest } from '@lms/contracts';
 import type { Logger } from '../observability/logger.js';
+import { observeRpc } from '../observability/rpc-metrics.js';
 import { DomainError, toRpcError } from '../rpc/rpc-errors.js';
 import type { MessageBus, Subscription } from './message-bus.js';
 import { Reply } from './reply.js';
@@ -85,7 +86,9 @@ export class BusTransport extends Server implements CustomTransportStrategy {
       answer = { ok: false, error: toRpcError(err) };
     }
     const status = answer.ok ? (answer.status ?? 200) : answer.error.status;
-    this.log.info({ subject, requestId, status, durationMs: Math.round(performance.now() - started) }, 'handled request');
+    const elapsedMs = performance.now() - started;
+    observeRpc(this.queue, subject, status, elapsedMs / 1000);
+    this.log.info({ subject, requestId, status, durationMs: Math.round(elapsedMs) }, 'handled request');
     return answer;
   }
 }
