@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import type { CloudEvent } from '@lms/contracts';
-import { type ApiClient, createTestDatabase, eventually, testNatsUrl, type TestDatabase, type TestUser, uniqueName } from '@lms/testing';
+import { type ApiClient, createTestDatabase, deleteNamespaceStreams, eventually, testNatsUrl, type TestDatabase, type TestUser, uniqueName } from '@lms/testing';
 import { startTestSystem, type TestSystem } from './test-system.js';
 
 const TOKENS = '/api/admin/api_tokens';
@@ -23,7 +23,11 @@ describe('API tokens, end to end (gateway → NATS → identity → Postgres)', 
     admin = t.api;
     ({ accountId, author, learner, stranger } = await t.factory.cast());
   });
-  afterAll(() => t?.close());
+  afterAll(async () => {
+    await t?.close();
+    const natsUrl = testNatsUrl();
+    if (natsUrl) await deleteNamespaceStreams(natsUrl, namespace); // shared with the replica below
+  });
 
   const issue = (body: Record<string, unknown>, api: ApiClient = admin) => api.post(TOKENS, { api_token: body });
 

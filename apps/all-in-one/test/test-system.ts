@@ -1,5 +1,5 @@
 import { loadConfig, type Logger } from '@lms/platform';
-import { ApiClient, createTestDatabase, IdentityFactory, testNatsUrl, type TestDatabase, uniqueName } from '@lms/testing';
+import { ApiClient, createTestDatabase, deleteNamespaceStreams, IdentityFactory, testNatsUrl, type TestDatabase, uniqueName } from '@lms/testing';
 import { startSystem, type System } from '../src/host.js';
 
 export interface TestSystem {
@@ -16,10 +16,14 @@ export interface TestSystem {
 export async function startTestSystem(env: Record<string, string> = {}, existing?: TestDatabase, logger?: Logger): Promise<TestSystem> {
   const db = existing ?? (await createTestDatabase());
   const token = env.BOOTSTRAP_ADMIN_TOKEN ?? `bootstrap_${uniqueName('token')}`;
+  const natsUrl = testNatsUrl();
+  // A namespace given by the caller may be shared with another system: its streams are the caller's to remove.
+  const ownsNamespace = env.NATS_NAMESPACE === undefined;
+  const namespace = env.NATS_NAMESPACE ?? uniqueName('e2e');
   const config = loadConfig({
     DATABASE_URL: db.url,
-    NATS_URL: testNatsUrl() ?? '',
-    NATS_NAMESPACE: uniqueName('e2e'),
+    NATS_URL: natsUrl ?? '',
+    NATS_NAMESPACE: namespace,
     PORT: '0',
     HOST: '127.0.0.1',
     BOOTSTRAP_ADMIN_TOKEN: token,
@@ -35,6 +39,7 @@ export async function startTestSystem(env: Record<string, string> = {}, existing
     factory: new IdentityFactory(db.url),
     async close() {
       await system.close();
+      if (natsUrl && ownsNamespace) await deleteNamespaceStreams(natsUrl, namespace);
       if (!existing) await db.drop();
     },
   };

@@ -1,3 +1,4 @@
 export * from './infra.js';
 export * from './identity-factory.js';
 export * from './http-client.js';
+export * from './nats-cleanup.js';
