@@ -1,5 +1,5 @@
 import { createConnection } from 'node:net';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -44,8 +44,13 @@ async function startPostgres(useContainers: boolean): Promise<{ url: string } & 
   // Loaded only when needed; it resolves to the built lib (npm test builds first).
   const { startEmbeddedPostgres } = await import('@lms/embedded-postgres');
   const dir = await mkdtemp(join(tmpdir(), 'lms-test-pg-'));
+  // mkdtemp makes it 0700; as root, Postgres runs as the `postgres` user, who must be able to enter it.
+  await chmod(dir, 0o755);
   const port = 20000 + Math.floor(Math.random() * 20000);
-  const server = await startEmbeddedPostgres(join(dir, 'data'), port, quietLog);
+  const server = await startEmbeddedPostgres(join(dir, 'data'), port, quietLog).catch(async (err: unknown) => {
+    await rm(dir, { recursive: true, force: true });
+    throw err;
+  });
   return { url: server.url, stop: async () => { await server.stop(); await rm(dir, { recursive: true, force: true }); } };
 }
 
