@@ -5,6 +5,7 @@ import { startTestSystem, type TestSystem } from './test-system.js';
 describe('custom fields and user fields, end to end (gateway → NATS → identity → Postgres)', () => {
   let t: TestSystem;
   let admin: ApiClient;
+  let accountId: number;
   let author: TestUser;
   let learner: TestUser;
   let stranger: TestUser;
@@ -12,10 +13,7 @@ describe('custom fields and user fields, end to end (gateway → NATS → identi
   beforeAll(async () => {
     t = await startTestSystem();
     admin = t.api;
-    const accountId = await t.factory.accountIdOf('default');
-    author = await t.factory.user(accountId, ['author']);
-    learner = await t.factory.user(accountId, ['learner']);
-    stranger = await t.factory.user(await t.factory.account('other'), ['admin']);
+    ({ accountId, author, learner, stranger } = await t.factory.cast());
   });
   afterAll(() => t?.close());
 
@@ -105,7 +103,7 @@ describe('custom fields and user fields, end to end (gateway → NATS → identi
         const id = Number(res.body.custom_fields[0].id);
         const event = await eventually(async () => seen.find((e) => (e.data as { id: number }).id === id));
         expect(event).toMatchObject({ type: 'identity.custom_field.created', source: '/identity', data: { id, name: 'Evented' } });
-        expect(event.accountid).toBe(await t.factory.accountIdOf('default'));
+        expect(event.accountid).toBe(accountId);
       } finally {
         await sub.unsubscribe();
       }
