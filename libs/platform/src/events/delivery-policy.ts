@@ -6,18 +6,6 @@ export const DUPLICATE_WINDOW_MS = 2 * 60_000;
 /** Default time a handler has before its event is delivered again (JetStream's default too). */
 export const DEFAULT_ACK_WAIT_MS = 30_000;
 
-/** NATS token matching on event types: `*` is exactly one token, a trailing `>` one or more. */
-export function typeMatches(pattern: string, type: string): boolean {
-  const want = pattern.split('.');
-  const have = type.split('.');
-  for (let i = 0; i < want.length; i++) {
-    if (want[i] === '>') return i === want.length - 1 && have.length > i;
-    if (i >= have.length) return false;
-    if (want[i] !== '*' && want[i] !== have[i]) return false;
-  }
-  return want.length === have.length;
-}
-
 /** Delay before the next delivery after the `deliveryCount`-th failed; the last back-off value repeats. */
 export function retryDelayMs(options: Pick<ConsumerOptions, 'backoffMs'>, deliveryCount: number): number {
   const { backoffMs } = options;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CloudEvent } from '@lms/contracts';
 import type { ConsumerOptions, Subscription } from '../messaging/message-bus.js';
-import { typeMatches } from './delivery-policy.js';
+import { subjectMatches } from '../messaging/subject-match.js';
 import { InProcessEventLog } from './in-process-event-log.js';
 
 const event = (type: string, data: unknown = {}, id = randomUUID()): CloudEvent => ({
@@ -32,7 +32,7 @@ async function waitUntil(what: string, check: () => boolean | Promise<boolean>, 
   }
 }
 
-describe('typeMatches', () => {
+describe('subjectMatches on event types', () => {
   it.each([
     ['identity.user.deleted', 'identity.user.deleted', true],
     ['identity.user.*', 'identity.user.deleted', true],
@@ -44,7 +44,7 @@ describe('typeMatches', () => {
     ['>', 'identity.user.deleted', true],
     ['identity.user.deleted', 'identity.user.created', false],
   ])('%s matches %s: %s', (pattern, type, expected) => {
-    expect(typeMatches(pattern, type)).toBe(expected);
+    expect(subjectMatches(pattern, type)).toBe(expected);
   });
 });
 

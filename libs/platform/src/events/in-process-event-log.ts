@@ -2,7 +2,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { CloudEvent } from '@lms/contracts';
 import type { ConsumerOptions, DeadLetter, DeliveryInfo, EventLog, Subscription } from '../messaging/message-bus.js';
 import { decodeCloudEvent } from './cloud-event.js';
-import { assertConsumerOptions, DUPLICATE_WINDOW_MS, errorMessage, retryDelayMs, typeMatches } from './delivery-policy.js';
+import { assertConsumerOptions, DUPLICATE_WINDOW_MS, errorMessage, retryDelayMs } from './delivery-policy.js';
+import { subjectMatches } from '../messaging/subject-match.js';
 
 type Handler = (event: CloudEvent, info: DeliveryInfo) => Promise<void>;
 
@@ -134,7 +135,7 @@ export class InProcessEventLog implements EventLog {
       const text = this.log[durable.cursor++];
       const decoded = decodeCloudEvent(text);
       // Malformed entries reach every durable, to be dead-lettered there, as a JetStream consumer would.
-      if ('error' in decoded || durable.options.types.some((t) => typeMatches(t, decoded.event.type))) {
+      if ('error' in decoded || durable.options.types.some((t) => subjectMatches(t, decoded.event.type))) {
         return { text, deliveries: 0 };
       }
     }

@@ -20,7 +20,8 @@ import { nanos, type NatsConnection } from '@nats-io/transport-node';
 import type { ConsumerOptions, DeadLetter, DeliveryInfo, EventLog, Subscription } from '../messaging/message-bus.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import { decodeCloudEvent } from './cloud-event.js';
-import { assertConsumerOptions, DEFAULT_ACK_WAIT_MS, DUPLICATE_WINDOW_MS, errorMessage, retryDelayMs, typeMatches } from './delivery-policy.js';
+import { assertConsumerOptions, DEFAULT_ACK_WAIT_MS, DUPLICATE_WINDOW_MS, errorMessage, retryDelayMs } from './delivery-policy.js';
+import { subjectMatches } from '../messaging/subject-match.js';
 
 type Handler = (event: CloudEvent, info: DeliveryInfo) => Promise<void>;
 
@@ -159,7 +160,7 @@ export class JetStreamEventLog implements EventLog {
       return;
     }
     const { event } = decoded;
-    if (!options.types.some((t) => typeMatches(t, event.type))) {
+    if (!options.types.some((t) => subjectMatches(t, event.type))) {
       // A consumer on an older server filters `events.>` and skips the types it does not want here.
       msg.ack();
       return;

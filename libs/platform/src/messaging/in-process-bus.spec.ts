@@ -1,4 +1,5 @@
-import { BusClosedError, InProcessBus, subjectMatches } from './in-process-bus.js';
+import { BusClosedError, InProcessBus } from './in-process-bus.js';
+import { subjectMatches } from './subject-match.js';
 import { NoRespondersError, RequestTimeoutError } from './message-bus.js';
 
 /** A promise released from outside, to hold a handler in flight. */

@@ -1,18 +1,7 @@
 import { InProcessEventLog } from '../events/in-process-event-log.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import { NoRespondersError, RequestTimeoutError, type EventLog, type MessageBus, type Subscription } from './message-bus.js';
-
-/** NATS subject matching: `*` is exactly one token, a trailing `>` is one or more tokens. */
-export function subjectMatches(pattern: string, subject: string): boolean {
-  const want = pattern.split('.');
-  const have = subject.split('.');
-  for (let i = 0; i < want.length; i++) {
-    if (want[i] === '>') return i === want.length - 1 && have.length > i;
-    if (i >= have.length) return false;
-    if (want[i] !== '*' && want[i] !== have[i]) return false;
-  }
-  return want.length === have.length;
-}
+import { subjectMatches } from './subject-match.js';
 
 // Payloads travel as JSON text, so caller and handler never share an object, as over a wire.
 const encode = (value: unknown): string | undefined => JSON.stringify(value);
