@@ -2,6 +2,7 @@ import { Type } from 'class-transformer';
 import { IsDefined, IsNotEmpty, IsObject, IsOptional, IsRFC3339, IsString, Length, ValidateBy, ValidateNested, type ValidationOptions } from 'class-validator';
 import { PageQuery } from '../common/query.js';
 import type { JsonSchema } from '../routes/route.js';
+import { IsUserReference } from './users.contract.js';
 
 export const API_TOKEN_SUBJECTS = {
   list: 'identity.api_tokens.list',
@@ -12,17 +13,6 @@ export const API_TOKEN_SUBJECTS = {
 /** Events recorded through the outbox when a token is issued and revoked (data: ApiTokenEventData). */
 export const API_TOKEN_CREATED_EVENT = 'identity.api_token.created';
 export const API_TOKEN_REVOKED_EVENT = 'identity.api_token.revoked';
-
-/** A user named by numeric id (number or numeric text) or by `uid:<uid>`, as the spec names managers. */
-const isUserReference = (value: unknown): boolean =>
-  (typeof value === 'number' && Number.isSafeInteger(value) && value > 0) ||
-  (typeof value === 'string' && (/^[1-9]\d{0,15}$/.test(value) || /^uid:.+$/s.test(value)));
-
-const IsUserReference = (options?: ValidationOptions) =>
-  ValidateBy(
-    { name: 'isUserReference', validator: { validate: isUserReference, defaultMessage: () => '$property must be a user id or "uid:<uid>"' } },
-    options,
-  );
 
 /** Expiry must be a moment still ahead: a token born expired is a mistake, not a request. */
 const IsFutureTimestamp = (options?: ValidationOptions) =>
