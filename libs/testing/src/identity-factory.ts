@@ -1,4 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { tokenHash } from '@lms/contracts';
 import { queryDatabase } from './infra.js';
 
 export interface TestUser {
@@ -40,7 +41,7 @@ export class IdentityFactory {
          INSERT INTO identity.users (account_id, uid, first_name, last_name, email, roles) VALUES ($1, $2, $2, $3, $4, $5) RETURNING id
        )
        INSERT INTO identity.api_tokens (account_id, user_id, name, token_hash) SELECT $1, u.id, 'test', $6 FROM u RETURNING user_id AS id`,
-      [accountId, uid, 'Test', `${uid}@example.test`, roles, createHash('sha256').update(token).digest('hex')],
+      [accountId, uid, 'Test', `${uid}@example.test`, roles, tokenHash(token)],
     );
     return { accountId, userId: row.id, uid, token };
   }

@@ -8,12 +8,13 @@ import {
   type Principal,
   type Role,
   type RpcRequest,
+  tokenHash,
 } from '@lms/contracts';
 import type { Subscription } from '@lms/platform';
 import { GATEWAY_DEPS, type GatewayDeps } from '../gateway-deps.js';
 import { ProblemError, RpcReplyError } from '../http/problem.js';
 import { MalformedReplyError, parseRpcReply } from '../http/rpc-reply.js';
-import { parseAuthorization, tokenHash } from './bearer-token.js';
+import { parseAuthorization } from './bearer-token.js';
 import { PrincipalCache } from './principal-cache.js';
 
 const REALM = 'Bearer realm="learning-service"';

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { parseAuthorization, tokenHash } from './bearer-token.js';
+import { tokenHash } from '@lms/contracts';
+import { parseAuthorization } from './bearer-token.js';
 
 describe('parseAuthorization', () => {
   it('reads a bearer token, scheme in any case', () => {

@@ -1,5 +1,3 @@
-import { createHash } from 'node:crypto';
-
 export type BearerCredentials = { kind: 'missing' } | { kind: 'malformed' } | { kind: 'token'; token: string };
 
 /** RFC 6750 b64token, bounded so a huge header never reaches the identity service. */
@@ -11,6 +9,3 @@ export function parseAuthorization(header: string | undefined): BearerCredential
   if (!match || !B64TOKEN.test(match[1])) return { kind: 'malformed' };
   return { kind: 'token', token: match[1] };
 }
-
-/** Hex SHA-256: tokens are cached, stored and invalidated under this name, never as themselves. */
-export const tokenHash = (token: string): string => createHash('sha256').update(token).digest('hex');

@@ -1,6 +1,6 @@
 import { type Database, DomainError, openDatabase } from '@lms/platform';
 import { createTestDatabase, type TestDatabase } from '@lms/testing';
-import { hashToken } from '../auth/token.js';
+import { tokenHash } from '@lms/contracts';
 import { IDENTITY_ENTITIES, IDENTITY_MIGRATIONS } from '../identity.module.js';
 import { InitialIdentity1763800000000 } from '../migrations/1763800000000-initial-identity.js';
 import { createAccount } from './create-account.js';
@@ -41,7 +41,7 @@ describe('accounts and sub-accounts (real Postgres)', () => {
     expect(created.rootSubAccount).toMatchObject({ accountId: created.account.id, name: 'Acme', isRoot: true });
     expect(created.admin).toMatchObject({ accountId: created.account.id, uid: 'admin', roles: ['admin'] });
     const tokens = await db.manager.query('SELECT user_id, token_hash FROM identity.api_tokens WHERE account_id = $1', [created.account.id]);
-    expect(tokens).toEqual([{ user_id: created.admin.id, token_hash: hashToken(created.token) }]);
+    expect(tokens).toEqual([{ user_id: created.admin.id, token_hash: tokenHash(created.token) }]);
   });
 
   it('uses the given administrator token when there is one (the bootstrap path)', async () => {

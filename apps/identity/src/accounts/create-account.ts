@@ -1,6 +1,7 @@
+import { tokenHash } from '@lms/contracts';
 import { type Database, isUniqueViolation } from '@lms/platform';
 import { ApiToken } from '../auth/api-token.entity.js';
-import { generateToken, hashToken } from '../auth/token.js';
+import { generateToken } from '../auth/token.js';
 import { User } from '../users/user.entity.js';
 import { Account } from './account.entity.js';
 import { invalidAccountName, invalidSubdomain, SUBDOMAIN_PATTERN, subdomainTaken } from './account.errors.js';
@@ -41,7 +42,7 @@ export async function createAccount(db: Database, input: CreateAccountInput): Pr
       const admin = await manager.save(
         manager.create(User, { accountId: account.id, uid: 'admin', firstName: 'Admin', lastName: null, email: null, roles: ['admin'] }),
       );
-      await manager.save(manager.create(ApiToken, { accountId: account.id, userId: admin.id, name: input.tokenName ?? 'first administrator', tokenHash: hashToken(token) }));
+      await manager.save(manager.create(ApiToken, { accountId: account.id, userId: admin.id, name: input.tokenName ?? 'first administrator', tokenHash: tokenHash(token) }));
       return { account, rootSubAccount, admin, token };
     });
   } catch (err) {

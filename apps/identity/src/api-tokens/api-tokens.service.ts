@@ -10,10 +10,11 @@ import {
   type ApiTokenView,
   type AuthInvalidation,
   type ListApiTokensQuery,
+  tokenHash,
 } from '@lms/contracts';
 import { Database, InjectTenantRepository, MESSAGE_BUS, type MessageBus, Outbox, type TenantRepository, type TenantScope } from '@lms/platform';
 import { ApiToken } from '../auth/api-token.entity.js';
-import { generateToken, hashToken } from '../auth/token.js';
+import { generateToken } from '../auth/token.js';
 import { UserFinder } from '../users/user-finder.js';
 import { apiTokenNotFound, tokenUserNotFound } from './api-token.errors.js';
 
@@ -47,7 +48,7 @@ export class ApiTokensService {
       const row = await this.tokens.insert(scope, {
         userId: user.id,
         name: input.name,
-        tokenHash: hashToken(secret),
+        tokenHash: tokenHash(secret),
         expiresAt: input.expires_at === undefined ? null : new Date(input.expires_at),
         revokedAt: null,
       });

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import type { Principal, Role } from '@lms/contracts';
+import { type Principal, type Role, tokenHash } from '@lms/contracts';
 import { Database, unauthorized } from '@lms/platform';
-import { hashToken } from './token.js';
 
 @Injectable()
 export class AuthService {
@@ -17,7 +16,7 @@ export class AuthService {
           AND t.revoked_at IS NULL
           AND (t.expires_at IS NULL OR t.expires_at > now())
           AND u.deleted_at IS NULL`,
-      [hashToken(token)],
+      [tokenHash(token)],
     );
     const row = rows[0];
     if (!row) throw unauthorized('INVALID_TOKEN', 'The access token is unknown, expired or revoked.');

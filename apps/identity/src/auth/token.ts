@@ -1,6 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 
-/** Tokens are opaque random strings; only their SHA-256 is stored. */
-export const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex');
-
+/** Tokens are opaque random strings; identity stores only their `tokenHash` (@lms/contracts). */
 export const generateToken = (): string => `lms_${randomBytes(32).toString('base64url')}`;

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { IsString, Length } from 'class-validator';
 import type { Role } from '../context.js';
 
@@ -20,7 +21,7 @@ export interface Principal {
   tokenExpiresAt?: string | null;
 }
 
-/** Hex SHA-256 of a token, the form in which tokens are stored and invalidated. */
+/** Drops cached principals: by token hash (see tokenHash), by user of an account, by account, or all. */
 export interface AuthInvalidation {
   tokenHashes?: string[];
   userId?: number;
@@ -32,3 +33,6 @@ export class AuthResolveRequest {
   @IsString() @Length(1, 512)
   token: string;
 }
+
+/** Hex SHA-256: identity stores tokens, and gateways cache and invalidate them, under this name only. */
+export const tokenHash = (token: string): string => createHash('sha256').update(token).digest('hex');
