@@ -1,4 +1,4 @@
-import { DEFAULT_PER_PAGE, validateInput, type DtoClass, type FieldError, type RouteDefinition } from '@lms/contracts';
+import { pageWindow, validateInput, type DtoClass, type FieldError, type PageQuery, type RouteDefinition } from '@lms/contracts';
 import type { FastifyRequest } from 'fastify';
 import { ProblemError } from './problem.js';
 import { normaliseQuery, searchOf } from './query-normaliser.js';
@@ -54,6 +54,7 @@ export async function readInput(route: RouteDefinition, request: FastifyRequest)
   const errors = [...params.errors, ...query.errors, ...body.errors];
   if (errors.length > 0) throw new ProblemError(400, 'VALIDATION_FAILED', 'The request has invalid or unknown fields.', errors);
   if (!route.paged) return { params: params.value, query: query.value, body: body.value };
-  const page: PageRequest = { page: Number(query.value.page ?? 1), perPage: Number(query.value.per_page ?? DEFAULT_PER_PAGE) };
+  const { page: pageNumber, perPage } = pageWindow(query.value as PageQuery);
+  const page: PageRequest = { page: pageNumber, perPage };
   return { params: params.value, query: { ...query.value, page: page.page, per_page: page.perPage }, body: body.value, page };
 }
