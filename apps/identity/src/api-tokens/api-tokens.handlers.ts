@@ -7,11 +7,10 @@ import {
   type IdParams,
   type ListApiTokensQuery,
   type RpcRequest,
+  envelope,
 } from '@lms/contracts';
 import { Handles, noContent, paged, reply } from '@lms/platform';
 import { ApiTokensService, toApiTokenView } from './api-tokens.service.js';
-
-const envelope = (api_tokens: unknown[]) => ({ meta: {}, api_tokens });
 
 @Controller()
 export class ApiTokensHandlers {
@@ -21,13 +20,13 @@ export class ApiTokensHandlers {
   async create(@Payload() { ctx, body }: RpcRequest<CreateApiTokenBody>) {
     const { token, secret } = await this.service.create(ctx, body.api_token);
     const view: CreatedApiTokenView = { ...toApiTokenView(token), token: secret };
-    return reply(envelope([view]), { status: 201 });
+    return reply(envelope('api_tokens', [view]), { status: 201 });
   }
 
   @Handles(S.list)
   async list(@Payload() { ctx, query }: RpcRequest<unknown, ListApiTokensQuery>) {
     const [tokens, total] = await this.service.list(ctx, query);
-    return paged(envelope(tokens.map(toApiTokenView)), total);
+    return paged(envelope('api_tokens', tokens.map(toApiTokenView)), total);
   }
 
   @Handles(S.revoke)

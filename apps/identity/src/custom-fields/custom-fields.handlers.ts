@@ -8,11 +8,10 @@ import {
   type PageQuery,
   type RpcRequest,
   type UpdateCustomFieldBody,
+  envelope,
 } from '@lms/contracts';
 import { Handles, paged, reply } from '@lms/platform';
 import { CustomFieldsService, toCustomFieldView } from './custom-fields.service.js';
-
-const envelope = (custom_fields: unknown[]) => ({ meta: {}, custom_fields });
 
 @Controller()
 export class CustomFieldsHandlers {
@@ -22,27 +21,27 @@ export class CustomFieldsHandlers {
   async list(@Payload() { ctx, query }: RpcRequest<unknown, FieldIncludesQuery & PageQuery>) {
     const withName = query.includes?.includes('name') ?? false;
     const [fields, total] = await this.service.list(ctx, query);
-    return paged(envelope(fields.map((f) => toCustomFieldView(f, withName))), total);
+    return paged(envelope('custom_fields', fields.map((f) => toCustomFieldView(f, withName))), total);
   }
 
   @Handles(S.show)
   async show(@Payload() { ctx, params }: RpcRequest<unknown, object, IdParams>) {
-    return envelope([toCustomFieldView(await this.service.show(ctx, params.id))]);
+    return envelope('custom_fields', [toCustomFieldView(await this.service.show(ctx, params.id))]);
   }
 
   @Handles(S.create)
   async create(@Payload() { ctx, body }: RpcRequest<CreateCustomFieldsBody>) {
     const created = await this.service.create(ctx, body.custom_fields);
-    return reply(envelope(created.map((f) => toCustomFieldView(f))), { status: 201 });
+    return reply(envelope('custom_fields', created.map((f) => toCustomFieldView(f))), { status: 201 });
   }
 
   @Handles(S.update)
   async update(@Payload() { ctx, params, body }: RpcRequest<UpdateCustomFieldBody, object, IdParams>) {
-    return envelope([toCustomFieldView(await this.service.update(ctx, params.id, body.custom_field))]);
+    return envelope('custom_fields', [toCustomFieldView(await this.service.update(ctx, params.id, body.custom_field))]);
   }
 
   @Handles(S.delete)
   async delete(@Payload() { ctx, params }: RpcRequest<unknown, object, IdParams>) {
-    return envelope([toCustomFieldView(await this.service.delete(ctx, params.id))]);
+    return envelope('custom_fields', [toCustomFieldView(await this.service.delete(ctx, params.id))]);
   }
 }

@@ -1,6 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
 import {
+  envelope,
   GROUP_SUBJECTS as S,
   type AddGroupLearnersBody,
   type GroupLearnerParams,
@@ -13,11 +14,8 @@ import { GroupLearnersService, type GroupLearners } from './group-learners.servi
 import { toGroupView, toLearnerView } from './group.views.js';
 
 /** The spec's envelope: the group side-loaded under `linked.groups`, its learners under `learners`. */
-const envelope = ({ group, learners }: GroupLearners) => ({
-  meta: {},
-  linked: { groups: [toGroupView(group.group, group.usersCount)] },
-  learners: learners.map((user) => toLearnerView(user, group.group.id)),
-});
+const learnersEnvelope = ({ group, learners }: GroupLearners) =>
+  envelope('learners', learners.map((user) => toLearnerView(user, group.group.id)), { groups: [toGroupView(group.group, group.usersCount)] });
 
 @Controller()
 export class GroupLearnersHandlers {
@@ -26,13 +24,13 @@ export class GroupLearnersHandlers {
   @Handles(S.addLearners)
   async add(@Payload() { ctx, params, body }: RpcRequest<AddGroupLearnersBody, object, GroupParams>) {
     const added = await this.service.add(ctx, params.group_id, body.users.map((u) => u.user_id));
-    return reply(envelope(added), { status: 201 });
+    return reply(learnersEnvelope(added), { status: 201 });
   }
 
   @Handles(S.listLearners)
   async list(@Payload() { ctx, params, query }: RpcRequest<unknown, ListGroupLearnersQuery, GroupParams>) {
     const [page, total] = await this.service.list(ctx, params.group_id, query);
-    return paged(envelope(page), total);
+    return paged(learnersEnvelope(page), total);
   }
 
   @Handles(S.removeLearner)

@@ -1,10 +1,8 @@
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import { NOTIFICATION_TYPE_SUBJECTS as S, type NotificationTypeParams, type RpcRequest, type UpdateNotificationTypeBody } from '@lms/contracts';
+import { NOTIFICATION_TYPE_SUBJECTS as S, type NotificationTypeParams, type RpcRequest, type UpdateNotificationTypeBody, envelope } from '@lms/contracts';
 import { Handles } from '@lms/platform';
 import { NotificationTypesService } from './notification-types.service.js';
-
-const envelope = (notification_types: unknown[]) => ({ meta: {}, notification_types });
 
 @Controller()
 export class NotificationTypesHandlers {
@@ -12,16 +10,16 @@ export class NotificationTypesHandlers {
 
   @Handles(S.list)
   async list(@Payload() { ctx }: RpcRequest) {
-    return envelope(await this.service.list(ctx));
+    return envelope('notification_types', await this.service.list(ctx));
   }
 
   @Handles(S.show)
   async show(@Payload() { ctx, params }: RpcRequest<unknown, object, NotificationTypeParams>) {
-    return envelope([await this.service.show(ctx, params.id)]);
+    return envelope('notification_types', [await this.service.show(ctx, params.id)]);
   }
 
   @Handles(S.update)
   async update(@Payload() { ctx, params, body }: RpcRequest<UpdateNotificationTypeBody, object, NotificationTypeParams>) {
-    return envelope([await this.service.update(ctx, params.id, body.channels)]);
+    return envelope('notification_types', [await this.service.update(ctx, params.id, body.channels)]);
   }
 }

@@ -1,6 +1,6 @@
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import { CUSTOM_FIELD_SUBJECTS as S, type FieldIncludesQuery, pageWindow, type RpcRequest, type UserFieldView } from '@lms/contracts';
+import { CUSTOM_FIELD_SUBJECTS as S, envelope, type FieldIncludesQuery, pageWindow, type RpcRequest, type UserFieldView } from '@lms/contracts';
 import { Handles, InjectTenantRepository, paged, type TenantRepository } from '@lms/platform';
 import { CustomField } from '../custom-fields/custom-field.entity.js';
 
@@ -35,6 +35,6 @@ export class UserFieldsHandlers {
       ...builtIns.map((f) => view(f.id, f.name, 'user_field_value')),
       ...(take > builtIns.length ? custom.map((f) => view(String(f.id), f.name, 'custom_field_value')) : []),
     ];
-    return paged({ meta: {}, user_fields }, BUILT_IN_USER_FIELDS.length + customTotal);
+    return paged(envelope('user_fields', user_fields), BUILT_IN_USER_FIELDS.length + customTotal);
   }
 }
