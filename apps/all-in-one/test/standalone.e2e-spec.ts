@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { ApiClient, createTestDatabase, deleteNamespaceStreams, eventually, testNatsUrl, type TestDatabase, uniqueName } from '@lms/testing';
+import { ApiClient, createTestDatabase, deleteNamespaceStreams, eventually, freePortBlock, testNatsUrl, type TestDatabase, uniqueName } from '@lms/testing';
 import { SERVICES } from '../src/host.js';
 
 // Each deployable as its own process (the Kubernetes shape), from the build that `npm test` makes first.
@@ -19,8 +19,8 @@ describeWithNats('every deployable in its own process, talking over NATS only', 
   const procs: Proc[] = [];
   const token = `bootstrap_${uniqueName('token')}`;
   const namespace = uniqueName('standalone');
-  const basePort = 21000 + Math.floor(Math.random() * 20000);
-  const gatewayPort = basePort + 50;
+  let basePort: number;
+  let gatewayPort: number;
   let env: NodeJS.ProcessEnv;
 
   const launch = (name: string, extra: NodeJS.ProcessEnv = {}): Proc => {
@@ -36,6 +36,8 @@ describeWithNats('every deployable in its own process, talking over NATS only', 
 
   beforeAll(async () => {
     db = await createTestDatabase();
+    basePort = await freePortBlock(SERVICES.length + 1);
+    gatewayPort = basePort + SERVICES.length;
     env = { PATH: process.env.PATH, DATABASE_URL: db.url, NATS_URL: natsUrl, NATS_NAMESPACE: namespace, BOOTSTRAP_ADMIN_TOKEN: token, LOG_LEVEL: 'warn', HOST: '127.0.0.1', RPC_TIMEOUT_MS: '3000' };
     SERVICES.forEach((name, i) => launch(name, { HEALTH_PORT: String(basePort + i) }));
     await Promise.all(SERVICES.map((_, i) => ready(basePort + i)));

@@ -46,7 +46,8 @@ async function startPostgres(useContainers: boolean): Promise<{ url: string } & 
   const dir = await mkdtemp(join(tmpdir(), 'lms-test-pg-'));
   // mkdtemp makes it 0700; as root, Postgres runs as the `postgres` user, who must be able to enter it.
   await chmod(dir, 0o755);
-  const port = 20000 + Math.floor(Math.random() * 20000);
+  // Below Linux's ephemeral range (32768+), where outgoing connections could be holding it.
+  const port = 10000 + Math.floor(Math.random() * 20000);
   const server = await startEmbeddedPostgres(join(dir, 'data'), port, quietLog).catch(async (err: unknown) => {
     await rm(dir, { recursive: true, force: true });
     throw err;

@@ -2,3 +2,4 @@ export * from './infra.js';
 export * from './identity-factory.js';
 export * from './http-client.js';
 export * from './nats-cleanup.js';
+export * from './ports.js';
