@@ -1,5 +1,6 @@
 // The three ways the same read and create are served in a run: every deployable in one process, each
 // deployable in its own process (as in Kubernetes), and the raw node:http + pg floor.
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { freePort, startChild, stopChildren, waitReady } from './processes.mjs';
@@ -25,6 +26,9 @@ export function missingBuildOutputs() {
  * @property {() => Promise<void>} close
  */
 
+/** Every deployable of a run signs or verifies caller contexts with this key (required with NATS_URL). */
+const CONTEXT_SIGNING_KEY = randomBytes(32).toString('base64');
+
 const gatewayPaths = { readPath: (id) => `/api/author/custom_fields/${id}`, createPath: '/api/author/custom_fields' };
 
 /** Starts `handles` (already spawned) to readiness; stops them all if any fails, so nothing is left running. */
@@ -47,6 +51,7 @@ export async function startAllInOne({ databaseUrl, natsUrl, namespace, token }) 
     DATABASE_URL: databaseUrl,
     NATS_URL: natsUrl,
     NATS_NAMESPACE: namespace,
+    CONTEXT_SIGNING_KEY,
     BOOTSTRAP_ADMIN_TOKEN: token,
     LOG_LEVEL: 'warn',
   });
@@ -72,6 +77,7 @@ export async function startSeparate({ databaseUrl, natsUrl, namespace, token }) 
           DATABASE_URL: databaseUrl,
           NATS_URL: natsUrl,
           NATS_NAMESPACE: namespace,
+          CONTEXT_SIGNING_KEY,
           BOOTSTRAP_ADMIN_TOKEN: token,
           LOG_LEVEL: 'warn',
         });

@@ -173,6 +173,7 @@ export function validateCompose(doc, { composeDir, deployables, configVars }) {
     const needsNats = !EMBEDDABLE.has(app);
     if (needsDatabase && !env.DATABASE_URL) problems.push(`service ${app}: DATABASE_URL missing (without it the service would start embedded Postgres)`);
     if (needsNats && !env.NATS_URL) problems.push(`service ${app}: NATS_URL missing (without it the service would use the in-process bus and never meet the others)`);
+    if (env.NATS_URL && !env.CONTEXT_SIGNING_KEY) problems.push(`service ${app}: CONTEXT_SIGNING_KEY missing (required with NATS_URL: the gateway signs and services verify caller contexts)`);
     if (WITHOUT_DATABASE.has(app) && env.DATABASE_URL) problems.push(`service ${app}: holds no database, remove DATABASE_URL`);
     if (EMBEDDABLE.has(app) && Boolean(env.DATABASE_URL) !== Boolean(env.NATS_URL)) problems.push(`service ${app}: set both DATABASE_URL and NATS_URL or neither (embedded mode)`);
     problems.push(...checkEnvValues(env, `service ${app}`));
@@ -222,6 +223,7 @@ export function checkEnvValues(env, where) {
     if (env[key] !== undefined && env[key] !== '' && !/^\d+$/.test(String(env[key]))) problems.push(`${where}: ${key} must be an integer, got "${env[key]}"`);
   }
   if (env.LOG_LEVEL && !LOG_LEVELS.includes(env.LOG_LEVEL)) problems.push(`${where}: LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+  if (env.CONTEXT_SIGNING_KEY !== undefined && String(env.CONTEXT_SIGNING_KEY).length < 32) problems.push(`${where}: CONTEXT_SIGNING_KEY must be at least 32 characters`);
   if (env.BOOTSTRAP_ADMIN_TOKEN && String(env.BOOTSTRAP_ADMIN_TOKEN).length < 16) problems.push(`${where}: BOOTSTRAP_ADMIN_TOKEN must be at least 16 characters`);
   if (env.NATS_NAMESPACE && !/^[A-Za-z0-9_-]*$/.test(env.NATS_NAMESPACE)) problems.push(`${where}: NATS_NAMESPACE may hold only letters, digits, _ and -`);
   return problems;
@@ -245,7 +247,7 @@ function dockerComposeConfig(file) {
 // --- self-test: a small good compose file passes, and each bad variant is rejected.
 
 const SELF_TEST_APPS = ['gateway', 'identity', 'all-in-one'];
-const SELF_TEST_VARS = configEnvVars(`env.PORT env.LOG_LEVEL int(env, 'HEALTH_PORT' url(env, 'DATABASE_URL' url(env, 'NATS_URL' env.BOOTSTRAP_ADMIN_TOKEN`);
+const SELF_TEST_VARS = configEnvVars(`env.PORT env.LOG_LEVEL int(env, 'HEALTH_PORT' url(env, 'DATABASE_URL' url(env, 'NATS_URL' env.BOOTSTRAP_ADMIN_TOKEN env.CONTEXT_SIGNING_KEY`);
 
 function goodCompose() {
   const build = (app) => ({ context: '..', dockerfile: 'docker/Dockerfile', args: { APP: app } });
@@ -255,11 +257,11 @@ function goodCompose() {
     services: {
       postgres: { image: 'postgres:16.4-alpine', healthcheck: { test: ['CMD-SHELL', 'pg_isready'] } },
       nats: { image: 'nats:2.10.22-alpine', command: ['-js', '-sd', '/data'], volumes: ['nats-data:/data'], healthcheck: { test: ['CMD', 'true'] } },
-      gateway: { build: build('gateway'), image: 'learning-service/gateway:${TAG:-local}', environment: { NATS_URL: 'nats://nats:4222', PORT: '3000' }, ports: ['3000:3000'], depends_on: { nats: healthy } },
+      gateway: { build: build('gateway'), image: 'learning-service/gateway:${TAG:-local}', environment: { NATS_URL: 'nats://nats:4222', CONTEXT_SIGNING_KEY: '${CONTEXT_SIGNING_KEY:-local-only-key-of-32-characters!}', PORT: '3000' }, ports: ['3000:3000'], depends_on: { nats: healthy } },
       identity: {
         build: build('identity'),
         image: 'learning-service/identity:${TAG:-local}',
-        environment: { NATS_URL: 'nats://nats:4222', DATABASE_URL: 'postgres://u:${PW:-p}@postgres:5432/db', HEALTH_PORT: '9000', LOG_LEVEL: 'info' },
+        environment: { NATS_URL: 'nats://nats:4222', CONTEXT_SIGNING_KEY: 'local-only-key-of-32-characters!', DATABASE_URL: 'postgres://u:${PW:-p}@postgres:5432/db', HEALTH_PORT: '9000', LOG_LEVEL: 'info' },
         depends_on: { postgres: healthy, nats: healthy },
       },
       'all-in-one': { profiles: ['all-in-one'], build: build('all-in-one'), image: 'learning-service/all-in-one:local', environment: { PORT: '3000' } },
@@ -285,6 +287,8 @@ const BAD_CASES = [
   ['DATABASE_URL with the wrong protocol', (d) => (d.services.identity.environment.DATABASE_URL = 'mysql://postgres/db'), 'DATABASE_URL must use'],
   ['misspelled environment variable', (d) => (d.services.identity.environment.NATS_URI = 'nats://nats:4222'), 'NATS_URI is not read'],
   ['LOG_LEVEL not a level', (d) => (d.services.identity.environment.LOG_LEVEL = 'verbose'), 'LOG_LEVEL must be one of'],
+  ['no CONTEXT_SIGNING_KEY beside NATS_URL', (d) => delete d.services.gateway.environment.CONTEXT_SIGNING_KEY, 'CONTEXT_SIGNING_KEY missing'],
+  ['short CONTEXT_SIGNING_KEY', (d) => (d.services.identity.environment.CONTEXT_SIGNING_KEY = 'short'), 'at least 32 characters'],
   ['short bootstrap token', (d) => (d.services.identity.environment.BOOTSTRAP_ADMIN_TOKEN = 'short'), 'at least 16 characters'],
   ['all-in-one half embedded', (d) => (d.services['all-in-one'].environment.NATS_URL = 'nats://nats:4222'), 'or neither'],
   ['image with tag latest', (d) => (d.services.postgres.image = 'postgres:latest'), 'is not pinned'],

@@ -213,10 +213,11 @@ function checkDeployment(deployment, context, problems) {
       if (!configVars.has(key)) problems.push(`${at}: env ${key} is not read by the configuration (typo?)`);
     }
     if (!env.NATS_URL) problems.push(`${at}: NATS_URL missing (the service would use the in-process bus and never meet the others)`);
+    if (!env.CONTEXT_SIGNING_KEY) problems.push(`${at}: CONTEXT_SIGNING_KEY missing (required with NATS_URL: the gateway signs and services verify caller contexts)`);
     if (WITHOUT_DATABASE.has(name)) {
       if (env.DATABASE_URL) problems.push(`${at}: holds no database, remove DATABASE_URL`);
     } else if (!env.DATABASE_URL) problems.push(`${at}: DATABASE_URL missing (the service would start embedded Postgres)`);
-    for (const key of ['DATABASE_URL', 'NATS_URL', 'BOOTSTRAP_ADMIN_TOKEN']) {
+    for (const key of ['DATABASE_URL', 'NATS_URL', 'BOOTSTRAP_ADMIN_TOKEN', 'CONTEXT_SIGNING_KEY']) {
       if (typeof env[key] === 'string') problems.push(`${at}: ${key} is a plain value; take it from a Secret (secretKeyRef)`);
     }
     // The probes must hit the port the configuration makes the process open.
@@ -352,7 +353,7 @@ function render(dir) {
 // --- self-test: a small good set passes, and each bad variant is rejected with the expected reason.
 
 const SELF_TEST_APPS = ['all-in-one', 'gateway', 'identity', 'jobs-worker'];
-const SELF_TEST_VARS = configEnvVars("env.PORT env.HOST int(env, 'HEALTH_PORT' url(env, 'DATABASE_URL' url(env, 'NATS_URL' env.LOG_LEVEL");
+const SELF_TEST_VARS = configEnvVars("env.PORT env.HOST int(env, 'HEALTH_PORT' url(env, 'DATABASE_URL' url(env, 'NATS_URL' env.LOG_LEVEL env.CONTEXT_SIGNING_KEY");
 
 function goodObjects() {
   const secret = (key) => ({ valueFrom: { secretKeyRef: { name: 'learning-service-secrets', key } } });
@@ -373,7 +374,7 @@ function goodObjects() {
             image: `registry.example.com/learning-service/${name}:1.0.0`,
             ports: [{ name: port.name, containerPort: port.number }],
             envFrom: [{ configMapRef: { name: 'config-abc' } }],
-            env: [{ name: 'NATS_URL', ...secret('NATS_URL') }, ...(database ? [{ name: 'DATABASE_URL', ...secret(`${name}_DATABASE_URL`) }] : [])],
+            env: [{ name: 'NATS_URL', ...secret('NATS_URL') }, { name: 'CONTEXT_SIGNING_KEY', ...secret('CONTEXT_SIGNING_KEY') }, ...(database ? [{ name: 'DATABASE_URL', ...secret(`${name}_DATABASE_URL`) }] : [])],
             resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '1', memory: '512Mi' } },
             livenessProbe: { httpGet: { path: '/healthz', port: port.name } },
             readinessProbe: { httpGet: { path: '/readyz', port: port.name } },
@@ -430,8 +431,10 @@ const BAD_CASES = [
   ['latest image in an overlay', (o) => (container(o, 'identity').image = 'learning-service/identity:latest'), 'not pinned'],
   ['image of another deployable', (o) => (container(o, 'identity').image = 'registry.example.com/learning-service/catalog:1.0.0'), 'is not the identity image'],
   ['env name typo', (o) => container(o, 'identity').env.push({ name: 'NATS_UR', value: 'x' }), 'NATS_UR is not read'],
-  ['secret as a plain value', (o) => (container(o, 'identity').env[1] = { name: 'DATABASE_URL', value: 'postgres://u:p@db/x' }), 'plain value'],
-  ['service without DATABASE_URL', (o) => container(o, 'identity').env.splice(1, 1), 'DATABASE_URL missing'],
+  ['secret as a plain value', (o) => (container(o, 'identity').env[2] = { name: 'DATABASE_URL', value: 'postgres://u:p@db/x' }), 'plain value'],
+  ['service without DATABASE_URL', (o) => container(o, 'identity').env.splice(2, 1), 'DATABASE_URL missing'],
+  ['no CONTEXT_SIGNING_KEY', (o) => container(o, 'gateway').env.splice(1, 1), 'CONTEXT_SIGNING_KEY missing'],
+  ['CONTEXT_SIGNING_KEY as a plain value', (o) => (container(o, 'identity').env[1] = { name: 'CONTEXT_SIGNING_KEY', value: 'k'.repeat(32) }), 'CONTEXT_SIGNING_KEY is a plain value'],
   ['missing ConfigMap', (o) => (container(o, 'identity').envFrom[0].configMapRef.name = 'config-old'), 'not in the manifests'],
   ['Service targetPort typo', (o) => (find(o, 'Service', 'gateway').spec.ports[0].targetPort = 'htp'), 'targetPort htp'],
   ['gateway without PodDisruptionBudget', (o) => o.splice(o.indexOf(find(o, 'PodDisruptionBudget', 'gateway')), 1), 'needs a PodDisruptionBudget'],

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import {
+  assertAllInOneConfig,
   createBus,
   createLogger,
   type Deployable,
@@ -52,6 +53,7 @@ export interface SystemOptions {
 
 /** Every deployable in one process: embedded Postgres and the in-process bus unless DATABASE_URL / NATS_URL are set. */
 export async function startSystem({ config, logger = createLogger(config.logLevel, { mode: 'all-in-one' }) }: SystemOptions): Promise<System> {
+  assertAllInOneConfig(config);
   const embedded = config.databaseUrl ? undefined : await startEmbeddedPostgres(join(config.dataDir, 'postgres'), config.embeddedPostgresPort, logger);
   const databaseUrl = config.databaseUrl ?? embedded!.url;
   const bus = await createBus(config, 'all-in-one', logger);

@@ -1,7 +1,7 @@
-import { createLogger, installShutdown, loadConfigOrExit } from '@lms/platform';
+import { assertAllInOneConfig, createLogger, installShutdown, loadConfigOrExit } from '@lms/platform';
 import { startSystem } from './host.js';
 
-const config = loadConfigOrExit();
+const config = loadConfigOrExit(assertAllInOneConfig);
 const logger = createLogger(config.logLevel, { mode: 'all-in-one' });
 const system = await startSystem({ config, logger });
 installShutdown(logger, () => system.close());

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { ApiClient, createTestDatabase, deleteNamespaceStreams, eventually, freePortBlock, testNatsUrl, type TestDatabase, uniqueName } from '@lms/testing';
+import { ApiClient, createTestDatabase, deleteNamespaceStreams, eventually, freePortBlock, TEST_CONTEXT_SIGNING_KEY, testNatsUrl, type TestDatabase, uniqueName } from '@lms/testing';
 import { SERVICES } from '../src/host.js';
 
 // Each deployable as its own process (the Kubernetes shape), from the build that `npm test` makes first.
@@ -38,7 +38,7 @@ describeWithNats('every deployable in its own process, talking over NATS only', 
     db = await createTestDatabase();
     basePort = await freePortBlock(SERVICES.length + 1);
     gatewayPort = basePort + SERVICES.length;
-    env = { PATH: process.env.PATH, DATABASE_URL: db.url, NATS_URL: natsUrl, NATS_NAMESPACE: namespace, BOOTSTRAP_ADMIN_TOKEN: token, LOG_LEVEL: 'warn', HOST: '127.0.0.1', RPC_TIMEOUT_MS: '3000' };
+    env = { PATH: process.env.PATH, DATABASE_URL: db.url, NATS_URL: natsUrl, NATS_NAMESPACE: namespace, CONTEXT_SIGNING_KEY: TEST_CONTEXT_SIGNING_KEY, BOOTSTRAP_ADMIN_TOKEN: token, LOG_LEVEL: 'warn', HOST: '127.0.0.1', RPC_TIMEOUT_MS: '3000' };
     SERVICES.forEach((name, i) => launch(name, { HEALTH_PORT: String(basePort + i) }));
     await Promise.all(SERVICES.map((_, i) => ready(basePort + i)));
     launch('gateway', { PORT: String(gatewayPort) });

@@ -1,5 +1,5 @@
 import { loadConfig, type Logger } from '@lms/platform';
-import { ApiClient, createTestDatabase, deleteNamespaceStreams, IdentityFactory, testNatsUrl, type TestDatabase, uniqueName } from '@lms/testing';
+import { ApiClient, createTestDatabase, TEST_CONTEXT_SIGNING_KEY, deleteNamespaceStreams, IdentityFactory, testNatsUrl, type TestDatabase, uniqueName } from '@lms/testing';
 import { startSystem, type System } from '../src/host.js';
 
 export interface TestSystem {
@@ -22,7 +22,7 @@ export async function startTestSystem(env: Record<string, string> = {}, existing
   const namespace = env.NATS_NAMESPACE ?? uniqueName('e2e');
   const config = loadConfig({
     DATABASE_URL: db.url,
-    NATS_URL: natsUrl ?? '',
+    ...(natsUrl ? { NATS_URL: natsUrl, CONTEXT_SIGNING_KEY: TEST_CONTEXT_SIGNING_KEY } : {}),
     NATS_NAMESPACE: namespace,
     PORT: '0',
     HOST: '127.0.0.1',

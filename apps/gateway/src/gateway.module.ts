@@ -5,6 +5,7 @@ import { HealthController } from './health/health.controller.js';
 import { RequestObserver } from './http/request-observer.js';
 import { RouteForwarder } from './http/route-forwarder.js';
 import { RouteRegistrar } from './http/route-registrar.js';
+import { ServiceClient } from './http/service-client.js';
 import { HttpMetrics } from './metrics/http-metrics.js';
 import { MetricsController } from './metrics/metrics.controller.js';
 import { OpenApiController } from './openapi/openapi.controller.js';
@@ -15,7 +16,7 @@ export class GatewayModule {
     return {
       module: GatewayModule,
       controllers: [HealthController, MetricsController, OpenApiController],
-      providers: [{ provide: GATEWAY_DEPS, useValue: deps }, Authenticator, HttpMetrics, RequestObserver, RouteForwarder, RouteRegistrar],
+      providers: [{ provide: GATEWAY_DEPS, useValue: deps }, Authenticator, HttpMetrics, RequestObserver, RouteForwarder, RouteRegistrar, ServiceClient],
     };
   }
 }

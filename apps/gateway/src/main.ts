@@ -89,4 +89,4 @@ export async function start(runtime: Runtime, routes: RouteDefinition[] = ROUTES
   };
 }
 
-if (isEntrypoint(import.meta.url)) await runStandalone('gateway', start, { needsDatabase: false, serveHealth: false });
+if (isEntrypoint(import.meta.url)) await runStandalone('gateway', start, { needsDatabase: false, serveHealth: false, usesEvents: false });

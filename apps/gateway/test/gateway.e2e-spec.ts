@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { ROUTES, type Principal, type RpcReply, type RpcRequest } from '@lms/contracts';
 import { pino } from 'pino';
-import { createLogger, InProcessBus, loadConfig, NatsBus, type HealthIndicator, type MessageBus, type PlatformConfig, type Runtime } from '@lms/platform';
+import { CONTEXT_REFUSED, contextSealFor, createLogger, InProcessBus, loadConfig, NatsBus, type HealthIndicator, type MessageBus, type PlatformConfig, type Runtime } from '@lms/platform';
 import { ApiClient, eventually, testNatsUrl, uniqueName, type ApiResponse } from '@lms/testing';
 import { start, type Gateway } from '../src/main.js';
 import { WIDGET_ROUTES, WIDGET_SUBJECTS as S } from './widget-routes.js';
@@ -88,6 +88,8 @@ describe('gateway (e2e)', () => {
     serviceBus.serve('identity.auth.resolve', 'identity', async (payload) => {
       const { token } = (payload as RpcRequest<{ token: string }>).body;
       lookups.set(token, (lookups.get(token) ?? 0) + 1);
+      // A service configured with another CONTEXT_SIGNING_KEY refuses every request the gateway signs.
+      if (token === 'other-key-token') return { ok: false, error: { status: 401, code: CONTEXT_REFUSED, title: 'Unauthorized' } } satisfies RpcReply;
       const principal = PRINCIPALS[token];
       if (!principal || revoked.has(token)) return { ok: false, error: { status: 401, code: 'INVALID_TOKEN', title: 'Unauthorized' } } satisfies RpcReply;
       return { ok: true, body: principal } satisfies RpcReply;
@@ -208,7 +210,24 @@ describe('gateway (e2e)', () => {
         ctx: { requestId: 'trace-abc-123', accountId: 11, subAccountId: 5, userId: 101, roles: ['author'] },
         params: {},
         query: { sort: '-name', includes: ['counts', 'owner'], min_size: 3, page: 2, per_page: 10 },
+        seal: { v: 1, at: expect.any(Number), mac: expect.any(String) },
       });
+    });
+
+    it('signs the context of every request for its subject, so a service can verify it (docs/security.md)', async () => {
+      await api.get('/api/author/widgets/5');
+      // The gateway runs on this process's generated key (no NATS_URL in its configuration).
+      const seal = contextSealFor(loadConfig({}));
+      expect(seal.check(S.show, calls[S.show].at(-1))).toBeUndefined();
+      expect(seal.check(S.list, calls[S.show].at(-1))).toBe('mismatch');
+      expect(seal.check('identity.auth.resolve', calls[S.show].at(-1))).toBe('mismatch');
+    });
+
+    it('answers 500, not 401, when a service refuses the gateway’s own signature (a key mismatch is the deployment’s fault)', async () => {
+      const res = await api.as('other-key-token').get('/api/author/widgets');
+      expectProblem(res, 500, 'INTERNAL_ERROR');
+      expect(res.headers.get('www-authenticate')).toBeNull();
+      expect(logLines.some((line) => String((line.err as { message?: string } | undefined)?.message).includes('CONTEXT_SIGNING_KEY differs'))).toBe(true);
     });
 
     it('makes a request id when the caller’s is missing or unsafe', async () => {

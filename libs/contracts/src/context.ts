@@ -16,6 +16,15 @@ export interface RpcRequest<B = unknown, Q = Record<string, unknown>, P = Record
   params: P;
   query: Q;
   body: B;
+  /** The gateway's signature over subject, ctx, params, query and body; services refuse a request without a valid one. */
+  seal?: RequestSeal;
+}
+
+/** HMAC-SHA256 (`mac`, base64url) by the gateway at `at` (ms since the epoch); see libs/platform `ContextSeal`. */
+export interface RequestSeal {
+  v: 1;
+  at: number;
+  mac: string;
 }
 
 /** A problem as the services report it; the gateway turns it into RFC 9457 problem+json. */

@@ -65,3 +65,6 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     },
   };
 }
+
+/** CONTEXT_SIGNING_KEY for the deployables a test starts on a shared NATS server (test use only). */
+export const TEST_CONTEXT_SIGNING_KEY = 'test-only-context-signing-key-not-a-secret';

@@ -13,7 +13,8 @@ import {
 import type { Subscription } from '@lms/platform';
 import { GATEWAY_DEPS, type GatewayDeps } from '../gateway-deps.js';
 import { ProblemError, RpcReplyError } from '../http/problem.js';
-import { MalformedReplyError, parseRpcReply } from '../http/rpc-reply.js';
+import { MalformedReplyError } from '../http/rpc-reply.js';
+import { ServiceClient } from '../http/service-client.js';
 import { parseAuthorization } from './bearer-token.js';
 import { PrincipalCache } from './principal-cache.js';
 
@@ -63,7 +64,7 @@ export class Authenticator implements OnModuleInit, OnModuleDestroy {
   private readonly pending = new Map<string, Promise<Principal>>();
   private subscription?: Subscription;
 
-  constructor(@Inject(GATEWAY_DEPS) private readonly deps: GatewayDeps) {
+  constructor(@Inject(GATEWAY_DEPS) private readonly deps: GatewayDeps, private readonly services: ServiceClient) {
     this.cache = new PrincipalCache(deps.runtime.config.authCacheTtlMs);
   }
 
@@ -101,8 +102,7 @@ export class Authenticator implements OnModuleInit, OnModuleDestroy {
       query: {},
       body: { token },
     };
-    const { bus, config } = this.deps.runtime;
-    const reply = parseRpcReply(AUTH_RESOLVE_SUBJECT, await bus.request(AUTH_RESOLVE_SUBJECT, payload, config.rpcTimeoutMs));
+    const reply = await this.services.request(AUTH_RESOLVE_SUBJECT, payload);
     if (!reply.ok) {
       if (reply.error.status === 401) throw unauthenticated('The bearer token is unknown, expired or revoked.', `${REALM}, error="invalid_token"`);
       throw new RpcReplyError(reply.error);

@@ -1,13 +1,13 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { Principal, RequestContext, RouteDefinition, RpcReply, RpcRequest } from '@lms/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { GATEWAY_DEPS, type GatewayDeps } from '../gateway-deps.js';
 import { entityTag, ifNoneMatchHits } from './etag.js';
 import { pageLinks } from './link-header.js';
 import { RpcReplyError } from './problem.js';
 import { pathOf, searchOf } from './query-normaliser.js';
 import { readInput, type PageRequest } from './request-input.js';
-import { MalformedReplyError, parseRpcReply } from './rpc-reply.js';
+import { MalformedReplyError } from './rpc-reply.js';
+import { ServiceClient } from './service-client.js';
 
 type Success = Extract<RpcReply, { ok: true }>;
 
@@ -28,7 +28,7 @@ function lowerCaseHeaders(headers: Record<string, string> | undefined): Record<s
  */
 @Injectable()
 export class RouteForwarder {
-  constructor(@Inject(GATEWAY_DEPS) private readonly deps: GatewayDeps) {}
+  constructor(private readonly services: ServiceClient) {}
 
   async handle(route: RouteDefinition, principal: Principal, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const input = await readInput(route, request);
@@ -36,8 +36,7 @@ export class RouteForwarder {
     const { accountId, subAccountId, userId, roles } = principal;
     const ctx: RequestContext = { requestId: request.id, accountId, subAccountId, userId, roles };
     const payload: RpcRequest = { ctx, params: input.params as Record<string, string>, query: input.query, body: input.body };
-    const { bus, config } = this.deps.runtime;
-    const answer = parseRpcReply(route.subject, await bus.request(route.subject, payload, config.rpcTimeoutMs));
+    const answer = await this.services.request(route.subject, payload);
     if (!answer.ok) throw new RpcReplyError(answer.error);
     return this.send(route, request, reply, answer, input.page);
   }

@@ -1,7 +1,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { ROUTES, type JsonSchema } from '@lms/contracts';
 import { WIDGET_ROUTES } from '../../test/widget-routes.js';
-import { buildOpenApiDocument, openApiPath } from './openapi-document.js';
+import { buildOpenApiDocument, openApiPath, operationIdOf } from './openapi-document.js';
 
 async function expectValid(document: object): Promise<void> {
   const result = await new Validator().validate(document as Record<string, unknown>);
@@ -77,8 +77,18 @@ describe('buildOpenApiDocument', () => {
   it('gives every operation a unique id and the bearer scheme', () => {
     const ids = Object.values(document.paths).flatMap((item) => Object.values(item).map((o) => (o as unknown as Operation).operationId));
     expect(new Set(ids).size).toBe(ids.length);
-    expect(ids).toEqual(expect.arrayContaining(['test.widgets.update.patch', 'test.widgets.update.put']));
+    expect(ids).toEqual(expect.arrayContaining(['patchAuthorWidgetsById', 'putAuthorWidgetsById', 'getAdminWidgetsByWidgetIdExport']));
+    expect(operationIdOf('PUT', '/api/admin/users/:id/roles')).toBe('putAdminUsersByIdRoles');
     expect(document.security).toEqual([{ bearerAuth: [] }]);
     expect(document.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+  });
+
+  it('names no NATS subject, for the test table and the real one (the bus is internal)', () => {
+    for (const routes of [WIDGET_ROUTES, ROUTES]) {
+      const text = JSON.stringify(buildOpenApiDocument(routes));
+      const named = routes.map((r) => r.subject).filter((subject) => text.includes(subject));
+      expect(named).toEqual([]);
+      expect(text).not.toMatch(/\bNATS\b/);
+    }
   });
 });

@@ -84,6 +84,17 @@ function successResponses(route: RouteDefinition, method: HttpMethod): Record<st
   return out;
 }
 
+/** `PUT /api/admin/users/:id/roles` -> `putAdminUsersByIdRoles`: unique per method and path, and free of internal names. */
+export function operationIdOf(method: string, path: string): string {
+  const words = path
+    .replace(/^\/api\//, '')
+    .split('/')
+    .flatMap((segment) => (segment.startsWith(':') ? ['by', segment.slice(1)] : [segment]))
+    .flatMap((segment) => segment.split(/[^A-Za-z0-9]+/))
+    .filter(Boolean);
+  return method.toLowerCase() + words.map((word) => word[0].toUpperCase() + word.slice(1)).join('');
+}
+
 /**
  * OpenAPI 3.1 built from the route table, the same one the gateway serves: the document cannot drift
  * from the routes. Request schemas come from the DTOs' class-validator decorators.
@@ -127,8 +138,8 @@ export function buildOpenApiDocument(routes: RouteDefinition[], info: OpenApiInf
     for (const method of route.methods) {
       const key = method.toLowerCase();
       if (item[key]) throw new Error(`two routes for ${method} ${route.path}`);
-      let operationId = route.methods.length > 1 ? `${route.subject}.${key}` : route.subject;
-      for (let n = 2; operationIds.has(operationId); n++) operationId = `${route.subject}.${key}${n}`;
+      let operationId = operationIdOf(method, route.path);
+      for (let n = 2; operationIds.has(operationId); n++) operationId = `${operationIdOf(method, route.path)}${n}`;
       operationIds.add(operationId);
 
       const errors = [...new Set([...COMMON_ERRORS, ...(route.body ? [413, 415] : []), ...(route.errors ?? [])])].sort((a, b) => a - b);
@@ -137,7 +148,8 @@ export function buildOpenApiDocument(routes: RouteDefinition[], info: OpenApiInf
         operationId,
         summary: route.summary,
         tags: [tag],
-        description: `Audience: ${route.audience}${route.roles?.length ? `; requires role ${route.roles.join(' or ')}` : ''}. NATS subject \`${route.subject}\`.`,
+        // No NATS subject here: the bus is internal, and naming its subjects only helps an attacker on it (issue 11).
+        description: `Audience: ${route.audience}${route.roles?.length ? `; requires role ${route.roles.join(' or ')}` : ''}.`,
         parameters: parameters(route),
         ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: dtos.ref(route.body) } } } } : {}),
         responses: {

@@ -1,3 +1,5 @@
+import { createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
+
 /** Typed configuration read once at start; a bad value stops the process with a clear message. */
 export interface PlatformConfig {
   port: number;
@@ -8,6 +10,13 @@ export interface PlatformConfig {
   natsUrl?: string;
   /** Prefix of every subject and stream, so several systems can share one NATS server. */
   natsNamespace: string;
+  /** This deployable's NATS user (`NATS_USER` + `NATS_PASSWORD`); unset when the server needs none. */
+  natsCredentials?: NatsCredentials;
+  /**
+   * Signs (gateway) and verifies (services) the caller context of every bus request. A KeyObject, so
+   * logging the configuration cannot print it. Generated per process when there is no NATS_URL.
+   */
+  contextSigningKey: KeyObject;
   dataDir: string;
   /** TCP port of the embedded Postgres (all-in-one mode without DATABASE_URL). */
   embeddedPostgresPort: number;
@@ -19,7 +28,15 @@ export interface PlatformConfig {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 }
 
+export interface NatsCredentials {
+  user: string;
+  pass: string;
+}
+
 export class ConfigError extends Error {}
+
+/** Shortest accepted CONTEXT_SIGNING_KEY: 32 characters, e.g. `openssl rand -base64 32`. */
+export const MIN_CONTEXT_SIGNING_KEY_LENGTH = 32;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -31,9 +48,14 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0, ma
   return value;
 }
 
+/**
+ * Unset means the embedded default; set but empty is a mistake (a secret that did not resolve), never a
+ * request for the default: that once started an embedded Postgres beside the real NATS (issue 11).
+ */
 function url(env: NodeJS.ProcessEnv, name: string, protocols: string[]): string | undefined {
   const raw = env[name];
-  if (raw === undefined || raw === '') return undefined;
+  if (raw === undefined) return undefined;
+  if (raw.trim() === '') throw new ConfigError(`${name} is set but empty: give a ${protocols.join(' or ')}// URL, or unset it to run embedded (all-in-one only)`);
   let parsed: URL;
   try {
     parsed = new URL(raw);
@@ -53,12 +75,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlatformConfig
   if (!/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/.test(account)) throw new ConfigError('BOOTSTRAP_ACCOUNT must be a subdomain label (a-z, 0-9, -)');
   const namespace = env.NATS_NAMESPACE ?? '';
   if (!/^[A-Za-z0-9_-]*$/.test(namespace)) throw new ConfigError('NATS_NAMESPACE may hold only letters, digits, _ and -');
+  const natsUrl = url(env, 'NATS_URL', ['nats:', 'tls:']);
   return {
     port: int(env, 'PORT', 3000, 0, 65535),
     host: env.HOST || '0.0.0.0',
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
-    natsUrl: url(env, 'NATS_URL', ['nats:', 'tls:']),
+    natsUrl,
     natsNamespace: namespace,
+    natsCredentials: natsCredentials(env, natsUrl),
+    contextSigningKey: contextSigningKey(env, natsUrl),
     dataDir: env.DATA_DIR || '.data',
     embeddedPostgresPort: int(env, 'EMBEDDED_POSTGRES_PORT', 5433, 1, 65535),
     rpcTimeoutMs: int(env, 'RPC_TIMEOUT_MS', 5000, 10, 600_000),
@@ -68,4 +93,36 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlatformConfig
     bootstrapAccount: account,
     logLevel,
   };
+}
+
+function natsCredentials(env: NodeJS.ProcessEnv, natsUrl: string | undefined): NatsCredentials | undefined {
+  const user = env.NATS_USER;
+  const pass = env.NATS_PASSWORD;
+  if (user === undefined && pass === undefined) return undefined;
+  if (!user || !pass) throw new ConfigError('NATS_USER and NATS_PASSWORD go together: set both (non-empty) or neither');
+  if (!natsUrl) throw new ConfigError('NATS_USER and NATS_PASSWORD are set but NATS_URL is not');
+  return { user, pass };
+}
+
+/** One random key per process, for a process whose bus is in-process: nothing outside it can sign or verify. */
+let processKey: KeyObject | undefined;
+
+function contextSigningKey(env: NodeJS.ProcessEnv, natsUrl: string | undefined): KeyObject {
+  const raw = env.CONTEXT_SIGNING_KEY;
+  if (raw === undefined && !natsUrl) return (processKey ??= createSecretKey(randomBytes(32)));
+  if (raw === undefined) {
+    throw new ConfigError('CONTEXT_SIGNING_KEY must be set when NATS_URL is set: the gateway signs and every service verifies caller contexts with it (the same value everywhere, 32+ characters, e.g. openssl rand -base64 32)');
+  }
+  if (raw.length < MIN_CONTEXT_SIGNING_KEY_LENGTH) throw new ConfigError(`CONTEXT_SIGNING_KEY must be at least ${MIN_CONTEXT_SIGNING_KEY_LENGTH} characters`);
+  return createSecretKey(Buffer.from(raw, 'utf8'));
+}
+
+/**
+ * All-in-one: the embedded database must not join a shared bus. With NATS_URL set and no DATABASE_URL the
+ * process would join the real queue groups and answer real traffic from empty tables (issue 11).
+ */
+export function assertAllInOneConfig(config: Pick<PlatformConfig, 'natsUrl' | 'databaseUrl'>): void {
+  if (config.natsUrl && !config.databaseUrl) {
+    throw new ConfigError('DATABASE_URL must be set when NATS_URL is set: an embedded database must not serve a shared bus (unset both to run everything embedded)');
+  }
 }

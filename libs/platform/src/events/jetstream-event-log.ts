@@ -22,6 +22,7 @@ import { createLogger, type Logger } from '../observability/logger.js';
 import { decodeCloudEvent } from './cloud-event.js';
 import { assertConsumerOptions, DEFAULT_ACK_WAIT_MS, DUPLICATE_WINDOW_MS, errorMessage, retryDelayMs } from './delivery-policy.js';
 import { subjectMatches } from '../messaging/subject-match.js';
+import { streamPrefix } from '../messaging/nats-access.js';
 
 type Handler = (event: CloudEvent, info: DeliveryInfo) => Promise<void>;
 
@@ -30,8 +31,6 @@ const PULL_BATCH = 16;
 /** Pause before a consume loop that failed (server restart, consumer deleted) starts again. */
 const RESTART_DELAY_MS = 1_000;
 
-/** Stream names allow neither dots nor wildcards: `ns_ab12.x` -> `NS_AB12_X`. */
-const streamPrefix = (namespace: string) => (namespace ? `${namespace.toUpperCase().replace(/[^A-Z0-9_-]/g, '_')}_` : '');
 
 const isApiError = (err: unknown, code: number) => err instanceof JetStreamApiError && err.code === code;
 

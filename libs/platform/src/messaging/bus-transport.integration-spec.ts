@@ -2,10 +2,12 @@ import { Controller, Module, type INestMicroservice } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
 import { of } from 'rxjs';
+import { createSecretKey, randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import type { RpcReply, RpcRequest } from '@lms/contracts';
 import { testNatsUrl, uniqueName } from '@lms/testing';
+import { CONTEXT_REFUSED, ContextSeal } from '../rpc/context-seal.js';
 import { INTERNAL_ERROR, notFound } from '../rpc/rpc-errors.js';
 import { BusContext, BusTransport, PassThroughRpcFilter } from './bus-transport.js';
 import { InProcessBus } from './in-process-bus.js';
@@ -13,8 +15,17 @@ import type { MessageBus } from './message-bus.js';
 import { NatsBus } from './nats-bus.js';
 import { paged, reply } from './reply.js';
 
+/** Calls of the handler with an effect, so a refused request can be shown to have none. */
+const renamed: string[] = [];
+
 @Controller()
 class ThingHandlers {
+  @MessagePattern('test.things.rename')
+  rename(@Payload() request: RpcRequest<{ name: string }>) {
+    renamed.push(request.body.name);
+    return { renamed: request.body.name, by: request.ctx.userId };
+  }
+
   @MessagePattern('test.things.get')
   get(@Payload() request: RpcRequest<unknown, Record<string, unknown>, { id: string }>, @Ctx() context: BusContext) {
     return { id: request.params.id, subject: context.getSubject() };
@@ -80,6 +91,9 @@ const request = (params: Record<string, string>, body: unknown = {}): RpcRequest
   body,
 });
 
+const key = createSecretKey(randomBytes(32));
+const seal = new ContextSeal(key, 60_000);
+
 describe.each(transports)('BusTransport over %s', (_name, open) => {
   let buses: Buses;
   let app: INestMicroservice;
@@ -94,7 +108,7 @@ describe.each(transports)('BusTransport over %s', (_name, open) => {
       },
     });
     const logger = pino({ level: 'debug' }, sink);
-    app = await NestFactory.createMicroservice(ThingModule, { strategy: new BusTransport(buses.server, 'things', logger), logger: false });
+    app = await NestFactory.createMicroservice(ThingModule, { strategy: new BusTransport(buses.server, 'things', logger, seal), logger: false });
     app.useGlobalFilters(new PassThroughRpcFilter());
     await app.listen();
     await buses.server.ping(); // subscriptions reached the server
@@ -106,7 +120,8 @@ describe.each(transports)('BusTransport over %s', (_name, open) => {
     if (buses.client !== buses.server) await buses.client.close();
   });
 
-  const call = (subject: string, payload: RpcRequest) => buses.client.request(subject, payload, 5000) as Promise<RpcReply>;
+  const send = (subject: string, payload: unknown) => buses.client.request(subject, payload, 5000) as Promise<RpcReply>;
+  const call = (subject: string, payload: RpcRequest) => send(subject, seal.sign(subject, payload));
 
   it('answers a plain value as an ok reply with that body', async () => {
     await expect(call('test.things.get', request({ id: '42' }))).resolves.toEqual({
@@ -152,5 +167,60 @@ describe.each(transports)('BusTransport over %s', (_name, open) => {
     const lines = logs.filter((line) => line.requestId === payload.ctx.requestId && line.msg === 'handled request');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({ level: 30, subject: 'test.things.missing', status: 404, durationMs: expect.any(Number) });
+  });
+
+  describe('refuses, with a 401 and without running the handler, a request whose caller context', () => {
+    const refused = { ok: false, error: expect.objectContaining({ status: 401, code: CONTEXT_REFUSED }) };
+    const admin = (name: string): RpcRequest<{ name: string }> => ({ ...request({}), ctx: { ...request({}).ctx, userId: 1, roles: ['admin'] }, body: { name } });
+
+    beforeEach(() => renamed.splice(0));
+
+    it('is not signed', async () => {
+      await expect(send('test.things.rename', admin('unsigned'))).resolves.toEqual(refused);
+      expect(renamed).toEqual([]);
+    });
+
+    it('is signed with another key', async () => {
+      const forger = new ContextSeal(createSecretKey(randomBytes(32)), 60_000);
+      await expect(send('test.things.rename', forger.sign('test.things.rename', admin('forged')))).resolves.toEqual(refused);
+      expect(renamed).toEqual([]);
+    });
+
+    it('was changed after signing (roles raised, body swapped)', async () => {
+      const signed = seal.sign('test.things.rename', { ...admin('signed'), ctx: { ...admin('x').ctx, roles: ['learner' as const] } });
+      await expect(send('test.things.rename', { ...signed, ctx: { ...signed.ctx, roles: ['admin'] } })).resolves.toEqual(refused);
+      await expect(send('test.things.rename', { ...signed, body: { name: 'swapped' } })).resolves.toEqual(refused);
+      expect(renamed).toEqual([]);
+    });
+
+    it('was signed for another subject', async () => {
+      const signed = seal.sign('test.things.get', admin('replayed'));
+      await expect(send('test.things.rename', signed)).resolves.toEqual(refused);
+      expect(renamed).toEqual([]);
+    });
+
+    it('was signed too long ago', async () => {
+      const old = new ContextSeal(key, 60_000, () => Date.now() - 61_000 - 60_000);
+      await expect(send('test.things.rename', old.sign('test.things.rename', admin('stale')))).resolves.toEqual(refused);
+      expect(renamed).toEqual([]);
+    });
+
+    it('is not an object at all', async () => {
+      await expect(send('test.things.rename', 'hello')).resolves.toEqual(refused);
+      await expect(send('test.things.rename', undefined)).resolves.toEqual(refused);
+    });
+
+    it('and logs the refusal as a warning without the signature', async () => {
+      const payload = { ...admin('logged'), seal: { v: 1, at: Date.now(), mac: 'A'.repeat(43) } };
+      await send('test.things.rename', payload);
+      const line = logs.find((l) => l.requestId === payload.ctx.requestId && l.msg === 'refused a request not signed by the gateway');
+      expect(line).toMatchObject({ level: 40, subject: 'test.things.rename', reason: 'mismatch' });
+      expect(JSON.stringify(line)).not.toContain('A'.repeat(43));
+    });
+
+    it('while a signed one is served', async () => {
+      await expect(call('test.things.rename', admin('signed'))).resolves.toEqual({ ok: true, body: { renamed: 'signed', by: 1 } });
+      expect(renamed).toEqual(['signed']);
+    });
   });
 });

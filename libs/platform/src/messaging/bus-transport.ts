@@ -5,6 +5,7 @@ import { lastValueFrom, throwError, type Observable } from 'rxjs';
 import type { RpcReply, RpcRequest } from '@lms/contracts';
 import type { Logger } from '../observability/logger.js';
 import { observeRpc } from '../observability/rpc-metrics.js';
+import { ContextRefusedError, type ContextSeal } from '../rpc/context-seal.js';
 import { DomainError, toRpcError } from '../rpc/rpc-errors.js';
 import type { MessageBus, Subscription } from './message-bus.js';
 import { Reply } from './reply.js';
@@ -30,6 +31,7 @@ export class BusContext extends BaseRpcContext<[subject: string]> {
 /**
  * Nest microservice transport over a MessageBus: each `@MessagePattern(subject)` is served in a queue group,
  * and every outcome, errors included, goes back as an RpcReply, so a handler never leaves a caller waiting.
+ * No handler runs for a request whose caller context the gateway did not sign (ContextSeal).
  */
 export class BusTransport extends Server implements CustomTransportStrategy {
   private subscriptions: Subscription[] = [];
@@ -38,6 +40,7 @@ export class BusTransport extends Server implements CustomTransportStrategy {
     private readonly bus: MessageBus,
     private readonly queue: string,
     private readonly log: Logger,
+    private readonly seal: ContextSeal,
   ) {
     super();
   }
@@ -74,6 +77,7 @@ export class BusTransport extends Server implements CustomTransportStrategy {
     const requestId = (payload as Partial<RpcRequest> | undefined)?.ctx?.requestId;
     let answer: RpcReply;
     try {
+      this.seal.verify(subject, payload);
       const result: unknown = await lastValueFrom(this.transformToObservable(handler(payload, new BusContext([subject]))), {
         defaultValue: undefined,
       });
@@ -82,7 +86,8 @@ export class BusTransport extends Server implements CustomTransportStrategy {
           ? { ok: true, status: result.status, body: result.body, total: result.total, headers: result.headers }
           : { ok: true, body: result };
     } catch (err) {
-      if (!(err instanceof DomainError)) this.log.error({ err, subject, requestId }, 'unexpected error in message handler');
+      if (err instanceof ContextRefusedError) this.log.warn({ subject, requestId, reason: err.reason }, 'refused a request not signed by the gateway');
+      else if (!(err instanceof DomainError)) this.log.error({ err, subject, requestId }, 'unexpected error in message handler');
       answer = { ok: false, error: toRpcError(err) };
     }
     const status = answer.ok ? (answer.status ?? 200) : answer.error.status;

@@ -13,8 +13,8 @@ const inProcessBuses = new Map<string, InProcessBus>();
  * gives one back, and only the last `close()` really closes it, so the first deployable to stop does not
  * cut off the others. A NATS bus is one connection per call and closes on its own `close()`.
  */
-export async function createBus(config: Pick<PlatformConfig, 'natsUrl' | 'natsNamespace'>, name: string, logger: Logger): Promise<MessageBus> {
-  if (config.natsUrl) return NatsBus.connect(config.natsUrl, { namespace: config.natsNamespace, name, logger });
+export async function createBus(config: Pick<PlatformConfig, 'natsUrl' | 'natsNamespace' | 'natsCredentials'>, name: string, logger: Logger): Promise<MessageBus> {
+  if (config.natsUrl) return NatsBus.connect(config.natsUrl, { namespace: config.natsNamespace, name, logger, credentials: config.natsCredentials });
   const shared = inProcessBuses.get(config.natsNamespace);
   if (shared && !shared.isClosed) return shared.retain();
   const bus = new InProcessBus({ namespace: config.natsNamespace, logger });

@@ -9,6 +9,8 @@ import {
 } from '@nats-io/transport-node';
 import { JetStreamEventLog } from '../events/jetstream-event-log.js';
 import { createLogger, type Logger } from '../observability/logger.js';
+import type { NatsCredentials } from '../config/config.js';
+import { inboxPrefixOf } from './nats-access.js';
 import { NoRespondersError, RequestTimeoutError, type EventLog, type MessageBus, type Subscription } from './message-bus.js';
 
 /** Set on a reply when the serving handler threw, so the caller fails at once instead of timing out. */
@@ -27,6 +29,8 @@ export interface NatsBusOptions {
   namespace: string;
   /** Connection name, shown by the server's monitoring. */
   name: string;
+  /** The deployable's NATS user; replies to it then come under its own inbox prefix, which only it may read. */
+  credentials?: NatsCredentials;
   logger?: Logger;
 }
 
@@ -52,11 +56,12 @@ export class NatsBus implements MessageBus {
     const nc = await connect({
       servers: url,
       name: options.name,
+      ...(options.credentials ? { user: options.credentials.user, pass: options.credentials.pass, inboxPrefix: inboxPrefixOf(options.credentials.user) } : {}),
       // A service outlives NATS restarts: keep trying, the readiness probe reports the outage meanwhile.
       maxReconnectAttempts: -1,
       reconnectTimeWait: 1000,
     });
-    logger.info({ server: nc.getServer(), namespace: options.namespace }, 'connected to NATS');
+    logger.info({ server: nc.getServer(), namespace: options.namespace, user: options.credentials?.user }, 'connected to NATS');
     return new NatsBus(nc, options.namespace, logger);
   }
 

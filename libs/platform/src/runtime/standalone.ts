@@ -18,9 +18,11 @@ export function isEntrypoint(moduleUrl: string): boolean {
 }
 
 /** Reads configuration or exits with the reason: a misconfigured process must not half-start. */
-export function loadConfigOrExit(): PlatformConfig {
+export function loadConfigOrExit(check?: (config: PlatformConfig) => void): PlatformConfig {
   try {
-    return loadConfig();
+    const config = loadConfig();
+    check?.(config);
+    return config;
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`configuration error: ${err.message}\n`);
@@ -60,6 +62,8 @@ export interface StandaloneOptions {
   needsDatabase: boolean;
   /** Services serve /healthz, /readyz, /metrics on HEALTH_PORT; the gateway on its own port. */
   serveHealth: boolean;
+  /** False for the gateway: it has no event log, so it neither creates the streams nor holds JetStream permissions. */
+  usesEvents?: boolean;
 }
 
 /** One deployable in its own process (Kubernetes): real NATS and Postgres are required. */
@@ -73,8 +77,9 @@ export async function runStandalone(name: string, start: StartFn, options: Stand
     process.exit(1);
   }
   const own = logger.child({ service: name });
+  if (!config.natsCredentials) own.warn('NATS_USER and NATS_PASSWORD are not set: connecting without a NATS user, so nothing limits what this process may publish (docs/security.md)');
   const bus = await createBus(config, name, own);
-  await bus.events.ensureStreams();
+  if (options.usesEvents !== false) await bus.events.ensureStreams();
   const deployable = await start({ config, databaseUrl: config.databaseUrl ?? '', bus, logger });
   const health = options.serveHealth
     ? await startHealthServer(config.healthPort, config.host, () => [...deployable.indicators, { name: 'nats', check: () => bus.ping() }])

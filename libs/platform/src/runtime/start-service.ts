@@ -5,6 +5,7 @@ import { Outbox } from '../events/outbox.js';
 import { OutboxRelay } from '../events/outbox-relay.js';
 import { BusTransport, PassThroughRpcFilter } from '../messaging/bus-transport.js';
 import { NestLogger } from '../observability/logger.js';
+import { contextSealFor } from '../rpc/context-seal.js';
 import { Database, openDatabase } from '../persistence/database.js';
 import type { Deployable, Runtime } from './runtime.js';
 
@@ -70,7 +71,7 @@ export async function startService(definition: ServiceDefinition, runtime: Runti
   class ServiceRootModule {}
 
   const app = await NestFactory.createMicroservice(ServiceRootModule, {
-    strategy: new BusTransport(runtime.bus, definition.name, logger),
+    strategy: new BusTransport(runtime.bus, definition.name, logger, contextSealFor(runtime.config)),
     logger: new NestLogger(logger),
   });
   app.useGlobalFilters(new PassThroughRpcFilter());

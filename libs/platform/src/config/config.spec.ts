@@ -1,0 +1,76 @@
+import { assertAllInOneConfig, ConfigError, loadConfig } from './config.js';
+
+const KEY = 'k'.repeat(32);
+const NATS = 'nats://127.0.0.1:4222';
+
+const errorOf = (fn: () => unknown): string => {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof ConfigError) return err.message;
+    throw err;
+  }
+  throw new Error('no ConfigError');
+};
+
+describe('loadConfig', () => {
+  describe('a URL that is set but empty stops the process instead of choosing the embedded default (issue 11, finding 1)', () => {
+    it.each(['DATABASE_URL', 'NATS_URL'])('%s', (name) => {
+      for (const value of ['', '  ']) expect(errorOf(() => loadConfig({ [name]: value, CONTEXT_SIGNING_KEY: KEY }))).toMatch(new RegExp(`^${name} is set but empty`));
+    });
+
+    it('while an unset one still means embedded', () => {
+      const config = loadConfig({});
+      expect(config.databaseUrl).toBeUndefined();
+      expect(config.natsUrl).toBeUndefined();
+    });
+  });
+
+  it('all-in-one refuses NATS_URL without DATABASE_URL: an embedded database must not serve a shared bus', () => {
+    expect(errorOf(() => assertAllInOneConfig(loadConfig({ NATS_URL: NATS, CONTEXT_SIGNING_KEY: KEY })))).toMatch(/^DATABASE_URL must be set when NATS_URL is set/);
+    expect(() => assertAllInOneConfig(loadConfig({}))).not.toThrow();
+    expect(() => assertAllInOneConfig(loadConfig({ NATS_URL: NATS, DATABASE_URL: 'postgres://h/db', CONTEXT_SIGNING_KEY: KEY }))).not.toThrow();
+  });
+
+  describe('CONTEXT_SIGNING_KEY', () => {
+    it('is required with NATS_URL, and named in the message', () => {
+      expect(errorOf(() => loadConfig({ NATS_URL: NATS }))).toMatch(/^CONTEXT_SIGNING_KEY must be set when NATS_URL is set/);
+    });
+
+    it('must be 32 characters or more, empty included', () => {
+      for (const value of ['', 'short', 'k'.repeat(31)]) {
+        expect(errorOf(() => loadConfig({ NATS_URL: NATS, CONTEXT_SIGNING_KEY: value }))).toBe('CONTEXT_SIGNING_KEY must be at least 32 characters');
+        expect(errorOf(() => loadConfig({ CONTEXT_SIGNING_KEY: value }))).toBe('CONTEXT_SIGNING_KEY must be at least 32 characters');
+      }
+    });
+
+    it('is generated once per process when the bus is in-process', () => {
+      const a = loadConfig({}).contextSigningKey;
+      const b = loadConfig({}).contextSigningKey;
+      expect(a.symmetricKeySize).toBe(32);
+      expect(a.equals(b)).toBe(true);
+    });
+
+    it('never shows up when the configuration is logged or printed', () => {
+      const config = loadConfig({ NATS_URL: NATS, CONTEXT_SIGNING_KEY: `${KEY}-secret-material`, NATS_USER: 'gateway', NATS_PASSWORD: 'nats-secret-password' });
+      expect(JSON.stringify(config)).not.toContain('secret-material');
+      expect(String(config.contextSigningKey)).not.toContain('secret-material');
+      expect(config.contextSigningKey.export().toString()).toBe(`${KEY}-secret-material`);
+    });
+  });
+
+  describe('NATS_USER and NATS_PASSWORD', () => {
+    it('are read together', () => {
+      expect(loadConfig({ NATS_URL: NATS, CONTEXT_SIGNING_KEY: KEY, NATS_USER: 'identity', NATS_PASSWORD: 'p' }).natsCredentials).toEqual({ user: 'identity', pass: 'p' });
+      expect(loadConfig({ NATS_URL: NATS, CONTEXT_SIGNING_KEY: KEY }).natsCredentials).toBeUndefined();
+    });
+
+    it('refuse one without the other, an empty one, or credentials without NATS_URL', () => {
+      const both = /^NATS_USER and NATS_PASSWORD go together/;
+      expect(errorOf(() => loadConfig({ NATS_URL: NATS, CONTEXT_SIGNING_KEY: KEY, NATS_USER: 'identity' }))).toMatch(both);
+      expect(errorOf(() => loadConfig({ NATS_URL: NATS, CONTEXT_SIGNING_KEY: KEY, NATS_PASSWORD: 'p' }))).toMatch(both);
+      expect(errorOf(() => loadConfig({ NATS_URL: NATS, CONTEXT_SIGNING_KEY: KEY, NATS_USER: 'identity', NATS_PASSWORD: '' }))).toMatch(both);
+      expect(errorOf(() => loadConfig({ NATS_USER: 'identity', NATS_PASSWORD: 'p' }))).toBe('NATS_USER and NATS_PASSWORD are set but NATS_URL is not');
+    });
+  });
+});

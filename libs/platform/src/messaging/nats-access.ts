@@ -1,0 +1,124 @@
+// Who may do what on NATS: one user per deployable, with subject permissions. The one source of the
+// server's authorization block, rendered for Kubernetes and Compose by tools/nats-authorization.mjs and
+// for the tests' own server. Self-contained (no imports, erasable types only) so the tools can load it
+// with Node's type stripping, without a build.
+
+/** What a deployable does on the bus; permissions follow from it. */
+export interface BusRole {
+  /** Services whose request subjects (`<service>.>`) it sends requests to. */
+  calls?: readonly string[];
+  /** The service whose request subjects (`<service>.>`) it answers, in a queue group. */
+  serves?: string;
+  /** Event types it publishes through the outbox (`events.<prefix>.>`); it also consumes events. */
+  publishesEventsOf?: string;
+  /** Fire-and-forget notices it sends (cache invalidation). */
+  broadcasts?: readonly string[];
+  /** Notices it listens to. */
+  listens?: readonly string[];
+}
+
+const SERVICES = ['identity', 'catalog', 'scheduling', 'jobs', 'locking'] as const;
+
+/** Broadcast when cached principals must be dropped (AUTH_INVALIDATE_SUBJECT in libs/contracts; a spec keeps them equal). */
+const AUTH_INVALIDATE = 'identity.auth.invalidate';
+
+/**
+ * Every deployable that connects to NATS (all but the all-in-one) and its role. The gateway asks every
+ * service; a service answers only its own subjects and publishes only its own events; jobs-worker answers
+ * nothing and publishes the jobs service's events, whose schema it works in.
+ */
+export const BUS_ROLES: Readonly<Record<string, BusRole>> = {
+  gateway: { calls: SERVICES, listens: [AUTH_INVALIDATE] },
+  identity: { serves: 'identity', publishesEventsOf: 'identity', broadcasts: [AUTH_INVALIDATE] },
+  catalog: { serves: 'catalog', publishesEventsOf: 'catalog' },
+  scheduling: { serves: 'scheduling', publishesEventsOf: 'scheduling' },
+  jobs: { serves: 'jobs', publishesEventsOf: 'jobs' },
+  'jobs-worker': { publishesEventsOf: 'jobs' },
+  locking: { serves: 'locking', publishesEventsOf: 'locking' },
+};
+
+export interface SubjectRules {
+  allow: string[];
+  deny?: string[];
+}
+
+export interface NatsUser {
+  user: string;
+  /** Environment variable of the NATS server holding this user's password (the deployable reads it as NATS_PASSWORD). */
+  passwordVariable: string;
+  permissions: { publish: SubjectRules; subscribe: SubjectRules; allow_responses?: boolean };
+}
+
+/** Stream names allow neither dots nor wildcards: `ns_ab12` -> `NS_AB12_`. */
+export const streamPrefix = (namespace: string): string => (namespace ? `${namespace.toUpperCase().replace(/[^A-Z0-9_-]/g, '_')}_` : '');
+
+/** Replies to a user's requests arrive under this prefix, so no other user can subscribe to them. */
+export const inboxPrefixOf = (user: string): string => `_INBOX_${user}`;
+
+/** `jobs-worker` -> `NATS_PASSWORD_JOBS_WORKER`. */
+export const natsPasswordVariable = (user: string): string => `NATS_PASSWORD_${user.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
+
+/** The JetStream API a deployable with an event log needs: its two streams and consumers on them, nothing else. */
+function jetStreamApi(namespace: string): string[] {
+  const streams = [`${streamPrefix(namespace)}EVENTS`, `${streamPrefix(namespace)}DEAD_LETTERS`];
+  return [
+    '$JS.API.INFO',
+    ...streams.flatMap((stream) => [
+      `$JS.API.STREAM.INFO.${stream}`,
+      `$JS.API.STREAM.CREATE.${stream}`,
+      `$JS.API.STREAM.UPDATE.${stream}`,
+      // CREATE, INFO, DELETE (`<op>.<stream>[.<name>…]`), DURABLE.CREATE and MSG.NEXT (`<op>.<op>.<stream>.<name>`).
+      `$JS.API.CONSUMER.*.${stream}`,
+      `$JS.API.CONSUMER.*.${stream}.>`,
+      `$JS.API.CONSUMER.*.*.${stream}.>`,
+    ]),
+    `$JS.ACK.${streams[0]}.>`,
+  ];
+}
+
+/** The NATS users of a system whose subjects and streams carry `namespace`. */
+export function natsUsers(namespace = '', roles: Readonly<Record<string, BusRole>> = BUS_ROLES): NatsUser[] {
+  const at = (subject: string) => (namespace ? `${namespace}.${subject}` : subject);
+  const broadcasts = Object.values(roles).flatMap((role) => role.broadcasts ?? []);
+  return Object.entries(roles).map(([user, role]) => {
+    const publish = [
+      ...(role.calls ?? []).map((service) => at(`${service}.>`)),
+      ...(role.broadcasts ?? []).map(at),
+      ...(role.publishesEventsOf ? [at(`events.${role.publishesEventsOf}.>`), at('dlq.>'), ...jetStreamApi(namespace)] : []),
+    ];
+    // A caller of a service's subjects may not send the notices that live among them.
+    const deny = broadcasts.filter((b) => !(role.broadcasts ?? []).includes(b) && (role.calls ?? []).some((s) => b.startsWith(`${s}.`))).map(at);
+    const subscribe = [`${inboxPrefixOf(user)}.>`, ...(role.serves ? [at(`${role.serves}.>`)] : []), ...(role.listens ?? []).map(at)];
+    return {
+      user,
+      passwordVariable: natsPasswordVariable(user),
+      permissions: {
+        publish: deny.length > 0 ? { allow: publish, deny } : { allow: publish },
+        subscribe: { allow: subscribe },
+        // Answer the requests it received, and only those (the reply subject is the caller's inbox).
+        ...(role.serves ? { allow_responses: true } : {}),
+      },
+    };
+  });
+}
+
+const list = (items: string[]) => `[${items.map((item) => JSON.stringify(item)).join(', ')}]`;
+const rules = ({ allow, deny }: SubjectRules) => `{ allow: ${list(allow)}${deny ? `, deny: ${list(deny)}` : ''} }`;
+
+/** The server's `authorization` block; each password is a `$VARIABLE` the server resolves from its environment. */
+export function renderNatsAuthorization(users: NatsUser[], header = ''): string {
+  const blocks = users.map(({ user, passwordVariable, permissions }) =>
+    [
+      '    {',
+      `      user: ${JSON.stringify(user)}`,
+      `      password: $${passwordVariable}`,
+      '      permissions: {',
+      `        publish: ${rules(permissions.publish)}`,
+      `        subscribe: ${rules(permissions.subscribe)}`,
+      ...(permissions.allow_responses ? ['        allow_responses: true'] : []),
+      '      }',
+      '    }',
+    ].join('\n'),
+  );
+  return `${header}authorization {\n  users: [\n${blocks.join('\n')}\n  ]\n}\n`;
+}
