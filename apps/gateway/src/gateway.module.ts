@@ -1,5 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { Authenticator } from './auth/authenticator.js';
+import { Masquerade } from './auth/masquerade.js';
 import { GATEWAY_DEPS, type GatewayDeps } from './gateway-deps.js';
 import { HealthController } from './health/health.controller.js';
 import { RequestObserver } from './http/request-observer.js';
@@ -16,7 +17,7 @@ export class GatewayModule {
     return {
       module: GatewayModule,
       controllers: [HealthController, MetricsController, OpenApiController],
-      providers: [{ provide: GATEWAY_DEPS, useValue: deps }, Authenticator, HttpMetrics, RequestObserver, RouteForwarder, RouteRegistrar, ServiceClient],
+      providers: [{ provide: GATEWAY_DEPS, useValue: deps }, Authenticator, Masquerade, HttpMetrics, RequestObserver, RouteForwarder, RouteRegistrar, ServiceClient],
     };
   }
 }

@@ -7,6 +7,7 @@ import { isEntrypoint, NestLogger, runStandalone, type Deployable, type HealthIn
 import type { GatewayDeps } from './gateway-deps.js';
 import { GatewayModule } from './gateway.module.js';
 import { busIndicator } from './health/health.controller.js';
+import { acceptFormBodies } from './http/compat-input.js';
 import { ProblemFilter } from './http/problem.filter.js';
 import { replyWithProblem } from './http/problem-reply.js';
 import { generateRequestId } from './http/request-id.js';
@@ -49,7 +50,7 @@ export async function start(runtime: Runtime, routes: RouteDefinition[] = ROUTES
       replyWithProblem(error, request, reply, runtime.logger);
     },
   });
-  // Only JSON bodies are read: any other content type is refused with 415 by Fastify itself.
+  // Only JSON and form bodies are read: any other content type is refused with 415 by Fastify itself.
   const fastify = adapter.getInstance();
   fastify.removeContentTypeParser('text/plain');
   // Many clients send `Content-Type: application/json` on a DELETE or POST with no body: that is no body,
@@ -59,6 +60,8 @@ export async function start(runtime: Runtime, routes: RouteDefinition[] = ROUTES
   fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) =>
     body === '' ? done(null, undefined) : parseJson(request, body as string, done),
   );
+  // Forms, as clients of the original service send bodies (docs/compatibility.md); validated like JSON.
+  acceptFormBodies(fastify);
 
   const deps: GatewayDeps = { runtime, routes, indicators: options.indicators ?? [], lifecycle: { closing: false } };
   const app = await NestFactory.create<NestFastifyApplication>(GatewayModule.forRoot(deps), adapter, {

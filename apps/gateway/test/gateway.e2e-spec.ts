@@ -44,6 +44,7 @@ describe('gateway (e2e)', () => {
 
   const calls: Record<string, RpcRequest[]> = {};
   const lookups = new Map<string, number>();
+  const masqueradeLookups: RpcRequest['ctx'][] = [];
   const revoked = new Set<string>();
   let readinessDown = false;
   // Held replies: released at the end so no handler outlives the suite.
@@ -93,6 +94,17 @@ describe('gateway (e2e)', () => {
       const principal = PRINCIPALS[token];
       if (!principal || revoked.has(token)) return { ok: false, error: { status: 401, code: 'INVALID_TOKEN', title: 'Unauthorized' } } satisfies RpcReply;
       return { ok: true, body: principal } satisfies RpcReply;
+    });
+    // Identity's masquerade rule, for this table's people: an administrator, as another user of the same account.
+    serviceBus.serve('identity.auth.masquerade', 'identity', async (payload) => {
+      const { ctx, body } = payload as RpcRequest<{ user: string }>;
+      masqueradeLookups.push(ctx);
+      const ref = body.user === 'uid:author-uid' ? '101' : body.user;
+      const target = Object.values(PRINCIPALS).find((p) => String(p.userId) === ref && p.accountId === ctx.accountId);
+      if (!ctx.roles.includes('admin')) return { ok: false, error: { status: 403, code: 'MASQUERADE_FORBIDDEN', title: 'Forbidden' } } satisfies RpcReply;
+      if (!target) return { ok: false, error: { status: 404, code: 'USER_NOT_FOUND', title: 'Not Found' } } satisfies RpcReply;
+      if (target.userId === ctx.userId) return { ok: false, error: { status: 403, code: 'MASQUERADE_FORBIDDEN', title: 'Forbidden' } } satisfies RpcReply;
+      return { ok: true, body: target } satisfies RpcReply;
     });
     serve(S.list, () => ({ ok: true, body: { meta: {}, widgets: [widget(1), widget(2)] }, total: 35 }));
     serve(S.show, (req) =>
@@ -154,10 +166,22 @@ describe('gateway (e2e)', () => {
     });
 
     it('answers 401 for a malformed header and for an unknown token', async () => {
-      const malformed = await api.request('GET', '/api/author/widgets', undefined, { authorization: 'Basic dXNlcjpwdw==' });
+      const malformed = await api.request('GET', '/api/author/widgets', undefined, { authorization: 'Digest username="u"' });
       expectProblem(malformed, 401, 'UNAUTHENTICATED');
       expect(malformed.headers.get('www-authenticate')).toContain('invalid_request');
       const unknown = await api.as('no-such-token').get('/api/author/widgets');
+      expectProblem(unknown, 401, 'UNAUTHENTICATED');
+      expect(unknown.headers.get('www-authenticate')).toContain('invalid_token');
+    });
+
+    it('takes the token under the Basic scheme, raw or as the password of Basic credentials', async () => {
+      const basic = (pair: string) => `Basic ${Buffer.from(pair).toString('base64')}`;
+      for (const authorization of ['Basic author-token', basic('anyone:author-token'), basic('author-token:')]) {
+        const res = await api.as(undefined).request('GET', '/api/author/widgets/5', undefined, { authorization });
+        expect([authorization, res.status]).toEqual([authorization, 200]);
+        expect(calls[S.show].at(-1)?.ctx).toMatchObject({ accountId: 11, userId: 101, roles: ['author'] });
+      }
+      const unknown = await api.as(undefined).request('GET', '/api/author/widgets/5', undefined, { authorization: basic('anyone:no-such-token') });
       expectProblem(unknown, 401, 'UNAUTHENTICATED');
       expect(unknown.headers.get('www-authenticate')).toContain('invalid_token');
     });
@@ -308,8 +332,8 @@ describe('gateway (e2e)', () => {
       expectProblem(await api.request('POST', '/api/author/widgets', '{"__proto__": {"x": 1}}'), 400, 'MALFORMED_REQUEST');
     });
 
-    it('answers 415 for a body that is not JSON', async () => {
-      expectProblem(await api.request('POST', '/api/author/widgets', 'name=x', { 'content-type': 'application/x-www-form-urlencoded' }), 415, 'UNSUPPORTED_MEDIA_TYPE');
+    it('answers 415 for a body that is neither JSON nor a form', async () => {
+      expectProblem(await api.request('POST', '/api/author/widgets', '--b\r\n\r\n--b--', { 'content-type': 'multipart/form-data; boundary=b' }), 415, 'UNSUPPORTED_MEDIA_TYPE');
       expectProblem(await api.request('POST', '/api/author/widgets', 'hello', { 'content-type': 'text/plain' }), 415, 'UNSUPPORTED_MEDIA_TYPE');
     });
 
@@ -323,6 +347,100 @@ describe('gateway (e2e)', () => {
       // The audience check comes first: the author is not support.
       expectProblem(res, 403, 'FORBIDDEN');
       expectProblem(await api.as('support-token').post('/api/author/widgets/3/sync', { force: true }), 400, 'VALIDATION_FAILED');
+    });
+  });
+
+  describe('bodies as the original service’s clients send them', () => {
+    const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
+    const JSON_TYPE = { 'content-type': 'application/json' };
+    const expected = { widget: { name: 'Gadget', size: 3 }, tags: [{ label: 'a' }, { label: '12' }] };
+    const bracketed = 'widget[name]=Gadget&widget[size]=3&tags[0][label]=a&tags[1][label]=12';
+
+    it('builds the body from bracketed query parameters, typed as the DTO declares', async () => {
+      const res = await api.request('POST', `/api/author/widgets?${bracketed}`, '', JSON_TYPE);
+      expect(res.status).toBe(201);
+      expect(calls[S.create].at(-1)?.body).toEqual(expected);
+      const patch = await api.request('PATCH', '/api/author/widgets/4?widget[name]=New', undefined);
+      expect(patch.status).toBe(200);
+      expect(calls[S.update].at(-1)).toMatchObject({ params: { id: 4 }, body: { widget: { name: 'New' } } });
+    });
+
+    it('reads form bodies with the same keys and types', async () => {
+      const res = await api.request('POST', '/api/author/widgets', bracketed, FORM);
+      expect(res.status).toBe(201);
+      expect(calls[S.create].at(-1)?.body).toEqual(expected);
+      const appended = await api.request('PUT', '/api/author/widgets/4', 'widget[name]=x&tags[][label]=p&tags[][label]=q', FORM);
+      expect(appended.status).toBe(200);
+      expect(calls[S.update].at(-1)?.body).toEqual({ widget: { name: 'x' }, tags: [{ label: 'p' }, { label: 'q' }] });
+    });
+
+    it('validates a built body exactly as a JSON body, without calling the service', async () => {
+      const before = calls[S.create]?.length ?? 0;
+      const json = await api.post('/api/author/widgets', { widget: { name: '', size: 'big', colour: 'red' } });
+      const query = await api.request('POST', '/api/author/widgets?widget[name]=&widget[size]=big&widget[colour]=red', undefined);
+      const form = await api.request('POST', '/api/author/widgets', 'widget[name]=&widget[size]=big&widget[colour]=red', FORM);
+      for (const res of [json, query, form]) expectProblem(res, 400, 'VALIDATION_FAILED');
+      expect(query.body.errors).toEqual(json.body.errors);
+      expect(form.body.errors).toEqual(json.body.errors);
+      expectProblem(await api.request('POST', '/api/author/widgets', 'widget[__proto__][x]=1', FORM), 400, 'VALIDATION_FAILED');
+      expectProblem(await api.request('POST', '/api/author/widgets?widget=a&widget[name]=b', undefined), 400, 'VALIDATION_FAILED');
+      expect(calls[S.create]?.length ?? 0).toBe(before);
+    });
+
+    it('refuses a body given twice: JSON or form, and bracketed query parameters', async () => {
+      const twice = await api.request('POST', '/api/author/widgets?widget[name]=b', { widget: { name: 'a' } });
+      expectProblem(twice, 400, 'BODY_GIVEN_TWICE');
+      expect(twice.body.errors).toEqual([{ field: 'widget[name]', message: expect.any(String) }]);
+      expectProblem(await api.request('POST', '/api/author/widgets?widget[name]=b', 'widget[name]=a', FORM), 400, 'BODY_GIVEN_TWICE');
+    });
+
+    it('keeps the query parameters that are not body fields as query parameters', async () => {
+      const res = await api.request('PATCH', '/api/author/widgets/4?widget[name]=x&debug=1', undefined);
+      expectProblem(res, 400, 'VALIDATION_FAILED');
+      expect(res.body.errors).toEqual([{ field: 'debug', message: expect.any(String) }]);
+      expectProblem(await api.as('support-token').request('POST', '/api/author/widgets/3/sync', 'force=true', FORM), 400, 'VALIDATION_FAILED');
+      expect((await api.as('support-token').request('POST', '/api/author/widgets/3/sync', '', FORM)).status).toBe(200);
+    });
+  });
+
+  describe('as_user_id', () => {
+    it('lets an administrator act as another user: the service sees that user, and the administrator as actorId', async () => {
+      const res = await api.as('admin-token').get('/api/author/widgets/5?as_user_id=101');
+      expect(res.status).toBe(200);
+      expect(calls[S.show].at(-1)).toMatchObject({ ctx: { accountId: 11, subAccountId: 5, userId: 101, roles: ['author'], actorId: 102 }, query: {} });
+      const list = await api.as('admin-token').get('/api/author/widgets?as_user_id=101&limit=10');
+      expect(list.status).toBe(200);
+      expect(list.headers.get('link')).toContain('as_user_id=101');
+      expect(calls[S.list].at(-1)?.ctx).toMatchObject({ userId: 101, actorId: 102 });
+      const plain = await api.as('admin-token').get('/api/author/widgets/5');
+      expect(plain.status).toBe(200);
+      expect(calls[S.show].at(-1)?.ctx).toEqual({ requestId: expect.any(String), accountId: 11, subAccountId: null, userId: 102, roles: ['admin'] });
+    });
+
+    it('is a 403 for anyone but an administrator, before any lookup or service call', async () => {
+      const before = calls[S.show]?.length ?? 0;
+      expectProblem(await api.get('/api/author/widgets/5?as_user_id=104'), 403, 'MASQUERADE_FORBIDDEN');
+      expectProblem(await api.as('support-token').get('/api/author/widgets/5?as_user_id=101'), 403, 'MASQUERADE_FORBIDDEN');
+      expect(calls[S.show]?.length ?? 0).toBe(before);
+      expect(masqueradeLookups).not.toContainEqual(expect.objectContaining({ userId: 101 }));
+    });
+
+    it('answers what identity decides: 404 for nobody of the account, 403 for one it refuses, and the audience of the user acted as', async () => {
+      expectProblem(await api.as('admin-token').get('/api/author/widgets/5?as_user_id=999'), 404, 'USER_NOT_FOUND');
+      expectProblem(await api.as('admin-token').get('/api/author/widgets/5?as_user_id=201'), 404, 'USER_NOT_FOUND');
+      expectProblem(await api.as('admin-token').get('/api/author/widgets/5?as_user_id=102'), 403, 'MASQUERADE_FORBIDDEN');
+      // A learner is outside the author audience: acting as one on an author route is what the learner would get.
+      expectProblem(await api.as('admin-token').get('/api/author/widgets/5?as_user_id=103'), 403, 'FORBIDDEN');
+      expect((await api.as('admin-token').get('/api/author/widgets/5?as_user_id=uid:author-uid')).status).toBe(200);
+    });
+
+    it('is a 400 when malformed or repeated, and an unknown parameter outside author routes', async () => {
+      for (const query of ['as_user_id=abc', 'as_user_id=0', 'as_user_id=101&as_user_id=104']) {
+        const res = await api.as('admin-token').get(`/api/author/widgets/5?${query}`);
+        expectProblem(res, 400, 'VALIDATION_FAILED');
+        expect(res.body.errors).toEqual([{ field: 'as_user_id', message: expect.any(String) }]);
+      }
+      expectProblem(await api.as('admin-token').get('/api/admin/secrets?as_user_id=101'), 400, 'VALIDATION_FAILED');
     });
   });
 
@@ -394,6 +512,22 @@ describe('gateway (e2e)', () => {
       expect(res.body.meta).toEqual({});
       const q = (page: number) => `/api/author/widgets?sort=name&includes[]=counts&page=${page}&per_page=10`;
       expect(res.headers.get('link')).toBe(`<${q(1)}>; rel="first", <${q(1)}>; rel="prev", <${q(3)}>; rel="next", <${q(4)}>; rel="last"`);
+    });
+
+    it('takes limit as another name for per_page', async () => {
+      const res = await api.get('/api/author/widgets?limit=10&page=2&sort=name');
+      expect(res.status).toBe(200);
+      expect(calls[S.list].at(-1)?.query).toEqual({ sort: 'name', page: 2, per_page: 10 });
+      expect(res.headers.get('link')).toContain('</api/author/widgets?sort=name&page=3&per_page=10>; rel="next"');
+      expect((await api.get('/api/author/widgets?limit=10&per_page=10')).status).toBe(200);
+      const clash = await api.get('/api/author/widgets?limit=10&per_page=20');
+      expectProblem(clash, 400, 'VALIDATION_FAILED');
+      expect(clash.body.errors).toEqual([{ field: 'limit', message: expect.stringContaining('per_page') }]);
+      const bad = await api.get('/api/author/widgets?limit=5000');
+      expectProblem(bad, 400, 'VALIDATION_FAILED');
+      expect(bad.body.errors).toEqual([{ field: 'limit', message: expect.stringMatching(/^limit must not be greater than 1000/) }]);
+      // Not a list: limit is an unknown parameter like any other.
+      expectProblem(await api.get('/api/author/widgets/5?limit=10'), 400, 'VALIDATION_FAILED');
     });
 
     it('forwards the default page size when none is asked', async () => {

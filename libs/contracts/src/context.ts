@@ -5,6 +5,11 @@ export interface RequestContext {
   subAccountId: number | null;
   userId: number;
   roles: Role[];
+  /**
+   * Set when an administrator acts as `userId` (query `as_user_id` on author routes): the administrator
+   * really calling. Everything else in the context is the user acted as.
+   */
+  actorId?: number;
 }
 
 export const ROLES = ['admin', 'author', 'learner', 'support'] as const;

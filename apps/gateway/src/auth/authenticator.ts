@@ -25,14 +25,14 @@ const unauthenticated = (detail: string, challenge: string) =>
 
 const isInt = (value: unknown): value is number => Number.isInteger(value);
 
-function parsePrincipal(body: unknown): Principal {
+export function parsePrincipal(body: unknown, subject = AUTH_RESOLVE_SUBJECT): Principal {
   const p = body as Partial<Principal> | null;
   const valid =
     typeof p === 'object' && p !== null &&
     isInt(p.accountId) && isInt(p.userId) && (p.subAccountId === null || isInt(p.subAccountId)) &&
     Array.isArray(p.roles) && p.roles.every((role) => ROLES.includes(role as Role)) &&
     (p.tokenExpiresAt == null || (typeof p.tokenExpiresAt === 'string' && !Number.isNaN(Date.parse(p.tokenExpiresAt))));
-  if (!valid) throw new MalformedReplyError(AUTH_RESOLVE_SUBJECT, 'not a principal');
+  if (!valid) throw new MalformedReplyError(subject, 'not a principal');
   return {
     accountId: p.accountId as number,
     subAccountId: p.subAccountId as number | null,
@@ -54,7 +54,7 @@ function parseInvalidation(payload: unknown): AuthInvalidation | undefined {
 }
 
 /**
- * Bearer token -> principal, by asking identity and caching the answer briefly (design §7).
+ * Bearer (or Basic, see parseAuthorization) token -> principal, by asking identity and caching the answer briefly (design §7).
  * Revocations reach every replica as `identity.auth.invalidate` broadcasts; failures are never cached.
  */
 @Injectable()
@@ -78,8 +78,8 @@ export class Authenticator implements OnModuleInit, OnModuleDestroy {
 
   async authenticate(authorization: string | undefined, requestId: string): Promise<Principal> {
     const credentials = parseAuthorization(authorization);
-    if (credentials.kind === 'missing') throw unauthenticated('This endpoint needs an Authorization: Bearer <token> header.', REALM);
-    if (credentials.kind === 'malformed') throw unauthenticated('The Authorization header must be "Bearer <token>".', `${REALM}, error="invalid_request"`);
+    if (credentials.kind === 'missing') throw unauthenticated('This endpoint needs an Authorization: Bearer <token> (or Basic <token>) header.', REALM);
+    if (credentials.kind === 'malformed') throw unauthenticated('The Authorization header must be "Bearer <token>", "Basic <token>" or Basic credentials with the token as password.', `${REALM}, error="invalid_request"`);
     const hash = tokenHash(credentials.token);
     const cached = this.cache.get(hash);
     if (cached) return cached;

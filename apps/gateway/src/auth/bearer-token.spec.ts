@@ -11,9 +11,28 @@ describe('parseAuthorization', () => {
   it('tells a missing header from a malformed one', () => {
     expect(parseAuthorization(undefined)).toEqual({ kind: 'missing' });
     expect(parseAuthorization('  ')).toEqual({ kind: 'missing' });
-    for (const header of ['Basic dXNlcjpwdw==', 'Bearer', 'Bearer a b', 'Bearer ab"c', `Bearer ${'a'.repeat(513)}`]) {
+    for (const header of ['Bearer', 'Bearer a b', 'Bearer ab"c', `Bearer ${'a'.repeat(513)}`, 'Basic', 'Basic a b', 'Digest abc', 'Token abc']) {
       expect(parseAuthorization(header)).toEqual({ kind: 'malformed' });
     }
+  });
+
+  it('reads the token given as Basic credentials, as the original service’s clients send it', () => {
+    const token = 'lms_AbC-123_xyz';
+    const basic = (pair: string) => `Basic ${Buffer.from(pair).toString('base64')}`;
+    expect(parseAuthorization(`Basic ${token}`)).toEqual({ kind: 'token', token });
+    expect(parseAuthorization(`basic ${token}`)).toEqual({ kind: 'token', token });
+    expect(parseAuthorization(basic(`anything:${token}`))).toEqual({ kind: 'token', token });
+    expect(parseAuthorization(basic(`:${token}`))).toEqual({ kind: 'token', token });
+    expect(parseAuthorization(basic(`${token}:`))).toEqual({ kind: 'token', token });
+    // The password may itself hold a colon; only the first one separates the user.
+    expect(parseAuthorization(basic('user:a:b'))).toEqual({ kind: 'malformed' });
+    expect(parseAuthorization(basic('user:pw'))).toEqual({ kind: 'token', token: 'pw' });
+  });
+
+  it('takes a base64-looking token that does not decode to user:password as the token itself', () => {
+    // 'dG9rZW4=' is base64 of "token": no colon, so it is a token as sent.
+    expect(parseAuthorization('Basic dG9rZW4=')).toEqual({ kind: 'token', token: 'dG9rZW4=' });
+    expect(parseAuthorization(`Basic ${'a'.repeat(513)}`)).toEqual({ kind: 'malformed' });
   });
 });
 

@@ -30,6 +30,10 @@ describe('pageLinks', () => {
     expect(rels(pageLinks({ path: '/x', search: 'page=1', page: 1, perPage: 50, total: 0 }))).toEqual({ first: '/x?page=1&per_page=50', last: '/x?page=1&per_page=50' });
   });
 
+  it('writes per_page where the request said limit', () => {
+    expect(rels(pageLinks({ path: '/x', search: 'limit=10&q=a', page: 1, perPage: 10, total: 25 })).next).toBe('/x?q=a&page=2&per_page=10');
+  });
+
   it('drops encoded paging keys too', () => {
     expect(rels(pageLinks({ path: '/x', search: 'p%61ge=5&q=a%20b', page: 1, perPage: 10, total: 5 })).first).toBe('/x?q=a%20b&page=1&per_page=10');
   });

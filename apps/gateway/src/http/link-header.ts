@@ -1,14 +1,15 @@
 export interface PageLinkInput {
   /** Path of the list as requested, e.g. `/api/author/custom_fields`. */
   path: string;
-  /** The request's query without `?`; every parameter but `page` and `per_page` is kept as sent. */
+  /** The request's query without `?`; every parameter but `page`, `per_page` and `limit` is kept as sent. */
   search: string;
   page: number;
   perPage: number;
   total: number;
 }
 
-const PAGING_KEYS = new Set(['page', 'per_page']);
+/** `limit` is the compatibility name of `per_page` (docs/compatibility.md): the links carry `per_page` instead. */
+const PAGING_KEYS = new Set(['page', 'per_page', 'limit']);
 
 function keyOf(pair: string): string {
   const raw = pair.split('=', 1)[0];

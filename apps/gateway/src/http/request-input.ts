@@ -1,7 +1,7 @@
 import { pageWindow, validateInput, type DtoClass, type FieldError, type PageQuery, type RouteDefinition } from '@lms/contracts';
 import type { FastifyRequest } from 'fastify';
 import { ProblemError } from './problem.js';
-import { normaliseQuery, searchOf } from './query-normaliser.js';
+import { compatInput } from './compat-input.js';
 
 export interface PageRequest {
   page: number;
@@ -44,14 +44,16 @@ async function checkBody(route: RouteDefinition, body: unknown): Promise<{ value
 /** Validates path parameters, query and body together, so one 400 lists every bad field. */
 export async function readInput(route: RouteDefinition, request: FastifyRequest): Promise<RouteInput> {
   const rawParams = { ...(request.params as Record<string, string>) };
-  const rawQuery = normaliseQuery(searchOf(request.url));
+  // Client habits of the original service (limit, bracketed body parameters, forms) become the usual shape here.
+  const compat = compatInput(route, request);
+  const rawQuery = compat.query;
   const [params, query, body] = await Promise.all([
     route.params ? check(route.params, rawParams) : Promise.resolve({ value: rawParams, errors: [] }),
     // A paged route's query DTO extends PageQuery (defineRoute insists), so `page`/`per_page` are checked there.
     check(route.query, rawQuery),
-    checkBody(route, request.body),
+    checkBody(route, compat.body),
   ]);
-  const errors = [...params.errors, ...query.errors, ...body.errors];
+  const errors = compat.clientFields([...params.errors, ...query.errors, ...body.errors]);
   if (errors.length > 0) throw new ProblemError(400, 'VALIDATION_FAILED', 'The request has invalid or unknown fields.', errors);
   if (!route.paged) return { params: params.value, query: query.value, body: body.value };
   const { page: pageNumber, perPage } = pageWindow(query.value as PageQuery);

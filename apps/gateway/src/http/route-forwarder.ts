@@ -32,9 +32,10 @@ export class RouteForwarder {
 
   async handle(route: RouteDefinition, principal: Principal, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const input = await readInput(route, request);
-    // The context names who is calling, nothing more: token details stay at the edge.
-    const { accountId, subAccountId, userId, roles } = principal;
-    const ctx: RequestContext = { requestId: request.id, accountId, subAccountId, userId, roles };
+    // The context names who is calling, nothing more: token details stay at the edge. With `as_user_id`
+    // it names the user acted as, and `actorId` the administrator really calling.
+    const { accountId, subAccountId, userId, roles, actorId } = principal;
+    const ctx: RequestContext = { requestId: request.id, accountId, subAccountId, userId, roles, ...(actorId !== undefined ? { actorId } : {}) };
     const payload: RpcRequest = { ctx, params: input.params as Record<string, string>, query: input.query, body: input.body };
     const answer = await this.services.request(route.subject, payload);
     if (!answer.ok) throw new RpcReplyError(answer.error);

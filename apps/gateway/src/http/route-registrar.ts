@@ -4,7 +4,9 @@ import type { HttpMethod, Principal, RouteDefinition } from '@lms/contracts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Authenticator } from '../auth/authenticator.js';
 import { admits } from '../auth/audience.js';
+import { Masquerade } from '../auth/masquerade.js';
 import { GATEWAY_DEPS, type GatewayDeps } from '../gateway-deps.js';
+import { planRoutes } from './compat-input.js';
 import { ProblemError } from './problem.js';
 import { replyWithProblem } from './problem-reply.js';
 import { RouteForwarder } from './route-forwarder.js';
@@ -28,10 +30,13 @@ export class RouteRegistrar implements OnModuleInit {
     private readonly adapterHost: HttpAdapterHost,
     private readonly authenticator: Authenticator,
     private readonly forwarder: RouteForwarder,
+    private readonly masquerade: Masquerade,
   ) {}
 
   onModuleInit(): void {
     const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
+    // Body shapes for bracketed parameters and forms are derived once here, not per request.
+    planRoutes(this.deps.routes);
     for (const route of this.deps.routes) this.registerRoute(fastify, route);
     this.registerMethodNotAllowed(fastify, this.deps.routes);
   }
@@ -50,7 +55,7 @@ export class RouteRegistrar implements OnModuleInit {
         if (!admits(route, principal.roles)) {
           throw new ProblemError(403, 'FORBIDDEN', `This endpoint is for the ${route.audience} audience${route.roles?.length ? ` with role ${route.roles.join(' or ')}` : ''}.`);
         }
-        this.principals.set(request, principal);
+        this.principals.set(request, await this.masquerade.principalFor(route, principal, request));
       },
       handler: async (request, reply) => {
         const principal = this.principals.get(request);

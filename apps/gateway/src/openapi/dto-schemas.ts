@@ -63,16 +63,27 @@ export class DtoSchemas {
     return { $ref: `${SCHEMA_REF_PREFIX}${name}` };
   }
 
+  /** The schema a `$ref` inside a class's schema points at (a nested class, by name). */
+  resolve(ref: string): JsonSchema | undefined {
+    if (!ref.startsWith(SCHEMA_REF_PREFIX)) return undefined;
+    const name = ref.slice(SCHEMA_REF_PREFIX.length);
+    return this.nestedSchemas()[name] ?? this.own.get(name);
+  }
+
+  private nestedSchemas(): Record<string, JsonSchema> {
+    return (this.nested ??= withoutBuiltInRefs(validationMetadatasToSchemas(OPTIONS) as Record<string, JsonSchema>));
+  }
+
   /** The component schemas the document refers to, its own extra ones included. */
   components(document: unknown, extra: Record<string, JsonSchema>): Record<string, JsonSchema> {
-    this.nested ??= withoutBuiltInRefs(validationMetadatasToSchemas(OPTIONS) as Record<string, JsonSchema>);
+    this.nestedSchemas();
     const out: Record<string, JsonSchema> = {};
     const queue = [...refsIn(document), ...refsIn(extra)];
     while (queue.length > 0) {
       const name = queue.shift() as string;
       if (out[name]) continue;
       // A class without a single validator has no metadata at all: an open object is what it accepts.
-      const schema = extra[name] ?? this.own.get(name) ?? this.nested[name] ?? { type: 'object' };
+      const schema = extra[name] ?? this.own.get(name) ?? this.nestedSchemas()[name] ?? { type: 'object' };
       out[name] = schema;
       queue.push(...refsIn(schema));
     }

@@ -32,21 +32,35 @@ describe('buildOpenApiDocument', () => {
 
   it('documents query parameters from the DTO and paging parameters on paged routes', () => {
     const parameters = op('/api/author/widgets', 'get').parameters;
-    expect(parameters.map((p) => p.name ?? p.$ref)).toEqual(expect.arrayContaining(['sort', 'includes', 'min_size', 'page', 'per_page']));
+    expect(parameters.map((p) => p.name ?? p.$ref)).toEqual(expect.arrayContaining(['sort', 'includes', 'min_size', 'page', 'per_page', 'limit']));
     expect(parameters.find((p) => p.name === 'per_page')).toMatchObject({ in: 'query', required: false, schema: { type: 'integer', maximum: 1000, default: 50 } });
+    expect(parameters.find((p) => p.name === 'limit')).toMatchObject({ in: 'query', required: false, schema: { type: 'integer', maximum: 1000 } });
     expect(parameters.find((p) => p.name === 'includes')).toMatchObject({ style: 'form', explode: true, schema: { type: 'array' } });
   });
 
   it('takes request bodies, nested classes included, from the DTOs', () => {
+    const schema = { $ref: '#/components/schemas/CreateWidgetBody' };
     expect(op('/api/author/widgets', 'post').requestBody).toEqual({
       required: true,
-      content: { 'application/json': { schema: { $ref: '#/components/schemas/CreateWidgetBody' } } },
+      description: expect.stringContaining('bracketed'),
+      content: {
+        'application/json': { schema },
+        'application/x-www-form-urlencoded': { schema, encoding: { widget: { style: 'deepObject', explode: true }, tags: { style: 'deepObject', explode: true } } },
+      },
     });
     expect(document.components.schemas.CreateWidgetBody).toMatchObject({ properties: { widget: { $ref: '#/components/schemas/WidgetInput' } }, required: ['widget'] });
     expect(document.components.schemas.WidgetInput).toMatchObject({ properties: { name: { type: 'string' } }, required: ['name'] });
     // Arrays need class-transformer's @Type() metadata: the element class is invisible to reflection.
     expect(document.components.schemas.CreateWidgetBody).toMatchObject({ properties: { tags: { type: 'array', items: { $ref: '#/components/schemas/WidgetTag' } } } });
     expect(document.components.schemas.WidgetTag).toMatchObject({ properties: { label: { type: 'string' } } });
+  });
+
+  it('offers as_user_id on author routes only', () => {
+    const asUser = { $ref: '#/components/parameters/AsUserId' };
+    expect(op('/api/author/widgets', 'get').parameters).toContainEqual(asUser);
+    expect(op('/api/author/widgets/{id}', 'patch').parameters).toContainEqual(asUser);
+    expect(op('/api/admin/secrets', 'get').parameters).not.toContainEqual(asUser);
+    expect(document.components.parameters.AsUserId).toMatchObject({ name: 'as_user_id', in: 'query', required: false });
   });
 
   it('describes each response shape', () => {
@@ -79,8 +93,9 @@ describe('buildOpenApiDocument', () => {
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids).toEqual(expect.arrayContaining(['patchAuthorWidgetsById', 'putAuthorWidgetsById', 'getAdminWidgetsByWidgetIdExport']));
     expect(operationIdOf('PUT', '/api/admin/users/:id/roles')).toBe('putAdminUsersByIdRoles');
-    expect(document.security).toEqual([{ bearerAuth: [] }]);
+    expect(document.security).toEqual([{ bearerAuth: [] }, { basicAuth: [] }]);
     expect(document.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(document.components.securitySchemes.basicAuth).toMatchObject({ type: 'http', scheme: 'basic' });
   });
 
   it('names no NATS subject, for the test table and the real one (the bus is internal)', () => {

@@ -1,5 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import { DEFAULT_PER_PAGE, type HttpMethod, type JsonSchema, type ResponseShape, type RouteDefinition } from '@lms/contracts';
+import { AS_USER_PARAM, takesAsUser } from '../auth/masquerade.js';
+import { FORM_CONTENT_TYPE } from '../http/compat-input.js';
 import { PROBLEM_CONTENT_TYPE } from '../http/problem.js';
 import { DtoSchemas } from './dto-schemas.js';
 
@@ -19,7 +21,9 @@ export type OpenApiDocument = {
 export const DEFAULT_INFO: OpenApiInfo = {
   title: 'Learning Service API',
   version: '0.1.0',
-  description: 'Learning-management API. Every /api call needs `Authorization: Bearer <token>`; errors are RFC 9457 problem documents.',
+  description:
+    'Learning-management API. Every /api call needs `Authorization: Bearer <token>` (or the same token under the Basic scheme); errors are RFC 9457 problem documents. ' +
+    'What clients of the original service may send besides JSON (bracketed query parameters, form bodies, `limit`, `as_user_id`) is in docs/compatibility.md.',
 };
 
 /** Statuses every route may answer besides its own (see RouteSpec.errors). */
@@ -95,6 +99,21 @@ export function operationIdOf(method: string, path: string): string {
   return method.toLowerCase() + words.map((word) => word[0].toUpperCase() + word.slice(1)).join('');
 }
 
+const BRACKETS_NOTE =
+  'The body may also come as a form (`application/x-www-form-urlencoded`) or, with no body, as query parameters, both with ' +
+  'Rails-style bracketed keys (`custom_field[name]=Region`, `custom_fields[0][name]=Region`, `roles[]=admin`); integers, numbers and booleans ' +
+  'are read as the schema types them. A JSON body and bracketed body parameters together are a 400 (docs/compatibility.md).';
+
+/** JSON, or a form whose top-level fields use bracketed keys (OpenAPI's deepObject style). */
+function requestBody(schema: JsonSchema, fields: string[]): JsonSchema {
+  const encoding = Object.fromEntries(fields.map((field) => [field, { style: 'deepObject', explode: true }]));
+  return {
+    required: true,
+    description: BRACKETS_NOTE,
+    content: { 'application/json': { schema }, [FORM_CONTENT_TYPE]: { schema, encoding } },
+  };
+}
+
 /**
  * OpenAPI 3.1 built from the route table, the same one the gateway serves: the document cannot drift
  * from the routes. Request schemas come from the DTOs' class-validator decorators.
@@ -126,8 +145,11 @@ export function buildOpenApiDocument(routes: RouteDefinition[], info: OpenApiInf
       // The gateway fills these defaults in before forwarding, so the document can promise them.
       const defaults: Record<string, number> = { page: 1, per_page: DEFAULT_PER_PAGE };
       for (const param of query) if (param.name as string in defaults) param.schema = { default: defaults[param.name as string], ...(param.schema as JsonSchema) };
+      const perPage = query.find((param) => param.name === 'per_page');
+      if (perPage) query.push({ name: 'limit', in: 'query', required: false, description: 'Another name for `per_page` (docs/compatibility.md)', schema: perPage.schema });
     }
     const extra = route.methods.includes('GET') ? [ref('parameters', 'IfNoneMatch')] : [];
+    if (takesAsUser(route)) extra.push(ref('parameters', 'AsUserId'));
     return [...path, ...query, ...extra, ref('parameters', 'RequestId')];
   };
 
@@ -151,7 +173,7 @@ export function buildOpenApiDocument(routes: RouteDefinition[], info: OpenApiInf
         // No NATS subject here: the bus is internal, and naming its subjects only helps an attacker on it (issue 11).
         description: `Audience: ${route.audience}${route.roles?.length ? `; requires role ${route.roles.join(' or ')}` : ''}.`,
         parameters: parameters(route),
-        ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: dtos.ref(route.body) } } } } : {}),
+        ...(route.body ? { requestBody: requestBody(dtos.ref(route.body), Object.keys(properties(dtos.inline(route.body)))) } : {}),
         responses: {
           ...successResponses(route, method),
           ...Object.fromEntries(errors.map((status) => [String(status), ref('responses', `Problem${status}`)])),
@@ -169,9 +191,21 @@ export function buildOpenApiDocument(routes: RouteDefinition[], info: OpenApiInf
   );
 
   const components = {
-    securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'Opaque access token issued by an administrator' } },
+    securitySchemes: {
+      bearerAuth: { type: 'http', scheme: 'bearer', description: 'Opaque access token issued by an administrator' },
+      basicAuth: { type: 'http', scheme: 'basic', description: 'The same token under the Basic scheme, for clients of the original service: `Basic <token>`, or Basic credentials whose password is the token (any user name)' },
+    },
     parameters: {
       RequestId: { name: 'X-Request-Id', in: 'header', required: false, description: 'Correlation id, echoed on the response; one is made when absent', schema: { type: 'string', maxLength: 128 } },
+      AsUserId: {
+        name: AS_USER_PARAM,
+        in: 'query',
+        required: false,
+        description:
+          'Administrators only: act as another live user of the account (id or `uid:<uid>`), as the original service’s masquerade did. ' +
+          'A 403 for anyone else or for a user one may not act as (`meta.can_masquerade` on users tells), a 404 for nobody of the account.',
+        schema: { oneOf: [{ type: 'integer', minimum: 1 }, { type: 'string', pattern: '^uid:' }] },
+      },
       IfNoneMatch: { name: 'If-None-Match', in: 'header', required: false, description: 'ETags of a cached copy; a match answers 304', schema: { type: 'string' } },
     },
     headers: {
@@ -207,7 +241,7 @@ export function buildOpenApiDocument(routes: RouteDefinition[], info: OpenApiInf
   const document = {
     openapi: '3.1.0',
     info,
-    security: [{ bearerAuth: [] }],
+    security: [{ bearerAuth: [] }, { basicAuth: [] }],
     tags: [...tags].sort().map((name) => ({ name })),
     paths,
   };

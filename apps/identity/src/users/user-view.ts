@@ -1,12 +1,17 @@
-import type { RequestContext, UserEnvelope, UserEventData, UserView } from '@lms/contracts';
+import type { AuthorUserView, RequestContext, UserEnvelope, UserEventData, UserView } from '@lms/contracts';
 import type { User } from './user.entity.js';
 
 /** The spec's "name": the full name when given, else first and last name, else the uid. */
 export const displayName = (user: User): string =>
   user.fullName?.trim() || [user.firstName, user.lastName].filter((part) => part && part.trim()).join(' ') || user.uid;
 
-/** An administrator may act as any other live user; nobody masquerades as himself or as a deleted user. */
-export const canMasquerade = (ctx: RequestContext, user: User): boolean => ctx.roles.includes('admin') && user.id !== ctx.userId && user.deletedAt === null;
+/**
+ * Who may act as whom (`as_user_id`): an administrator, as any other live user of the account. Nobody acts
+ * as himself, as a deleted user, or as one whose deletion is under way (the tokens of both are revoked).
+ * `meta.can_masquerade` and the masquerade lookup both ask this, so the flag is exactly the permission.
+ */
+export const canMasquerade = (ctx: RequestContext, user: User): boolean =>
+  ctx.roles.includes('admin') && user.id !== ctx.userId && user.deletedAt === null && user.deletionRequestedAt === null;
 
 export function toUserView(user: User, ctx: RequestContext): UserView {
   const self = `/api/admin/users/${user.id}`;
@@ -41,3 +46,13 @@ export function userEnvelope(users: User[], ctx: RequestContext, single = true):
 }
 
 export const userEventData = (user: User): UserEventData => ({ user_id: user.id, uid: user.uid });
+
+/** `GET /api/author/users`: no admin-only attributes. */
+export const toAuthorUserView = (user: User): AuthorUserView => ({
+  id: user.id,
+  uid: user.uid,
+  name: displayName(user),
+  email: user.email,
+  avatar_url: user.avatarUrl,
+  roles: user.roles,
+});

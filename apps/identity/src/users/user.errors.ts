@@ -33,3 +33,6 @@ export const userNotDeleted = (ref: number | string) => badRequest('USER_NOT_DEL
 
 export const invalidPeriod = () =>
   badRequest('INVALID_PERIOD', 'start_date is after end_date.', [{ field: 'start_date', message: 'start_date must not be after end_date' }]);
+
+export const masqueradeForbidden = (ref: number | string) =>
+  forbidden('MASQUERADE_FORBIDDEN', `You may not act as user ${String(ref)}: only an administrator may, as another live user of the account.`);

@@ -1,6 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
 import {
+  type AuthorListUsersQuery,
   type CreateUsersBody,
   type DeleteUserQuery,
   type ListUsersQuery,
@@ -10,12 +11,13 @@ import {
   USER_SUBJECTS as S,
   type UserRefParams,
   type UserSummaryQuery,
+  envelope,
 } from '@lms/contracts';
 import { Handles, noContent, paged } from '@lms/platform';
 import { UserDeletionService } from './user-deletion.service.js';
 import { UserFinder } from './user-finder.js';
 import { UserSummaryService } from './user-summary.service.js';
-import { userEnvelope } from './user-view.js';
+import { toAuthorUserView, userEnvelope } from './user-view.js';
 import { UsersService } from './users.service.js';
 
 @Controller()
@@ -37,6 +39,13 @@ export class UsersHandlers {
   async list(@Payload() { ctx, query }: RpcRequest<unknown, ListUsersQuery>) {
     const [users, total] = await this.users.list(ctx, query);
     return paged(userEnvelope(users, ctx, false), total);
+  }
+
+  /** The authors' list: live users only, the admin list's search and paging, the author view. */
+  @Handles(S.authorList)
+  async authorList(@Payload() { ctx, query }: RpcRequest<unknown, AuthorListUsersQuery>) {
+    const [users, total] = await this.users.list(ctx, query);
+    return paged(envelope('users', users.map(toAuthorUserView)), total);
   }
 
   @Handles(S.show)

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { tenantRepositoryProvider } from '@lms/platform';
 import { ApiToken } from '../auth/api-token.entity.js';
 import { CustomField } from '../custom-fields/custom-field.entity.js';
+import { MasqueradeHandlers } from './masquerade.handlers.js';
 import { UserCompletion } from './user-completion.entity.js';
 import { UserCustomFieldValue } from './user-custom-field-value.entity.js';
 import { UserDeletionService } from './user-deletion.service.js';
@@ -16,7 +17,7 @@ import { UsersService } from './users.service.js';
 export const USERS_ENTITIES = [UserCustomFieldValue, UserCompletion];
 
 @Module({
-  controllers: [UsersHandlers],
+  controllers: [UsersHandlers, MasqueradeHandlers],
   providers: [
     UsersService,
     UserFinder,

@@ -35,6 +35,8 @@ export const USER_SUBJECTS = {
   hide: 'identity.users.hide',
   summary: 'identity.users.summary',
   setRoles: 'identity.users.set_roles',
+  /** `GET /api/author/users`: the account's live users as authors see them (to enroll them). */
+  authorList: 'identity.users.author_list',
 } as const;
 
 /** Events recorded through the outbox (data: UserEventData). */
@@ -189,6 +191,13 @@ export class ListUsersQuery extends PageQuery {
   only_deleted?: boolean;
 }
 
+/** The admin list's paging and search, without its deleted-user filters (authors see live users only). */
+export class AuthorListUsersQuery extends PageQuery {
+  /** Case-insensitive substring of the first, last or full name, uid or e-mail. */
+  @IsOptional() @IsString() @MinLength(1) @MaxLength(255)
+  search?: string;
+}
+
 export class DeleteUserQuery {
   @IsOptional() @QueryBool() @IsBoolean()
   async?: boolean;
@@ -223,6 +232,9 @@ export interface UserView {
   links: UserLink[];
   meta: { can_masquerade: boolean };
 }
+
+/** A user as authors see one: who they are, nothing an administrator alone may read. */
+export type AuthorUserView = Pick<UserView, 'id' | 'uid' | 'name' | 'email' | 'avatar_url' | 'roles'>;
 
 export interface UserEnvelope {
   meta: { can_masquerade: boolean };
@@ -268,6 +280,12 @@ export const USER_SCHEMA: JsonSchema = {
     links: { type: 'array', items: { type: 'object', required: ['rel', 'href'], properties: { rel: { type: 'string' }, href: { type: 'string' } } } },
     meta: { type: 'object', required: ['can_masquerade'], properties: { can_masquerade: { type: 'boolean' } } },
   },
+};
+
+export const AUTHOR_USER_SCHEMA: JsonSchema = {
+  type: 'object',
+  required: ['id', 'uid', 'name', 'email', 'avatar_url', 'roles'],
+  properties: Object.fromEntries(['id', 'uid', 'name', 'email', 'avatar_url', 'roles'].map((key) => [key, (USER_SCHEMA.properties as Record<string, JsonSchema>)[key]])),
 };
 
 export const USER_SUMMARY_SCHEMA: JsonSchema = {

@@ -1,4 +1,6 @@
 import {
+  AUTHOR_USER_SCHEMA,
+  AuthorListUsersQuery,
   CreateUsersBody,
   DeleteUserQuery,
   ListUsersQuery,
@@ -14,7 +16,7 @@ import { defineRoute } from './route.js';
 
 const users = { kind: 'envelope', key: 'users', item: USER_SCHEMA, linked: {} } as const;
 
-/** Users (admin): the spec's create, delete, summary and hide, plus the show, list and update every administrator expects. */
+/** Users (admin): the spec's create, delete, summary and hide, plus the show, list and update every administrator expects; and the authors' list. */
 export const IDENTITY_USER_ROUTES = [
   defineRoute({
     method: 'POST', path: '/api/admin/users', subject: S.create, status: 200,
@@ -54,5 +56,10 @@ export const IDENTITY_USER_ROUTES = [
     method: 'GET', path: '/api/admin/users/:id/summary', subject: S.summary, status: 200,
     summary: "Counts of the user's completions whose completed_at falls in [start_date, end_date] (UTC days, both optional)",
     params: UserRefParams, query: UserSummaryQuery, response: { kind: 'object', key: 'summary', item: USER_SUMMARY_SCHEMA },
+  }),
+  defineRoute({
+    method: 'GET', path: '/api/author/users', subject: S.authorList, status: 200, paged: true,
+    summary: "List the account's live users to enroll them (id, uid, name, email, avatar_url, roles); `search` as in the admin list",
+    query: AuthorListUsersQuery, response: { kind: 'envelope', key: 'users', item: AUTHOR_USER_SCHEMA },
   }),
 ];

@@ -1,0 +1,132 @@
+import type { FieldError, JsonSchema, RouteDefinition } from '@lms/contracts';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { AS_USER_PARAM, takesAsUser } from '../auth/masquerade.js';
+import { DtoSchemas } from '../openapi/dto-schemas.js';
+import { ProblemError } from './problem.js';
+import { normaliseQuery, searchOf, type RawQuery } from './query-normaliser.js';
+import { buildParams, compileCoercer, formPairs, ParamsError, rootOf, type Coercer } from './rails-params.js';
+
+/**
+ * The request as the original service's clients send it, turned into the shape the DTOs validate
+ * (docs/compatibility.md): `limit` for `per_page`, a body given as bracketed query parameters or as a
+ * form, `as_user_id` (handled at authentication) out of the query. The one place readInput asks about these habits; what it returns is validated like any request.
+ */
+export interface CompatInput {
+  query: RawQuery;
+  body: unknown;
+  /** Names fields in validation errors as the client sent them (`limit`, not `per_page`). */
+  clientFields(errors: FieldError[]): FieldError[];
+}
+
+export const FORM_CONTENT_TYPE = 'application/x-www-form-urlencoded';
+
+/** A form body as received: built into the route's body shape once the route is known. */
+export class FormBody {
+  constructor(readonly text: string) {}
+}
+
+/** Form bodies are read as text (within the same size limit as JSON) and built per route in compatInput. */
+export function acceptFormBodies(fastify: FastifyInstance): void {
+  fastify.addContentTypeParser(FORM_CONTENT_TYPE, { parseAs: 'string' }, (_request, body, done) => done(null, new FormBody(body as string)));
+}
+
+/** What a route's body looks like to the parameter builder: its top-level names, and how to type their values. */
+interface BodyPlan {
+  keys: ReadonlySet<string>;
+  coerce: Coercer;
+}
+
+const plans = new WeakMap<RouteDefinition, BodyPlan | null>();
+
+/**
+ * Derives each route's body plan from the JSON Schema of its body DTO (the one the OpenAPI document
+ * shows). Run once at start for the whole table; a route met later is planned on first use.
+ */
+export function planRoutes(routes: readonly RouteDefinition[]): void {
+  const schemas = new DtoSchemas();
+  for (const route of routes) if (!plans.has(route)) plans.set(route, plan(route, schemas));
+}
+
+function plan(route: RouteDefinition, schemas: DtoSchemas): BodyPlan | null {
+  if (!route.body) return null;
+  const body = schemas.inline(route.body);
+  const queryNames = new Set(Object.keys((route.query && (schemas.inline(route.query).properties as Record<string, JsonSchema>)) ?? {}));
+  // A name the query DTO also declares is a query parameter: the query string keeps its usual meaning.
+  const keys = new Set(Object.keys((body.properties as Record<string, JsonSchema> | undefined) ?? {}).filter((name) => !queryNames.has(name)));
+  return { keys, coerce: compileCoercer(body, (ref) => schemas.resolve(ref)) };
+}
+
+function planOf(route: RouteDefinition): BodyPlan | null {
+  if (!plans.has(route)) planRoutes([route]);
+  return plans.get(route) ?? null;
+}
+
+const invalid = (errors: FieldError[]) => new ProblemError(400, 'VALIDATION_FAILED', 'The request has invalid or unknown fields.', errors);
+
+/** `limit` is `per_page` on every paged list; both at once must agree. */
+function aliasLimit(route: RouteDefinition, query: RawQuery): boolean {
+  if (!route.paged || !Object.hasOwn(query, 'limit')) return false;
+  const { limit, ...rest } = query;
+  if (Object.hasOwn(rest, 'per_page') && JSON.stringify(rest.per_page) !== JSON.stringify(limit)) {
+    throw invalid([{ field: 'limit', message: 'limit is another name for per_page: send one of them, or both with the same value' }]);
+  }
+  delete query.limit;
+  query.per_page = limit;
+  return true;
+}
+
+const hasContent = (body: unknown): boolean =>
+  body !== undefined && body !== null && !(typeof body === 'object' && !Array.isArray(body) && Object.keys(body).length === 0);
+
+function build(pairs: [string, string][], coerce: Coercer | undefined): unknown {
+  try {
+    const built = buildParams(pairs);
+    return coerce ? coerce(built) : built;
+  } catch (err) {
+    if (err instanceof ParamsError) throw invalid(err.errors);
+    throw err;
+  }
+}
+
+/** The query's pairs split into the body's (their top-level name is a body property) and the rest. */
+function splitQuery(search: string, plan: BodyPlan | null): { query: RawQuery; bodyPairs: [string, string][] } {
+  if (!plan || search === '') return { query: normaliseQuery(search), bodyPairs: [] };
+  const rest = new URLSearchParams();
+  const bodyPairs: [string, string][] = [];
+  for (const [key, value] of new URLSearchParams(search)) {
+    if (plan.keys.has(rootOf(key))) bodyPairs.push([key, value]);
+    else rest.append(key, value);
+  }
+  return { query: bodyPairs.length > 0 ? normaliseQuery(rest.toString()) : normaliseQuery(search), bodyPairs };
+}
+
+export function compatInput(route: RouteDefinition, request: FastifyRequest): CompatInput {
+  const plan = planOf(route);
+  const { query, bodyPairs } = splitQuery(searchOf(request.url), plan);
+  const limit = aliasLimit(route, query);
+  // Already acted on when the request was authenticated (Masquerade).
+  if (takesAsUser(route)) delete query[AS_USER_PARAM];
+
+  let body: unknown = request.body;
+  if (body instanceof FormBody) {
+    const pairs = formPairs(body.text);
+    body = pairs.length === 0 ? undefined : build(pairs, plan?.coerce);
+  }
+  if (bodyPairs.length > 0) {
+    if (hasContent(body)) {
+      throw new ProblemError(
+        400,
+        'BODY_GIVEN_TWICE',
+        'The request has a body and body parameters in the query string; send the body one way.',
+        bodyPairs.map(([key]) => ({ field: key, message: `${key} is a body parameter, and the request already has a body` })),
+      );
+    }
+    body = build(bodyPairs, plan?.coerce);
+  }
+
+  return {
+    query,
+    body,
+    clientFields: limit ? (errors) => errors.map((e) => (e.field === 'per_page' ? { field: 'limit', message: e.message.replace(/^per_page\b/, 'limit') } : e)) : (errors) => errors,
+  };
+}
