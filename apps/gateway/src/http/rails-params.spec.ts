@@ -86,9 +86,11 @@ describe('compileCoercer', () => {
     expect(run('item[done]=0&level=2&anything=12')).toEqual({ item: { done: false }, level: 2, anything: '12' });
   });
 
-  it('turns indexed entries into lists in index order, and a single value of a list field into a list', () => {
+  it('turns indexed entries into lists in index order, and leaves a single plain value of a list field as text', () => {
     expect(run('items[1][title]=b&items[0][title]=a&items[0][position]=1')).toEqual({ items: [{ title: 'a', position: 1 }, { title: 'b' }] });
-    expect(run('flags=true')).toEqual({ flags: [true] });
+    expect(run('items[5][title]=b&items[0][title]=a')).toEqual({ items: [{ title: 'a' }, { title: 'b' }] });
+    expect(run('flags=true')).toEqual({ flags: 'true' });
+    expect(run('flags[]=true')).toEqual({ flags: [true] });
     expect(run('flags[0]=true&flags[1]=false')).toEqual({ flags: [true, false] });
   });
 

@@ -192,8 +192,10 @@ export function compileCoercer(schema: JsonSchema | undefined, resolve: SchemaRe
     const properties = s.properties as Record<string, JsonSchema> | undefined;
     if (types.includes('array') || s.items) {
       const items = compile(s.items as JsonSchema | undefined, depth + 1);
+      // A single plain value stays text, as in Rails (`roles[]=admin` is the list): the DTO's own
+      // transform may read text (csv_days "0101010"), and the validator refuses it otherwise.
       return (node) => {
-        if (typeof node === 'string') return [items(node)];
+        if (typeof node === 'string') return node;
         const list = Array.isArray(node) ? node : indexedList(node);
         return list ? list.map(items) : untyped(node);
       };

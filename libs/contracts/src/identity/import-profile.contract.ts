@@ -1,5 +1,6 @@
 import { Transform, type TransformFnParams } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsObject, IsOptional, IsString, IsUrl, Matches, MaxLength, ValidateIf } from 'class-validator';
+import { JSONSchema } from 'class-validator-jsonschema';
 import type { JsonSchema } from '../routes/route.js';
 
 export const IMPORT_PROFILE_SUBJECTS = {
@@ -44,6 +45,7 @@ export class UpdateImportProfileBody {
 
   /** Column index as text → field names; checked against the account's fields by the service (400 naming the bad key). */
   @ValidateIf((_, value) => value !== undefined) @IsObject({ message: 'columns must be an object of column index to an array of field names' })
+  @JSONSchema({ additionalProperties: { type: 'array', items: { type: 'string' } } })
   columns?: Record<string, unknown>;
 }
 

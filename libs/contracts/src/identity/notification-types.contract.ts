@@ -1,4 +1,5 @@
 import { IsDefined, IsObject, IsString, Matches, MaxLength } from 'class-validator';
+import { JSONSchema } from 'class-validator-jsonschema';
 import type { JsonSchema } from '../routes/route.js';
 
 export const NOTIFICATION_TYPE_SUBJECTS = {
@@ -27,7 +28,8 @@ export class NotificationTypeParams {
  * boolean are the service's checks, answered 422 as the spec wants for an invalid update.
  */
 export class UpdateNotificationTypeBody {
-  @IsDefined() @IsObject({ message: 'channels must be an object of channel name to boolean' })
+  // The schema says what the values are, so forms and bracketed query parameters carry booleans (docs/compatibility.md).
+  @IsDefined() @IsObject({ message: 'channels must be an object of channel name to boolean' }) @JSONSchema({ additionalProperties: { type: 'boolean' } })
   channels: Record<string, unknown>;
 }
 
