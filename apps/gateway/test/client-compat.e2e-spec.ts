@@ -49,7 +49,8 @@ function sampleOf(schema: Schema | undefined, schemas: Record<string, Schema>, n
       const value = sampleOf(extra, schemas, 'value', true);
       if (value !== undefined) out.email = value;
     }
-    return Object.keys(out).length > 0 || required ? out : undefined;
+    // An empty object has no query-string form: leave it out (a required one would show in the JSON check).
+    return Object.keys(out).length > 0 ? out : undefined;
   }
   if (type === 'array') {
     const count = Math.max(typeof schema.minItems === 'number' ? schema.minItems : 1, 1);
@@ -62,7 +63,10 @@ function sampleOf(schema: Schema | undefined, schemas: Record<string, Schema>, n
     const low = Math.max(typeof schema.minimum === 'number' ? schema.minimum : 1, 1) + 1;
     return typeof schema.maximum === 'number' ? Math.min(low, schema.maximum) : low;
   }
-  if (type === 'number') return 2.5;
+  if (type === 'number') {
+    const low = typeof schema.minimum === 'number' ? schema.minimum : 0;
+    return typeof schema.maximum === 'number' ? (low + schema.maximum) / 2 : low + 2.5;
+  }
   if (type === 'boolean') return true;
   if (type === 'string') {
     if (schema.format === 'email') return 'script@example.test';

@@ -38,17 +38,41 @@ function refsIn(value: unknown, found = new Set<string>()): Set<string> {
 
 /**
  * JSON Schemas of the DTO classes, read from their class-validator decorators. The classes the routes
- * name get a component each (two classes of one name get distinct names); nested classes (`@Type()`)
- * are found by name, and only those the document reaches are kept.
+ * name get a component each (two classes of one name get distinct names); nested classes are found
+ * through their `@Type()` metadata (by name only when a class has none), and only those the document
+ * reaches are kept.
  */
 export class DtoSchemas {
   private readonly names = new Map<DtoClass, string>();
   private readonly own = new Map<string, JsonSchema>();
   private nested?: Record<string, JsonSchema>;
+  /** Nested classes met through `@Type()`, by name: their schema includes what they inherit. */
+  private readonly classes = new Map<string, DtoClass>();
+  private readonly classSchemas = new Map<DtoClass, JsonSchema>();
 
   /** The schema of a class, inline (for query and path parameters). */
   inline(cls: DtoClass): JsonSchema {
-    return withoutBuiltInRefs(targetConstructorToSchema(cls, OPTIONS) as JsonSchema);
+    let schema = this.classSchemas.get(cls);
+    if (!schema) {
+      schema = withoutBuiltInRefs(targetConstructorToSchema(cls, OPTIONS) as JsonSchema);
+      this.classSchemas.set(cls, schema);
+      this.registerNested(cls, schema);
+    }
+    return schema;
+  }
+
+  /**
+   * Records the classes a schema's `$ref`s name, found through their `@Type()` metadata. Looking a nested
+   * class up by name in class-validator's metadata alone misses what a subclass inherits (a subclass with
+   * no decorators of its own has no entry), and confuses two parents of one name.
+   */
+  private registerNested(cls: DtoClass, schema: JsonSchema): void {
+    for (const property of Object.keys((schema.properties as Record<string, JsonSchema> | undefined) ?? {})) {
+      const type = defaultMetadataStorage.findTypeMetadata(cls, property)?.typeFunction() as DtoClass | undefined;
+      if (typeof type !== 'function' || BUILT_INS.has(type.name) || this.classes.has(type.name)) continue;
+      this.classes.set(type.name, type);
+      this.inline(type);
+    }
   }
 
   /** A `$ref` to the class's component schema. */
@@ -67,7 +91,8 @@ export class DtoSchemas {
   resolve(ref: string): JsonSchema | undefined {
     if (!ref.startsWith(SCHEMA_REF_PREFIX)) return undefined;
     const name = ref.slice(SCHEMA_REF_PREFIX.length);
-    return this.nestedSchemas()[name] ?? this.own.get(name);
+    const cls = this.classes.get(name);
+    return cls ? this.inline(cls) : (this.nestedSchemas()[name] ?? this.own.get(name));
   }
 
   private nestedSchemas(): Record<string, JsonSchema> {
@@ -83,7 +108,8 @@ export class DtoSchemas {
       const name = queue.shift() as string;
       if (out[name]) continue;
       // A class without a single validator has no metadata at all: an open object is what it accepts.
-      const schema = extra[name] ?? this.own.get(name) ?? this.nestedSchemas()[name] ?? { type: 'object' };
+      const cls = this.classes.get(name);
+      const schema = extra[name] ?? this.own.get(name) ?? (cls && this.inline(cls)) ?? this.nestedSchemas()[name] ?? { type: 'object' };
       out[name] = schema;
       queue.push(...refsIn(schema));
     }

@@ -1,5 +1,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { ROUTES, type JsonSchema } from '@lms/contracts';
+import { Type } from 'class-transformer';
+import { IsDefined, IsInt, IsObject, IsString, ValidateNested } from 'class-validator';
+import { defineRoute, ROUTES, type JsonSchema } from '@lms/contracts';
 import { WIDGET_ROUTES } from '../../test/widget-routes.js';
 import { buildOpenApiDocument, openApiPath, operationIdOf } from './openapi-document.js';
 
@@ -7,6 +9,29 @@ async function expectValid(document: object): Promise<void> {
   const result = await new Validator().validate(document as Record<string, unknown>);
   expect(result.errors ?? []).toEqual([]);
   expect(result.valid).toBe(true);
+}
+
+/** Two subclasses, without decorators of their own, of two parents that share one name (a class factory's habit). */
+function fieldsOf(withSize: boolean) {
+  class Fields {
+    @IsString()
+    name: string;
+  }
+  class SizedFields extends Fields {
+    @IsInt()
+    size: number;
+  }
+  return withSize ? SizedFields : Fields;
+}
+Object.defineProperty(fieldsOf(true), 'name', { value: 'Fields' });
+class PlainThing extends fieldsOf(false) {}
+class SizedThing extends fieldsOf(true) {}
+class ThingsBody {
+  @IsDefined() @IsObject() @ValidateNested() @Type(() => PlainThing)
+  plain: PlainThing;
+
+  @IsDefined() @IsObject() @ValidateNested() @Type(() => SizedThing)
+  sized: SizedThing;
 }
 
 type Operation = { operationId: string; parameters: JsonSchema[]; requestBody?: JsonSchema; responses: Record<string, JsonSchema> };
@@ -61,6 +86,15 @@ describe('buildOpenApiDocument', () => {
     expect(op('/api/author/widgets/{id}', 'patch').parameters).toContainEqual(asUser);
     expect(op('/api/admin/secrets', 'get').parameters).not.toContainEqual(asUser);
     expect(document.components.parameters.AsUserId).toMatchObject({ name: 'as_user_id', in: 'query', required: false });
+  });
+
+  it('describes a nested class with what it inherits, found through its @Type() rather than by name', () => {
+    const things = buildOpenApiDocument([
+      defineRoute({ method: 'POST', path: '/api/author/things', subject: 'test.things.create', status: 201, summary: 'Things', body: ThingsBody, response: { kind: 'empty' } }),
+    ]);
+    expect(things.components.schemas.PlainThing).toMatchObject({ properties: { name: { type: 'string' } } });
+    expect(things.components.schemas.PlainThing.properties).not.toHaveProperty('size');
+    expect(things.components.schemas.SizedThing).toMatchObject({ properties: { name: { type: 'string' }, size: { type: 'integer' } } });
   });
 
   it('describes each response shape', () => {
