@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { ROUTES, type RouteDefinition } from '@lms/contracts';
+import { ROUTES, type RouteDefinition, UID_PREFIX } from '@lms/contracts';
 import { isEntrypoint, NestLogger, runStandalone, type Deployable, type HealthIndicator, type Runtime } from '@lms/platform';
 import type { GatewayDeps } from './gateway-deps.js';
 import { GatewayModule } from './gateway.module.js';
@@ -14,6 +14,12 @@ import { generateRequestId } from './http/request-id.js';
 
 /** Largest request body the gateway reads; bigger ones answer 413. */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+/**
+ * Longest path parameter the router matches (Fastify's default is 100, and a longer one is a 414): a
+ * 255-character uid after `uid:`, every character a 4-byte UTF-8 sequence percent-encoded.
+ */
+export const MAX_PARAM_LENGTH = UID_PREFIX.length + 255 * 4 * 3;
 
 export interface GatewayOptions {
   /** Extra readiness checks for `/readyz`, e.g. the other deployables of an all-in-one process. */
@@ -45,6 +51,7 @@ export async function start(runtime: Runtime, routes: RouteDefinition[] = ROUTES
     genReqId: generateRequestId,
     requestIdHeader: false,
     logger: false,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // The router rejects some requests (malformed URL, over-long parameter) before any hook or handler runs.
     frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
       replyWithProblem(error, request, reply, runtime.logger);

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 export * from './context.js';
 export * from './common/query.js';
 export * from './common/validate.js';
+export * from './common/input-safety.js';
 export * from './common/envelope.js';
 export * from './routes/index.js';
 export * from './events/envelope.js';

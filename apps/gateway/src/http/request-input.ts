@@ -1,5 +1,6 @@
 import { pageWindow, validateInput, type DtoClass, type FieldError, type PageQuery, type RouteDefinition } from '@lms/contracts';
 import type { FastifyRequest } from 'fastify';
+import { rejectUnsafeInput } from './input-safety.js';
 import { ProblemError } from './problem.js';
 import { compatInput } from './compat-input.js';
 
@@ -47,6 +48,7 @@ export async function readInput(route: RouteDefinition, request: FastifyRequest)
   // Client habits of the original service (limit, bracketed body parameters, forms) become the usual shape here.
   const compat = compatInput(route, request);
   const rawQuery = compat.query;
+  rejectUnsafeInput({ params: rawParams, query: rawQuery, body: compat.body });
   const [params, query, body] = await Promise.all([
     route.params ? check(route.params, rawParams) : Promise.resolve({ value: rawParams, errors: [] }),
     // A paged route's query DTO extends PageQuery (defineRoute insists), so `page`/`per_page` are checked there.

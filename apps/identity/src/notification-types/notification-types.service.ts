@@ -32,12 +32,13 @@ export const toNotificationTypeView = (def: NotificationTypeDefinition, stored?:
   channels: effectiveChannels(def, stored),
 });
 
-/** Only channels the type offers, each set to a boolean: anything else is the spec's 422. */
+/** At least one channel, only channels the type offers, each set to a boolean: anything else is the spec's 422. */
 export function checkChannels(def: NotificationTypeDefinition, channels: Record<string, unknown>): FieldError[] {
+  const offered = Object.keys(def.channels).join(', ');
+  if (Object.keys(channels).length === 0) return [{ field: 'channels', message: `must set at least one channel of ${def.id} (it offers: ${offered})` }];
   return Object.entries(channels).flatMap(([channel, value]): FieldError[] => {
     const field = `channels.${channel}`;
     if (!Object.hasOwn(def.channels, channel)) {
-      const offered = Object.keys(def.channels).join(', ');
       return [{ field, message: `${def.id} does not offer the ${channel} channel (it offers: ${offered})` }];
     }
     return typeof value === 'boolean' ? [] : [{ field, message: 'must be a boolean' }];

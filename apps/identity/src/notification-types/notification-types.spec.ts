@@ -39,6 +39,10 @@ describe('checkChannels', () => {
     ]);
   });
 
+  it('refuses an update that names no channel (it would change nothing yet answer as if it had)', () => {
+    expect(checkChannels(def, {})).toEqual([{ field: 'channels', message: expect.stringContaining('at least one channel') }]);
+  });
+
   it('does not take inherited names for channels', () => {
     expect(checkChannels(def, JSON.parse('{"toString": true}'))).toHaveLength(1);
   });

@@ -1,9 +1,13 @@
 import { Transform, type TransformFnParams } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
 
-/** Query strings arrive as text; these turn them into the types the DTO declares, leaving bad text for the validator to reject. */
+/**
+ * Query strings arrive as text; these turn them into the types the DTO declares, leaving bad text for the
+ * validator to reject. An integer beyond 2^53 stays text (so it is a 400): as a number it would be rounded,
+ * and a page offset computed from it would overflow the database's integers.
+ */
 export const QueryInt = () =>
-  Transform(({ value }: TransformFnParams) => (typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : value));
+  Transform(({ value }: TransformFnParams) => (typeof value === 'string' && /^-?\d+$/.test(value) && Number.isSafeInteger(Number(value)) ? Number(value) : value));
 
 export const QueryBool = () =>
   Transform(({ value }: TransformFnParams) => (value === 'true' || value === '1' ? true : value === 'false' || value === '0' ? false : value));

@@ -1,6 +1,6 @@
 import { applyDecorators, Injectable, type PipeTransform, UsePipes } from '@nestjs/common';
 import { MessagePattern } from '@nestjs/microservices';
-import { type DtoClass, type FieldError, ROUTES, type RpcRequest, validateInput } from '@lms/contracts';
+import { type DtoClass, type FieldError, ROUTES, type RpcRequest, unsafeInput, validateInput } from '@lms/contracts';
 import { badRequest } from './rpc-errors.js';
 
 interface RequestShape {
@@ -28,6 +28,11 @@ export class RpcRequestPipe implements PipeTransform<RpcRequest, Promise<RpcRequ
     for (const part of ['params', 'query', 'body'] as const) {
       const cls = this.shape[part];
       if (!cls) continue;
+      const unsafe = unsafeInput(request[part]);
+      if (unsafe.length > 0) {
+        errors.push(...unsafe);
+        continue;
+      }
       const result = await validateInput(cls, request[part] ?? {});
       if (result.ok) out[part] = result.value as never;
       else errors.push(...result.errors);
