@@ -76,7 +76,8 @@ export class ApiTokensService {
    */
   async revoke(scope: TenantScope, id: number): Promise<void> {
     const token = await this.db.transaction(async () => {
-      const row = await this.tokens.findOne(scope, { id, revokedAt: IsNull() });
+      // Locked: a concurrent revocation waits, then finds the token revoked (404), so one event is recorded.
+      const row = await this.tokens.findOne(scope, { id, revokedAt: IsNull() }, { forUpdate: true });
       if (!row) throw apiTokenNotFound(id);
       row.revokedAt = new Date();
       const saved = await this.tokens.save(scope, row);

@@ -34,7 +34,9 @@ export class UserDeletionService {
    */
   async delete(ctx: RequestContext, ref: UserRef, async: boolean): Promise<void> {
     const user = await this.db.transaction(async () => {
-      const found = await this.finder.get(ctx, ref);
+      // Locked: of concurrent deletes of one user, the first deletes and the others then find no user (404),
+      // or, for `async`, a deletion already requested (204, nothing added). One event either way.
+      const found = await this.finder.get(ctx, ref, { forUpdate: true });
       if (found.id === ctx.userId) throw cannotDeleteSelf();
       if (!async) return this.softDelete(ctx, found);
       if (found.deletionRequestedAt === null) {
@@ -55,7 +57,7 @@ export class UserDeletionService {
    * were already revoked and committed when the deletion was requested, so no live token can be re-cached.
    */
   async finishDeletion(scope: TenantScope, userId: number): Promise<void> {
-    const user = await this.users.findOne(scope, { id: userId }, { withDeleted: true });
+    const user = await this.users.findOne(scope, { id: userId }, { withDeleted: true, forUpdate: true });
     if (!user || user.deletedAt !== null) return;
     await this.softDelete(scope, user);
     dropCachedPrincipals(this.bus, scope, user.id);

@@ -19,15 +19,18 @@ export function refWhere(ref: UserRef): { id: number } | { uid: string } | null 
 export class UserFinder {
   constructor(@InjectTenantRepository(User) private readonly users: TenantRepository<User>) {}
 
-  /** A user of the account; deleted ones only with `withDeleted`; with `active`, none whose deletion is under way. */
-  async find(scope: TenantScope, ref: UserRef, options: { withDeleted?: boolean; active?: boolean } = {}): Promise<User | null> {
+  /**
+   * A user of the account; deleted ones only with `withDeleted`; with `active`, none whose deletion is under
+   * way; with `forUpdate`, locked until the transaction ends (a concurrent change waits, then sees this one's).
+   */
+  async find(scope: TenantScope, ref: UserRef, options: { withDeleted?: boolean; active?: boolean; forUpdate?: boolean } = {}): Promise<User | null> {
     const where = refWhere(ref);
     if (!where) return null;
     const pending = options.active ? { deletionRequestedAt: IsNull() } : {};
-    return this.users.findOne(scope, { ...where, ...pending, hiddenAt: IsNull() }, { withDeleted: options.withDeleted ?? false });
+    return this.users.findOne(scope, { ...where, ...pending, hiddenAt: IsNull() }, { withDeleted: options.withDeleted ?? false, forUpdate: options.forUpdate });
   }
 
-  async get(scope: TenantScope, ref: UserRef, options: { withDeleted?: boolean } = {}): Promise<User> {
+  async get(scope: TenantScope, ref: UserRef, options: { withDeleted?: boolean; forUpdate?: boolean } = {}): Promise<User> {
     return (await this.find(scope, ref, options)) ?? Promise.reject(userNotFound(ref));
   }
 }

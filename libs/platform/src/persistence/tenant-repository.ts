@@ -52,8 +52,13 @@ export class TenantRepository<T extends TenantOwned> {
     return this.repo.findAndCount({ ...options, where: this.whereOf(scope, options.where) });
   }
 
-  findOne(scope: TenantScope, where: TenantWhere<T>, options: { withDeleted?: boolean } = {}): Promise<T | null> {
-    return this.repo.findOne({ where: this.scoped(scope, where), withDeleted: options.withDeleted });
+  /**
+   * One row of the caller's account. `forUpdate` locks it (`FOR UPDATE`) until the transaction ends, so
+   * concurrent changes of one row run one after the other, each seeing the last one's result (inside a
+   * transaction only).
+   */
+  findOne(scope: TenantScope, where: TenantWhere<T>, options: { withDeleted?: boolean; forUpdate?: boolean } = {}): Promise<T | null> {
+    return this.repo.findOne({ where: this.scoped(scope, where), withDeleted: options.withDeleted, ...(options.forUpdate ? { lock: { mode: 'pessimistic_write' as const } } : {}) });
   }
 
   count(scope: TenantScope, where?: TenantWhere<T>): Promise<number> {
