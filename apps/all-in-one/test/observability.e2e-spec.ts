@@ -2,6 +2,8 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { startTestSystem, type TestSystem } from './test-system.js';
 
+const METRICS_TOKEN = 'observability-metrics-token';
+
 describe('observability of the whole system', () => {
   let t: TestSystem;
   const lines: Record<string, unknown>[] = [];
@@ -13,7 +15,7 @@ describe('observability of the whole system', () => {
         done();
       },
     });
-    t = await startTestSystem({}, undefined, pino({ level: 'info' }, sink));
+    t = await startTestSystem({ METRICS_TOKEN }, undefined, pino({ level: 'info' }, sink));
   });
   afterAll(() => t?.close());
 
@@ -31,12 +33,12 @@ describe('observability of the whole system', () => {
     );
   });
 
-  it('reports readiness of every dependency and Prometheus metrics on the one port', async () => {
+  it('reports readiness of every dependency, and Prometheus metrics to the metrics token, on the one port', async () => {
     const ready = await fetch(`${t.system.url}/readyz`);
     expect(ready.status).toBe(200);
     const report = JSON.stringify(await ready.json());
     for (const name of ['identity.database', 'catalog.database', 'scheduling.database', 'jobs.database', 'locking.database', 'nats']) expect(report).toContain(name);
-    const metrics = await (await fetch(`${t.system.url}/metrics`)).text();
+    const metrics = await (await fetch(`${t.system.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
     expect(metrics).toMatch(/^# TYPE \S+ histogram$/m);
     expect(metrics).toContain('route="/api/author/custom_fields"');
     // The services' side of the same requests, merged in by the gateway of this one process.

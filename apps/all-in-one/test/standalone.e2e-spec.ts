@@ -21,6 +21,7 @@ describeWithNats('every deployable in its own process, talking over NATS only', 
   const namespace = uniqueName('standalone');
   let basePort: number;
   let gatewayPort: number;
+  let gatewayHealthPort: number;
   let env: NodeJS.ProcessEnv;
 
   const launch = (name: string, extra: NodeJS.ProcessEnv = {}): Proc => {
@@ -36,12 +37,13 @@ describeWithNats('every deployable in its own process, talking over NATS only', 
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    basePort = await freePortBlock(SERVICES.length + 1);
+    basePort = await freePortBlock(SERVICES.length + 2);
     gatewayPort = basePort + SERVICES.length;
+    gatewayHealthPort = gatewayPort + 1;
     env = { PATH: process.env.PATH, DATABASE_URL: db.url, NATS_URL: natsUrl, NATS_NAMESPACE: namespace, CONTEXT_SIGNING_KEY: TEST_CONTEXT_SIGNING_KEY, BOOTSTRAP_ADMIN_TOKEN: token, LOG_LEVEL: 'warn', HOST: '127.0.0.1', RPC_TIMEOUT_MS: '3000' };
     SERVICES.forEach((name, i) => launch(name, { HEALTH_PORT: String(basePort + i) }));
     await Promise.all(SERVICES.map((_, i) => ready(basePort + i)));
-    launch('gateway', { PORT: String(gatewayPort) });
+    launch('gateway', { PORT: String(gatewayPort), HEALTH_PORT: String(gatewayHealthPort) });
     await ready(gatewayPort);
   }, 90_000);
 
@@ -58,6 +60,16 @@ describeWithNats('every deployable in its own process, talking over NATS only', 
     expect(created.status).toBe(201);
     const id = created.body.custom_fields[0].id;
     expect((await api.get(`/api/author/custom_fields/${id}`)).body.custom_fields[0].name).toBe('Across processes');
+  });
+
+  it('keeps the gateway\'s metrics off its public port and serves them on its health port', async () => {
+    const api = new ApiClient(`http://127.0.0.1:${gatewayPort}`, token);
+    await api.get('/api/author/custom_fields');
+    expect((await fetch(`http://127.0.0.1:${gatewayPort}/metrics`)).status).toBe(404);
+    const scraped = await fetch(`http://127.0.0.1:${gatewayHealthPort}/metrics`);
+    expect(scraped.status).toBe(200);
+    expect(await scraped.text()).toMatch(/http_request_duration_seconds_count\{method="GET",route="\/api\/author\/custom_fields",status="200"\} [1-9]/);
+    expect((await fetch(`http://127.0.0.1:${gatewayHealthPort}/readyz`)).status).toBe(200);
   });
 
   it('answers 503 at once while identity is down, and drains every process on SIGTERM with exit code 0', async () => {

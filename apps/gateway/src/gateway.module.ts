@@ -6,6 +6,7 @@ import { HealthController } from './health/health.controller.js';
 import { RequestObserver } from './http/request-observer.js';
 import { RouteForwarder } from './http/route-forwarder.js';
 import { RouteRegistrar } from './http/route-registrar.js';
+import { SecurityHeaders } from './http/security-headers.js';
 import { ServiceClient } from './http/service-client.js';
 import { HttpMetrics } from './metrics/http-metrics.js';
 import { MetricsController } from './metrics/metrics.controller.js';
@@ -17,7 +18,7 @@ export class GatewayModule {
     return {
       module: GatewayModule,
       controllers: [HealthController, MetricsController, OpenApiController],
-      providers: [{ provide: GATEWAY_DEPS, useValue: deps }, Authenticator, Masquerade, HttpMetrics, RequestObserver, RouteForwarder, RouteRegistrar, ServiceClient],
+      providers: [{ provide: GATEWAY_DEPS, useValue: deps }, Authenticator, Masquerade, HttpMetrics, RequestObserver, RouteForwarder, RouteRegistrar, SecurityHeaders, ServiceClient],
     };
   }
 }

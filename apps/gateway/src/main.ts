@@ -7,10 +7,12 @@ import { isEntrypoint, NestLogger, runStandalone, type Deployable, type HealthIn
 import type { GatewayDeps } from './gateway-deps.js';
 import { GatewayModule } from './gateway.module.js';
 import { busIndicator } from './health/health.controller.js';
+import { answerClientError } from './http/client-error.js';
 import { acceptFormBodies } from './http/compat-input.js';
 import { ProblemFilter } from './http/problem.filter.js';
 import { replyWithProblem } from './http/problem-reply.js';
 import { generateRequestId } from './http/request-id.js';
+import { HttpMetrics } from './metrics/http-metrics.js';
 
 /** Largest request body the gateway reads; bigger ones answer 413. */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -52,6 +54,7 @@ export async function start(runtime: Runtime, routes: RouteDefinition[] = ROUTES
     requestIdHeader: false,
     logger: false,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    clientErrorHandler: answerClientError,
     // The router rejects some requests (malformed URL, over-long parameter) before any hook or handler runs.
     frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
       replyWithProblem(error, request, reply, runtime.logger);
@@ -92,6 +95,10 @@ export async function start(runtime: Runtime, routes: RouteDefinition[] = ROUTES
     url,
     app,
     indicators: [busIndicator(deps)],
+    metrics: async () => {
+      const metrics = app.get(HttpMetrics);
+      return { contentType: metrics.contentType, text: await metrics.text() };
+    },
     close: async () => {
       deps.lifecycle.closing = true;
       await app.close();
@@ -99,4 +106,4 @@ export async function start(runtime: Runtime, routes: RouteDefinition[] = ROUTES
   };
 }
 
-if (isEntrypoint(import.meta.url)) await runStandalone('gateway', start, { needsDatabase: false, serveHealth: false, usesEvents: false });
+if (isEntrypoint(import.meta.url)) await runStandalone('gateway', start, { needsDatabase: false, serveHealth: true, usesEvents: false });

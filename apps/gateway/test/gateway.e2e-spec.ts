@@ -587,12 +587,13 @@ describe('gateway (e2e)', () => {
       }
     });
 
-    it('exposes Prometheus metrics by route template', async () => {
+    it('exposes Prometheus metrics by route template, for the health port and not on the public one', async () => {
       await api.get('/api/author/widgets/77');
-      const res = await fetch(`${gateway.url}/metrics`);
-      expect(res.status).toBe(200);
-      expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
-      const text = await res.text();
+      const hidden = await fetch(`${gateway.url}/metrics`);
+      expect(hidden.status).toBe(404); // no METRICS_TOKEN: the public port keeps them to itself
+      expect(hidden.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      const { contentType, text } = await gateway.metrics!();
+      expect(contentType).toMatch(/^text\/plain/);
       expect(text).toContain('process_cpu_user_seconds_total');
       expect(text).toMatch(/http_request_duration_seconds_count\{method="GET",route="\/api\/author\/widgets\/:id",status="200"\} \d+/);
       expect(text).not.toContain('/api/author/widgets/77');

@@ -3,6 +3,7 @@ export * from './context.js';
 export * from './common/query.js';
 export * from './common/validate.js';
 export * from './common/input-safety.js';
+export * from './common/public-address.js';
 export * from './common/envelope.js';
 export * from './routes/index.js';
 export * from './events/envelope.js';

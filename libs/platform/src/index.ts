@@ -1,5 +1,7 @@
 export * from './config/config.js';
 export * from './observability/logger.js';
+export * from './observability/redaction.js';
+export * from './observability/security-headers.js';
 export * from './runtime/runtime.js';
 export * from './rpc/rpc-errors.js';
 export * from './messaging/message-bus.js';

@@ -25,6 +25,8 @@ export interface PlatformConfig {
   authCacheTtlMs: number;
   bootstrapAdminToken?: string;
   bootstrapAccount: string;
+  /** Unset: the gateway's public port does not serve `/metrics` (the health port does); set: it does, to this bearer token only. */
+  metricsToken?: string;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 }
 
@@ -71,6 +73,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlatformConfig
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
   const token = env.BOOTSTRAP_ADMIN_TOKEN || undefined;
   if (token !== undefined && token.length < 16) throw new ConfigError('BOOTSTRAP_ADMIN_TOKEN must be at least 16 characters');
+  const metricsToken = env.METRICS_TOKEN || undefined;
+  if (metricsToken !== undefined && metricsToken.length < 16) throw new ConfigError('METRICS_TOKEN must be at least 16 characters');
   const account = env.BOOTSTRAP_ACCOUNT || 'default';
   if (!/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/.test(account)) throw new ConfigError('BOOTSTRAP_ACCOUNT must be a subdomain label (a-z, 0-9, -)');
   const namespace = env.NATS_NAMESPACE ?? '';
@@ -91,6 +95,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlatformConfig
     authCacheTtlMs: int(env, 'AUTH_CACHE_TTL_MS', 30_000, 0, 3_600_000),
     bootstrapAdminToken: token,
     bootstrapAccount: account,
+    metricsToken,
     logLevel,
   };
 }

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { collectDefaultMetrics, register } from 'prom-client';
-import type { HealthIndicator } from '../runtime/runtime.js';
+import type { HealthIndicator, MetricsText } from '../runtime/runtime.js';
+import { SECURITY_HEADERS } from './security-headers.js';
 
 let defaultMetricsStarted = false;
 
@@ -38,11 +39,17 @@ export async function checkHealth(indicators: HealthIndicator[], timeoutMs = 200
   return { status: results.every(([, r]) => r.status === 'ok') ? 'ok' : 'unavailable', checks };
 }
 
-/** `/healthz`, `/readyz` and `/metrics` on a small port of their own, for services that speak no HTTP otherwise. */
-export async function startHealthServer(port: number, host: string, indicators: () => HealthIndicator[]): Promise<Server> {
+const processMetrics = async (): Promise<MetricsText> => ({ contentType: register.contentType, text: await register.metrics() });
+
+/**
+ * `/healthz`, `/readyz` and `/metrics` on a small port of their own, kept inside the cluster: for services
+ * that speak no HTTP otherwise, and for the gateway's metrics (`metrics`), which its public port keeps to itself.
+ */
+export async function startHealthServer(port: number, host: string, indicators: () => HealthIndicator[], metrics: () => Promise<MetricsText> = processMetrics): Promise<Server> {
   ensureDefaultMetrics();
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
     const json = (status: number, body: unknown) => {
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(JSON.stringify(body));
@@ -53,10 +60,13 @@ export async function startHealthServer(port: number, host: string, indicators: 
       return void checkHealth(indicators()).then((report) => json(report.status === 'ok' ? 200 : 503, report));
     }
     if (path === '/metrics') {
-      return void register.metrics().then((text) => {
-        res.writeHead(200, { 'content-type': register.contentType });
-        res.end(text);
-      });
+      return void metrics().then(
+        ({ contentType, text }) => {
+          res.writeHead(200, { 'content-type': contentType });
+          res.end(text);
+        },
+        () => json(500, { status: 'metrics unavailable' }),
+      );
     }
     json(404, { status: 'not found' });
   });

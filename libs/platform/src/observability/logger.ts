@@ -1,11 +1,23 @@
 import type { LoggerService } from '@nestjs/common';
-import { pino, type Logger as PinoLogger } from 'pino';
+import { type DestinationStream, type LoggerOptions, pino, type Logger as PinoLogger } from 'pino';
+import { redactValue } from './redaction.js';
 
 export type Logger = PinoLogger;
 
+/**
+ * The options every logger of the system is made with: ISO times, and secrets redacted from every line
+ * (`redactValue`, which also turns errors into plain objects, so pino's own error serializer steps aside).
+ */
+export const LOGGER_OPTIONS = {
+  timestamp: pino.stdTimeFunctions.isoTime,
+  formatters: { log: (line: Record<string, unknown>) => redactValue(line) as Record<string, unknown> },
+  serializers: { err: (value: unknown) => value },
+} satisfies LoggerOptions;
+
 /** JSON logs on stdout; `service` and, per request, `requestId` are bound as fields. */
-export function createLogger(level: string, bindings: Record<string, unknown> = {}): Logger {
-  return pino({ level, base: { ...bindings }, timestamp: pino.stdTimeFunctions.isoTime });
+export function createLogger(level: string, bindings: Record<string, unknown> = {}, destination?: DestinationStream): Logger {
+  const options = { ...LOGGER_OPTIONS, level, base: { ...bindings } };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 /** Routes Nest's own log lines into the JSON logger. */

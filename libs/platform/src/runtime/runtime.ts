@@ -17,10 +17,18 @@ export interface Runtime {
   logger: Logger;
 }
 
+/** Prometheus text and its content type. */
+export interface MetricsText {
+  contentType: string;
+  text: string;
+}
+
 /** A started deployable. */
 export interface Deployable {
   name: string;
   indicators: HealthIndicator[];
+  /** Its own metrics, when it keeps them apart from the process-wide registry (the gateway). */
+  metrics?: () => Promise<MetricsText>;
   close(): Promise<void>;
 }
 

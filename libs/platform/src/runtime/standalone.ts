@@ -60,7 +60,7 @@ export function installShutdown(logger: Logger, close: () => Promise<void>, grac
 export interface StandaloneOptions {
   /** Services need DATABASE_URL; the gateway does not. */
   needsDatabase: boolean;
-  /** Services serve /healthz, /readyz, /metrics on HEALTH_PORT; the gateway on its own port. */
+  /** /healthz, /readyz, /metrics on HEALTH_PORT (every deployable run alone does). */
   serveHealth: boolean;
   /** False for the gateway: it has no event log, so it neither creates the streams nor holds JetStream permissions. */
   usesEvents?: boolean;
@@ -82,7 +82,7 @@ export async function runStandalone(name: string, start: StartFn, options: Stand
   if (options.usesEvents !== false) await bus.events.ensureStreams();
   const deployable = await start({ config, databaseUrl: config.databaseUrl ?? '', bus, logger });
   const health = options.serveHealth
-    ? await startHealthServer(config.healthPort, config.host, () => [...deployable.indicators, { name: 'nats', check: () => bus.ping() }])
+    ? await startHealthServer(config.healthPort, config.host, () => [...deployable.indicators, { name: 'nats', check: () => bus.ping() }], deployable.metrics)
     : undefined;
   if (health) own.info({ port: config.healthPort }, 'health and metrics endpoints are up');
   installShutdown(own, async () => {

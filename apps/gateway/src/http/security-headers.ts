@@ -1,0 +1,22 @@
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import { DOCS_CONTENT_SECURITY_POLICY, SECURITY_HEADERS } from '@lms/platform';
+import type { FastifyInstance } from 'fastify';
+import { DOCS_PATH } from '../openapi/swagger-ui.js';
+
+const isDocsPage = (url: string): boolean => url === DOCS_PATH || url.startsWith(`${DOCS_PATH}/`) || url.startsWith(`${DOCS_PATH}?`);
+
+/** Adds the system's security headers to every answer of the gateway, errors and 404s included. */
+@Injectable()
+export class SecurityHeaders implements OnModuleInit {
+  constructor(private readonly adapterHost: HttpAdapterHost) {}
+
+  onModuleInit(): void {
+    const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
+    fastify.addHook('onSend', async (request, reply, payload) => {
+      reply.headers(SECURITY_HEADERS);
+      if (isDocsPage(request.url)) reply.header('content-security-policy', DOCS_CONTENT_SECURITY_POLICY);
+      return payload;
+    });
+  }
+}
