@@ -332,6 +332,21 @@ describe('gateway (e2e)', () => {
       expectProblem(await api.request('POST', '/api/author/widgets', '{"__proto__": {"x": 1}}'), 400, 'MALFORMED_REQUEST');
     });
 
+    it('refuses a body of 110,000 unknown keys with one short error, the service untouched (issue 11, finding 3)', async () => {
+      const before = calls[S.create]?.length ?? 0;
+      // Under the 1 MiB limit: short keys, as the finding's body had.
+      const body = Object.fromEntries(Array.from({ length: 110_000 }, (_, i) => [i.toString(36), 0]));
+      const [res, live] = await Promise.all([api.post('/api/author/widgets', body), fetch(`${gateway.url}/healthz`)]);
+      expectProblem(res, 400, 'VALIDATION_FAILED');
+      expect(res.body.errors).toEqual([{ field: 'body', message: 'has 110000 fields; at most 1000 are accepted' }]);
+      expect(live.status).toBe(200);
+      // Every field of a 1,000-key body is unknown: the answer still lists a bounded number of them.
+      const many = await api.post('/api/author/widgets', Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`k${i}`, 1])));
+      expectProblem(many, 400, 'VALIDATION_FAILED');
+      expect(many.body.errors).toHaveLength(50);
+      expect(calls[S.create]?.length ?? 0).toBe(before);
+    });
+
     it('answers 415 for a body that is neither JSON nor a form', async () => {
       expectProblem(await api.request('POST', '/api/author/widgets', '--b\r\n\r\n--b--', { 'content-type': 'multipart/form-data; boundary=b' }), 415, 'UNSUPPORTED_MEDIA_TYPE');
       expectProblem(await api.request('POST', '/api/author/widgets', 'hello', { 'content-type': 'text/plain' }), 415, 'UNSUPPORTED_MEDIA_TYPE');

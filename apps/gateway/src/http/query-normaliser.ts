@@ -13,7 +13,9 @@ export function normaliseQuery(search: string): RawQuery {
     const key = isArray ? rawKey.slice(0, -2) : rawKey;
     if (key === '') continue;
     if (isArray) arrays.add(key);
-    values.set(key, [...(values.get(key) ?? []), value]);
+    const list = values.get(key);
+    if (list) list.push(value);
+    else values.set(key, [value]);
   }
   return Object.fromEntries(
     [...values].map(([key, list]) => [key, list.length === 1 && !arrays.has(key) ? list[0] : list]),

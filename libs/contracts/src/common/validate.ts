@@ -2,6 +2,12 @@ import { plainToInstance } from 'class-transformer';
 import { validate, type ValidationError } from 'class-validator';
 import type { FieldError } from '../context.js';
 import type { DtoClass } from '../routes/route.js';
+import { fastValidator } from './compiled-validator.js';
+
+/** More fields than any DTO or free-form map of the contract holds: refused before any per-key work. */
+export const MAX_OBJECT_KEYS = 1000;
+/** One 400 lists at most this many field errors, however many a request has. */
+export const MAX_FIELD_ERRORS = 50;
 
 /** Flattens nested class-validator errors into `{ field: 'custom_fields[0].name', message }`. */
 export function fieldErrors(errors: ValidationError[], parent = ''): FieldError[] {
@@ -14,15 +20,46 @@ export function fieldErrors(errors: ValidationError[], parent = ''): FieldError[
   });
 }
 
+/**
+ * The first object in `plain` (depth first) holding more than MAX_OBJECT_KEYS keys, as a field error.
+ * class-transformer de-duplicates an object's keys in quadratic time, so a body of 100,000 unknown keys
+ * would stall the process for seconds; one linear walk refuses it first.
+ */
+function oversizedObject(plain: object, prefix: string): FieldError | undefined {
+  const stack: Array<[unknown, string]> = [[plain, prefix]];
+  while (stack.length > 0) {
+    const [value, path] = stack.pop() as [unknown, string];
+    if (value === null || typeof value !== 'object') continue;
+    if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--) if (typeof value[i] === 'object') stack.push([value[i], `${path}[${i}]`]);
+      continue;
+    }
+    const keys = Object.keys(value);
+    if (keys.length > MAX_OBJECT_KEYS) return { field: path || 'body', message: `has ${keys.length} fields; at most ${MAX_OBJECT_KEYS} are accepted` };
+    for (const key of keys) {
+      const child = (value as Record<string, unknown>)[key];
+      if (typeof child === 'object' && child !== null) stack.push([child, path ? `${path}.${key}` : key]);
+    }
+  }
+  return undefined;
+}
+
 export type ValidationResult<T> = { ok: true; value: T } | { ok: false; errors: FieldError[] };
 
-/** Validates plain input against a DTO class; unknown fields are errors, never passed on (mass assignment). */
+/**
+ * Validates plain input against a DTO class; unknown fields are errors, never passed on (mass assignment).
+ * A valid input usually takes the DTO's compiled fast path; a doubtful one gets class-validator's own verdict.
+ */
 export async function validateInput<T extends object>(cls: DtoClass, plain: unknown, prefix = ''): Promise<ValidationResult<T>> {
   if (plain === null || typeof plain !== 'object' || Array.isArray(plain)) {
     return { ok: false, errors: [{ field: prefix || 'body', message: 'must be a JSON object' }] };
   }
+  const oversized = oversizedObject(plain, prefix);
+  if (oversized) return { ok: false, errors: [oversized] };
+  const fast = fastValidator(cls)?.(plain as Record<string, unknown>);
+  if (fast) return { ok: true, value: fast as T };
   const instance = plainToInstance(cls, plain) as T;
   const errors = await validate(instance, { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: true });
-  if (errors.length > 0) return { ok: false, errors: fieldErrors(errors, prefix) };
+  if (errors.length > 0) return { ok: false, errors: fieldErrors(errors, prefix).slice(0, MAX_FIELD_ERRORS) };
   return { ok: true, value: instance };
 }
