@@ -26,3 +26,4 @@ export * from './runtime/start-service.js';
 export * from './runtime/standalone.js';
 export * from './observability/health-server.js';
 export * from './observability/rpc-metrics.js';
+export * from './rpc/dispatch.js';

@@ -42,6 +42,29 @@ export class RpcRequestPipe implements PipeTransform<RpcRequest, Promise<RpcRequ
   }
 }
 
-/** Marks a handler for a NATS subject and validates its request against the contract. */
-export const Handles = (subject: string, shape?: RequestShape) =>
-  applyDecorators(MessagePattern(subject), UsePipes(new RpcRequestPipe(shapeOf(subject, shape))));
+/** A method marked with @Handles: what BusTransport needs to call it without Nest's per-call dispatch. */
+export interface HandledMethod {
+  subject: string;
+  controller: abstract new (...args: never[]) => object;
+  method: string;
+  pipe: RpcRequestPipe;
+}
+
+const handled: HandledMethod[] = [];
+
+/** Every @Handles method declared in this process (each deployable picks the ones of its own controllers). */
+export const handledMethods = (): readonly HandledMethod[] => handled;
+
+/**
+ * Marks a handler for a NATS subject and validates its request against the contract. The handler takes
+ * the request as its one argument (`@Payload()`); Nest's @MessagePattern stays the declaration, and
+ * BusTransport calls the method directly (see `directHandlers`).
+ */
+export const Handles = (subject: string, shape?: RequestShape): MethodDecorator => {
+  const pipe = new RpcRequestPipe(shapeOf(subject, shape));
+  const nest = applyDecorators(MessagePattern(subject), UsePipes(pipe));
+  return (target, key, descriptor) => {
+    nest(target, key, descriptor);
+    handled.push({ subject, controller: target.constructor as HandledMethod['controller'], method: String(key), pipe });
+  };
+};

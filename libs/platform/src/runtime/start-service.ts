@@ -1,11 +1,12 @@
 import { type DynamicModule, Global, Module, type Type } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
+import { ModulesContainer, NestFactory } from '@nestjs/core';
 import type { MixedList, EntitySchema } from 'typeorm';
 import { Outbox } from '../events/outbox.js';
 import { OutboxRelay } from '../events/outbox-relay.js';
 import { BusTransport, PassThroughRpcFilter } from '../messaging/bus-transport.js';
 import { NestLogger } from '../observability/logger.js';
 import { contextSealFor } from '../rpc/context-seal.js';
+import { directHandlers } from '../rpc/dispatch.js';
 import { Database, openDatabase } from '../persistence/database.js';
 import type { Deployable, Runtime } from './runtime.js';
 
@@ -70,12 +71,11 @@ export async function startService(definition: ServiceDefinition, runtime: Runti
   @Module({ imports: [ServiceCoreModule.for(serviceRuntime, db, outbox), definition.module] })
   class ServiceRootModule {}
 
-  const app = await NestFactory.createMicroservice(ServiceRootModule, {
-    strategy: new BusTransport(runtime.bus, definition.name, logger, contextSealFor(runtime.config)),
-    logger: new NestLogger(logger),
-  });
+  const transport = new BusTransport(runtime.bus, definition.name, logger, contextSealFor(runtime.config));
+  const app = await NestFactory.createMicroservice(ServiceRootModule, { strategy: transport, logger: new NestLogger(logger) });
   app.useGlobalFilters(new PassThroughRpcFilter());
   await app.init();
+  transport.useDirectHandlers(directHandlers((controller) => controllerInstance(app, controller)));
   await definition.onReady?.({ runtime: serviceRuntime, db, outbox, get: (token) => app.get(token) });
   await app.listen();
   outbox.onAdded(() => relay.nudge());
@@ -91,6 +91,18 @@ export async function startService(definition: ServiceDefinition, runtime: Runti
       await db.close();
     },
   };
+}
+
+/**
+ * The controller instance this app built, or undefined when the controller is another deployable's or is
+ * not a singleton (a request-scoped controller gets a new instance per request from Nest).
+ */
+export function controllerInstance(app: { get<T>(token: Type<T>): T }, controller: abstract new (...args: never[]) => object): object | undefined {
+  for (const module of app.get(ModulesContainer).values()) {
+    const wrapper = module.controllers.get(controller as unknown as Type<object>);
+    if (wrapper) return wrapper.isDependencyTreeStatic() && wrapper.instance ? (wrapper.instance as object) : undefined;
+  }
+  return undefined;
 }
 
 /** Applies a service's pending migrations and disconnects (`npm run migrate`). */
