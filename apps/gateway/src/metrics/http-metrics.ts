@@ -9,6 +9,8 @@ import { collectDefaultMetrics, Histogram, register, Registry } from 'prom-clien
 export class HttpMetrics implements OnModuleDestroy {
   readonly registry = new Registry();
   private readonly duration: Histogram<'method' | 'route' | 'status'>;
+  /** One child per label set: prom-client would otherwise hash the label object on every observation. */
+  private readonly children = new Map<string, { observe(value: number): void }>();
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
@@ -23,7 +25,13 @@ export class HttpMetrics implements OnModuleDestroy {
 
   /** `route` is the template (`/api/author/custom_fields/:id`), never the raw path: label values stay few. */
   observe(method: string, route: string, status: number, seconds: number): void {
-    this.duration.observe({ method, route, status: String(status) }, seconds);
+    const key = `${method} ${route} ${status}`;
+    let child = this.children.get(key);
+    if (!child) {
+      child = this.duration.labels({ method, route, status: String(status) });
+      this.children.set(key, child);
+    }
+    child.observe(seconds);
   }
 
   /** This gateway's metrics, plus the process-wide ones: in all-in-one mode, the services' RPC metrics. */
