@@ -31,12 +31,12 @@ export function freePort() {
 }
 
 /**
- * Starts `node <script>` with `env` added to this process's environment.
+ * Starts `node [nodeArgs] <script>` with `env` added to this process's environment.
  * @returns {{ name: string, child: import('node:child_process').ChildProcess, output: () => string, exited: Promise<void> }}
  */
-export function startChild(name, script, env) {
+export function startChild(name, script, env, nodeArgs = []) {
   // process.execPath: `npm run bench` runs node 24 from node_modules/.bin, which the build targets.
-  const child = spawn(process.execPath, [script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeArgs, script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const keep = (chunk) => {
     output += chunk.toString('utf8');

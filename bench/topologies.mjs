@@ -42,7 +42,7 @@ async function readyOrStop(handles, probes) {
 }
 
 /** @returns {Promise<Topology>} */
-export async function startAllInOne({ databaseUrl, natsUrl, namespace, token }) {
+export async function startAllInOne({ databaseUrl, natsUrl, namespace, token, nodeArgs = () => [] }) {
   const port = await freePort();
   const handle = startChild('all-in-one', entry('all-in-one'), {
     PORT: String(port),
@@ -54,14 +54,14 @@ export async function startAllInOne({ databaseUrl, natsUrl, namespace, token }) 
     CONTEXT_SIGNING_KEY,
     BOOTSTRAP_ADMIN_TOKEN: token,
     LOG_LEVEL: 'warn',
-  });
+  }, nodeArgs('all-in-one'));
   const baseUrl = `http://127.0.0.1:${port}`;
   await readyOrStop([handle], [[handle, `${baseUrl}/readyz`]]);
   return { name: 'all-in-one', baseUrl, ...gatewayPaths, headers: { authorization: `Bearer ${token}` }, handles: [handle], close: () => stopChildren([handle]) };
 }
 
 /** @returns {Promise<Topology>} */
-export async function startSeparate({ databaseUrl, natsUrl, namespace, token }) {
+export async function startSeparate({ databaseUrl, natsUrl, namespace, token, nodeArgs = () => [] }) {
   const started = [];
   let baseUrl = '';
   try {
@@ -80,7 +80,7 @@ export async function startSeparate({ databaseUrl, natsUrl, namespace, token }) 
           CONTEXT_SIGNING_KEY,
           BOOTSTRAP_ADMIN_TOKEN: token,
           LOG_LEVEL: 'warn',
-        });
+        }, nodeArgs(name));
         started.push(handle);
         // Services serve /readyz on HEALTH_PORT; the gateway on its HTTP port.
         const url = name === 'gateway' ? `http://127.0.0.1:${port}/readyz` : `http://127.0.0.1:${healthPort}/readyz`;
