@@ -399,6 +399,10 @@ describe('gateway (e2e)', () => {
       expect(form.body.errors).toEqual(json.body.errors);
       expectProblem(await api.request('POST', '/api/author/widgets', 'widget[__proto__][x]=1', FORM), 400, 'VALIDATION_FAILED');
       expectProblem(await api.request('POST', '/api/author/widgets?widget=a&widget[name]=b', undefined), 400, 'VALIDATION_FAILED');
+      // The checks every JSON body meets (text Postgres cannot store) meet built bodies too.
+      const nul = await api.request('POST', '/api/author/widgets?widget[name]=a%00b', undefined);
+      expectProblem(nul, 400, 'VALIDATION_FAILED');
+      expect(nul.body.errors).toEqual([{ field: 'widget.name', message: expect.any(String) }]);
       expect(calls[S.create]?.length ?? 0).toBe(before);
     });
 

@@ -1,4 +1,4 @@
-import type { FieldError, JsonSchema } from '@lms/contracts';
+import { MAX_INPUT_DEPTH, type FieldError, type JsonSchema } from '@lms/contracts';
 
 /**
  * Rails-style bracketed parameters (`course_template[description]=New`, `enrollments[0][state]=active`,
@@ -19,10 +19,7 @@ export class ParamsError extends Error {
   }
 }
 
-/** As deep as the gateway lets a JSON body nest; deeper keys are refused, never built. */
-export const MAX_PARAM_DEPTH = 32;
-
-/** Names that would reach an object's prototype: refused as the JSON parser refuses `__proto__`. */
+/** Names that would reach an object's prototype while building: refused before any assignment (the input checks refuse the other prototype names). */
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 /** A canonical array index: `0`, `7`, `12` (not `01` or `-1`). */
@@ -105,8 +102,8 @@ export function buildParams(pairs: Iterable<[string, string]>): ParamObject {
       errors.push({ field: key, message: `${key} names a reserved property` });
       continue;
     }
-    if (segments.length > MAX_PARAM_DEPTH) {
-      errors.push({ field: key, message: `${key} nests deeper than ${MAX_PARAM_DEPTH} levels` });
+    if (segments.length > MAX_INPUT_DEPTH) {
+      errors.push({ field: key, message: `${key} nests deeper than ${MAX_INPUT_DEPTH} levels` });
       continue;
     }
     try {
@@ -175,7 +172,7 @@ export function compileCoercer(schema: JsonSchema | undefined, resolve: SchemaRe
   const compiled = new Map<string, Coercer>();
 
   const compile = (s: JsonSchema | undefined, depth: number): Coercer => {
-    if (!s || depth > MAX_PARAM_DEPTH) return untyped;
+    if (!s || depth > MAX_INPUT_DEPTH) return untyped;
     if (typeof s.$ref === 'string') {
       const ref = s.$ref;
       let coercer = compiled.get(ref);
