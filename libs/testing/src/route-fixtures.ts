@@ -1,0 +1,143 @@
+import { randomBytes } from 'node:crypto';
+import { ROUTES, type RouteDefinition } from '@lms/contracts';
+import type { ApiClient, ApiResponse } from './http-client.js';
+import type { IdentityFactory } from './identity-factory.js';
+import { resolveSchema, sampleOf, type Schema, type SchemaComponents } from './json-schema-sample.js';
+
+/** What route fixtures are made with: the owning account's administrator over the API, and the row factory. */
+export interface FixtureContext {
+  admin: ApiClient;
+  factory: IdentityFactory;
+  accountId: number;
+  /** The gateway's OpenAPI document (`/api/openapi.json`): request schemas come from it. */
+  openapi: OpenApiDocument;
+}
+
+export interface OpenApiDocument {
+  paths: Record<string, Record<string, { requestBody?: { content?: Record<string, { schema?: Schema }> } }>>;
+  components: { schemas: SchemaComponents };
+}
+
+/** A real record for one path parameter; `tenant: false` when the id names something every account shares. */
+export interface ParamFixture {
+  tenant: boolean;
+  create(ctx: FixtureContext, earlier: Record<string, string>): Promise<string>;
+}
+
+const unique = (prefix: string) => `${prefix}-${randomBytes(4).toString('hex')}`;
+
+/** The id of the first record of an envelope (`{ key: [{ id }] }`) or object answer (`{ key: { id } }`). */
+export function createdId(res: ApiResponse, what: string): string {
+  if (res.status < 200 || res.status > 299) throw new Error(`creating ${what} answered ${res.status}: ${res.text.slice(0, 300)}`);
+  for (const value of Object.values((res.body ?? {}) as Record<string, unknown>)) {
+    const record = Array.isArray(value) ? value[0] : value;
+    if (record && typeof record === 'object' && 'id' in record) return String((record as { id: unknown }).id);
+  }
+  throw new Error(`creating ${what} answered no id: ${res.text.slice(0, 300)}`);
+}
+
+const learner = async (ctx: FixtureContext) => String((await ctx.factory.user(ctx.accountId, ['learner'])).userId);
+const group = async (ctx: FixtureContext) => createdId(await ctx.admin.post('/api/author/groups', { groups: [{ name: unique('group') }] }), 'a group');
+
+/**
+ * Fixtures by `<collection>/:<parameter>`, the segment before the parameter and its name. A parameter
+ * with no entry here gets a record from its collection's POST route with a body sampled from the
+ * route's schema, when that works (`fixtureFor`); docs/security-testing.md lists the rest.
+ */
+export const PARAM_FIXTURES: Record<string, ParamFixture> = {
+  'custom_fields/:id': {
+    tenant: true,
+    create: async (ctx) => createdId(await ctx.admin.post('/api/author/custom_fields', { custom_fields: [{ name: unique('field') }] }), 'a custom field'),
+  },
+  'groups/:id': { tenant: true, create: group },
+  'groups/:group_id': { tenant: true, create: group },
+  'learners/:id': {
+    tenant: true,
+    create: async (ctx, earlier) => {
+      const userId = await learner(ctx);
+      const res = await ctx.admin.post(`/api/author/groups/${earlier.group_id}/learners`, { users: [{ user_id: Number(userId) }] });
+      if (res.status >= 300) throw new Error(`adding a group learner answered ${res.status}: ${res.text}`);
+      return userId;
+    },
+  },
+  'users/:id': { tenant: true, create: learner },
+  'api_tokens/:id': {
+    tenant: true,
+    create: async (ctx) => createdId(await ctx.admin.post('/api/admin/api_tokens', { api_token: { user_id: await learner(ctx), name: unique('token') } }), 'an API token'),
+  },
+  // The catalogue of notification types is the same for every account: its keys are nobody's secret.
+  'notification_types/:id': { tenant: false, create: async () => 'course_assigned' },
+  'crm_accounts/:id': { tenant: true, create: async (ctx) => String(ctx.accountId) },
+};
+
+/**
+ * Request bodies a schema cannot describe (they name other records), by `METHOD path`. Every other
+ * route gets the smallest body its schema accepts.
+ */
+export const BODY_FIXTURES: Record<string, (ctx: FixtureContext, ids: Record<string, string>) => Promise<unknown>> = {
+  'POST /api/admin/api_tokens': async (ctx) => ({ api_token: { user_id: await learner(ctx), name: unique('token') } }),
+  'POST /api/author/groups/:group_id/learners': async (ctx) => ({ users: [{ user_id: Number(await learner(ctx)) }] }),
+};
+
+/** `/api/a/:x/b/:id` -> `[['x', 'a/:x'], ['id', 'b/:id']]`. */
+export function pathParams(path: string): { name: string; key: string }[] {
+  const segments = path.split('/');
+  return segments.flatMap((segment, i) => (segment.startsWith(':') ? [{ name: segment.slice(1), key: `${segments[i - 1]}/${segment}` }] : []));
+}
+
+const openApiPath = (path: string) => path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+
+export function requestSchema(ctx: FixtureContext, route: RouteDefinition, method: string): Schema | undefined {
+  const operation = ctx.openapi.paths[openApiPath(route.path)]?.[method.toLowerCase()];
+  const schema = operation?.requestBody?.content?.['application/json']?.schema;
+  return schema ? resolveSchema(schema, ctx.openapi.components.schemas) : undefined;
+}
+
+/** The body a route's caller sends in the matrix: a fixture's, else the smallest one its schema accepts. */
+export async function bodyFor(ctx: FixtureContext, route: RouteDefinition, method: string, ids: Record<string, string>): Promise<unknown> {
+  const fixture = BODY_FIXTURES[`${method} ${route.path}`];
+  if (fixture) return fixture(ctx, ids);
+  if (!route.body) return undefined;
+  return sampleOf(requestSchema(ctx, route, method), ctx.openapi.components.schemas);
+}
+
+/** A fixture made through the collection's own POST route (`/api/x` for `/api/x/:id`), when the table has one. */
+function collectionFixture(route: RouteDefinition, name: string): ParamFixture | undefined {
+  const collection = route.path.slice(0, route.path.indexOf(`/:${name}`));
+  const create = ROUTES.find((r) => r.path === collection && r.methods.includes('POST'));
+  if (!create || collection.includes('/:')) return undefined;
+  return {
+    tenant: true,
+    create: async (ctx) => createdId(await ctx.admin.post(collection, await bodyFor(ctx, create, 'POST', {})), `a record of ${collection}`),
+  };
+}
+
+export type FixtureLookup = { kind: 'fixture'; fixture: ParamFixture } | { kind: 'none' };
+
+export function fixtureFor(route: RouteDefinition, param: { name: string; key: string }): FixtureLookup {
+  const fixture = PARAM_FIXTURES[param.key] ?? collectionFixture(route, param.name);
+  return fixture ? { kind: 'fixture', fixture } : { kind: 'none' };
+}
+
+/** Whether every parameter of a route has a fixture; a route without parameters trivially does. */
+export const hasFixtures = (route: RouteDefinition) => pathParams(route.path).every((p) => fixtureFor(route, p).kind === 'fixture');
+
+/**
+ * A path of the route with fresh records of the owning account for its parameters; a parameter without a
+ * fixture gets `1`. Also answers whether any parameter names a tenant's record (another account must see 404).
+ */
+export async function fixturePath(ctx: FixtureContext, route: RouteDefinition): Promise<{ path: string; ids: Record<string, string>; tenantOwned: boolean }> {
+  const ids: Record<string, string> = {};
+  let tenantOwned = false;
+  for (const param of pathParams(route.path)) {
+    const lookup = fixtureFor(route, param);
+    if (lookup.kind === 'fixture') {
+      ids[param.name] = await lookup.fixture.create(ctx, ids);
+      tenantOwned ||= lookup.fixture.tenant;
+    } else {
+      ids[param.name] = '1';
+    }
+  }
+  const path = route.path.replace(/:([A-Za-z0-9_]+)/g, (_, name: string) => encodeURIComponent(ids[name]));
+  return { path, ids, tenantOwned };
+}
