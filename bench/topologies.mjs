@@ -53,6 +53,8 @@ export async function startAllInOne({ databaseUrl, natsUrl, namespace, token, no
     NATS_NAMESPACE: namespace,
     CONTEXT_SIGNING_KEY,
     BOOTSTRAP_ADMIN_TOKEN: token,
+    // The limiter runs (its cost is measured) but never refuses the benchmark's one token.
+    RATE_LIMIT_PER_TOKEN: '1000000000',
     LOG_LEVEL: 'warn',
   }, nodeArgs('all-in-one'));
   const baseUrl = `http://127.0.0.1:${port}`;
@@ -79,6 +81,7 @@ export async function startSeparate({ databaseUrl, natsUrl, namespace, token, no
           NATS_NAMESPACE: namespace,
           CONTEXT_SIGNING_KEY,
           BOOTSTRAP_ADMIN_TOKEN: token,
+          RATE_LIMIT_PER_TOKEN: '1000000000',
           LOG_LEVEL: 'warn',
         }, nodeArgs(name));
         started.push(handle);

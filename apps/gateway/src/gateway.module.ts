@@ -11,6 +11,7 @@ import { ServiceClient } from './http/service-client.js';
 import { HttpMetrics } from './metrics/http-metrics.js';
 import { MetricsController } from './metrics/metrics.controller.js';
 import { OpenApiController } from './openapi/openapi.controller.js';
+import { RateLimiter } from './rate-limit/rate-limiter.js';
 
 @Module({})
 export class GatewayModule {
@@ -18,7 +19,7 @@ export class GatewayModule {
     return {
       module: GatewayModule,
       controllers: [HealthController, MetricsController, OpenApiController],
-      providers: [{ provide: GATEWAY_DEPS, useValue: deps }, Authenticator, Masquerade, HttpMetrics, RequestObserver, RouteForwarder, RouteRegistrar, SecurityHeaders, ServiceClient],
+      providers: [{ provide: GATEWAY_DEPS, useValue: deps }, Authenticator, Masquerade, HttpMetrics, RateLimiter, RequestObserver, RouteForwarder, RouteRegistrar, SecurityHeaders, ServiceClient],
     };
   }
 }

@@ -23,6 +23,10 @@ export interface PlatformConfig {
   rpcTimeoutMs: number;
   healthPort: number;
   authCacheTtlMs: number;
+  /** Requests per window for one bearer token, and for one client address without a valid token; 0 turns a limit off. */
+  rateLimitPerToken: number;
+  rateLimitPerAddress: number;
+  rateLimitWindowS: number;
   bootstrapAdminToken?: string;
   bootstrapAccount: string;
   /** Unset: the gateway's public port does not serve `/metrics` (the health port does); set: it does, to this bearer token only. */
@@ -93,6 +97,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlatformConfig
     rpcTimeoutMs: int(env, 'RPC_TIMEOUT_MS', 5000, 10, 600_000),
     healthPort: int(env, 'HEALTH_PORT', 9000, 0, 65535),
     authCacheTtlMs: int(env, 'AUTH_CACHE_TTL_MS', 30_000, 0, 3_600_000),
+    rateLimitPerToken: int(env, 'RATE_LIMIT_PER_TOKEN', 1200, 0, 1_000_000_000),
+    rateLimitPerAddress: int(env, 'RATE_LIMIT_PER_ADDRESS', 300, 0, 1_000_000_000),
+    rateLimitWindowS: int(env, 'RATE_LIMIT_WINDOW_S', 60, 1, 86_400),
     bootstrapAdminToken: token,
     bootstrapAccount: account,
     metricsToken,

@@ -1,0 +1,134 @@
+import { createBus, createLogger, loadConfig, type Deployable, type MessageBus } from '@lms/platform';
+import { ApiClient, testNatsUrl, uniqueName, type ApiResponse, type TestUser } from '@lms/testing';
+import { load } from '../src/host.js';
+import { startTestSystem, type TestSystem } from './test-system.js';
+
+const PATH = '/api/author/custom_fields';
+
+/** `"token";r=7;t=42` -> { name, r, t }; undefined unless it is exactly the draft's structured-field form. */
+function parseRateLimit(value: string | null): { name: string; r: number; t: number } | undefined {
+  const match = value ? /^"([a-z]+)";r=(\d+);t=(\d+)$/.exec(value) : null;
+  return match ? { name: match[1], r: Number(match[2]), t: Number(match[3]) } : undefined;
+}
+
+/**
+ * Fixed windows start on multiples of their length: a spec that counts requests must not straddle a
+ * boundary, so it starts just after one when the current window is almost over.
+ */
+async function awayFromWindowEnd(res: ApiResponse, marginS = 20): Promise<void> {
+  const reset = parseRateLimit(res.headers.get('ratelimit'))?.t;
+  if (reset !== undefined && reset < marginS) await new Promise((r) => setTimeout(r, reset * 1000 + 100));
+}
+
+describe('rate limits (one gateway, real NATS when available)', () => {
+  let t: TestSystem;
+  let author: TestUser;
+  let other: TestUser;
+
+  beforeAll(async () => {
+    t = await startTestSystem({ RATE_LIMIT_PER_TOKEN: '20', RATE_LIMIT_PER_ADDRESS: '10', RATE_LIMIT_WINDOW_S: '3600' });
+    const accountId = await t.factory.accountIdOf('default');
+    author = await t.factory.user(accountId, ['author']);
+    other = await t.factory.user(accountId, ['author']);
+  });
+  afterAll(() => t?.close());
+
+  it('answers RateLimit and RateLimit-Policy on every API answer, then 429 problem+json with Retry-After past the quota', async () => {
+    const api = t.api.as(author.token);
+    const first = await api.get(PATH);
+    expect(first.status).toBe(200);
+    expect(first.headers.get('ratelimit-policy')).toBe('"token";q=20;w=3600');
+    await awayFromWindowEnd(first);
+    const answers: ApiResponse[] = [];
+    for (let i = 0; i < 22; i++) answers.push(await api.get(PATH));
+    const limited = answers.filter((a) => a.status === 429);
+    // The first request above may have been in the previous window: 19 or 20 more are admitted.
+    expect(answers.length - limited.length).toBeGreaterThanOrEqual(19);
+    expect(answers.length - limited.length).toBeLessThanOrEqual(20);
+    const remaining = answers.filter((a) => a.status === 200).map((a) => parseRateLimit(a.headers.get('ratelimit'))!.r);
+    expect(remaining).toEqual([...remaining].sort((a, b) => b - a));
+    expect(remaining.at(-1)).toBe(0);
+
+    const refused = limited[0];
+    expect(refused.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(refused.body).toMatchObject({ status: 429, code: 'RATE_LIMITED', type: expect.stringContaining('rate-limited') });
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    expect(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 3600).toBe(true);
+    expect(parseRateLimit(refused.headers.get('ratelimit'))).toEqual({ name: 'token', r: 0, t: retryAfter });
+
+    // Another token has its own quota.
+    expect((await t.api.as(other.token).get(PATH)).status).toBe(200);
+  });
+
+  it('limits requests without a token, and made-up tokens, by client address', async () => {
+    const anonymous = t.api.as(undefined);
+    const first = await anonymous.get(PATH);
+    expect(first.status).toBe(401);
+    expect(first.headers.get('ratelimit-policy')).toBe('"address";q=10;w=3600');
+    await awayFromWindowEnd(first);
+    const statuses: number[] = [];
+    // Each attempt uses a new made-up token: rotating tokens must not escape the limit.
+    for (let i = 0; i < 15; i++) statuses.push((await t.api.as(i % 2 ? undefined : `lms_fake_${i}`).get(PATH)).status);
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(5);
+    expect(statuses.filter((s) => s !== 401 && s !== 429)).toEqual([]);
+    // A token the gateway already knows good (the first test used it) is still served from the same address.
+    expect((await t.api.as(other.token).get(PATH)).status).toBe(200);
+  });
+
+  it('does not limit health, metrics or the API documentation', async () => {
+    for (let i = 0; i < 12; i++) expect((await t.api.as(undefined).get('/healthz')).status).toBe(200);
+    expect((await t.api.as(undefined).get('/api/openapi.json')).status).toBe(200);
+  });
+});
+
+const describeWithNats = testNatsUrl() ? describe : describe.skip;
+
+describeWithNats('rate limits across three gateway replicas sharing one NATS namespace', () => {
+  const QUOTA = 100;
+  let t: TestSystem;
+  const extra: { gateway: Deployable & { url: string }; bus: MessageBus }[] = [];
+
+  beforeAll(async () => {
+    const env = { RATE_LIMIT_PER_TOKEN: String(QUOTA), RATE_LIMIT_PER_ADDRESS: '1000', RATE_LIMIT_WINDOW_S: '3600', NATS_NAMESPACE: uniqueName('rl') };
+    t = await startTestSystem(env);
+    const config = loadConfig({ DATABASE_URL: t.db.url, NATS_URL: testNatsUrl(), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ...env });
+    const { start } = await load('gateway');
+    for (const name of ['gateway-2', 'gateway-3']) {
+      const logger = createLogger('silent');
+      const bus = await createBus(config, name, logger);
+      const gateway = (await start({ config, databaseUrl: t.db.url, bus, logger })) as Deployable & { url: string };
+      extra.push({ gateway, bus });
+    }
+  });
+  afterAll(async () => {
+    for (const { gateway, bus } of extra) {
+      await gateway.close();
+      await bus.close();
+    }
+    await t?.close();
+  });
+
+  it(`admits ${QUOTA} requests of one token within 10 % when they are spread over the replicas`, async () => {
+    const author = (await t.factory.cast()).author;
+    const clients = [t.system.url, ...extra.map((e) => e.gateway.url)].map((url) => new ApiClient(url, author.token));
+    // Every replica has heard from the others before the burst (they report every 100 ms).
+    await new Promise((r) => setTimeout(r, 300));
+    const first = await clients[0].get(PATH);
+    await awayFromWindowEnd(first);
+    const statuses: number[] = [first.status];
+    let next = 1;
+    // 16 requests in flight at a time, round robin over the three replicas: three times the quota.
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        while (next < 3 * QUOTA) {
+          const i = next++;
+          statuses.push((await clients[i % 3].get(PATH)).status);
+        }
+      }),
+    );
+    const admitted = statuses.filter((s) => s === 200).length;
+    expect(statuses.filter((s) => s !== 200 && s !== 429)).toEqual([]);
+    expect(admitted).toBeGreaterThanOrEqual(QUOTA * 0.9);
+    expect(admitted).toBeLessThanOrEqual(QUOTA * 1.1);
+  });
+});

@@ -1,0 +1,158 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import { tokenHash } from '@lms/contracts';
+import type { Subscription } from '@lms/platform';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Authenticator } from '../auth/authenticator.js';
+import { parseAuthorization } from '../auth/bearer-token.js';
+import { GATEWAY_DEPS, type GatewayDeps } from '../gateway-deps.js';
+import { ProblemError } from '../http/problem.js';
+import { replyWithProblem } from '../http/problem-reply.js';
+import { parseUsageReport, QuotaLedger, type Decision, type QuotaPolicy } from './quota-ledger.js';
+
+/** Replicas exchange what they admitted on this subject (a plain broadcast: losing one report only undercounts). */
+export const RATE_LIMIT_USAGE_SUBJECT = 'gateway.rate_limit.usage';
+/** How often a replica reports its counts (and so how stale the others' view of it can be). */
+export const EXCHANGE_INTERVAL_MS = 100;
+/** Exchanges a request may wait for its replica's share of the quota to come back before it is refused. */
+const MAX_WAITS = 5;
+
+const TOKEN = 'token';
+const ADDRESS = 'address';
+
+const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
+
+/** Only the API is limited: health, metrics and the documentation are not. */
+const isLimited = (url: string) => url.startsWith('/api/') && !url.startsWith('/api/docs') && !url.startsWith('/api/openapi.json');
+
+/**
+ * Rate limits per bearer token, and per client address for requests without a token and for failed
+ * authentications (so rotating made-up tokens does not escape the limit). Answers `RateLimit` and
+ * `RateLimit-Policy` (draft-ietf-httpapi-ratelimit-headers, structured fields) on every API answer and
+ * 429 with `Retry-After` once a quota is spent. Replicas share their counts over the bus (QuotaLedger).
+ */
+@Injectable()
+export class RateLimiter implements OnModuleInit, OnModuleDestroy {
+  readonly ledger: QuotaLedger;
+  private readonly policies: QuotaPolicy[];
+  private subscription?: Subscription;
+  private timer?: NodeJS.Timeout;
+  private waiters: (() => void)[] = [];
+
+  constructor(
+    @Inject(GATEWAY_DEPS) private readonly deps: GatewayDeps,
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly authenticator: Authenticator,
+  ) {
+    const { rateLimitPerToken, rateLimitPerAddress, rateLimitWindowS } = deps.runtime.config;
+    const windowMs = rateLimitWindowS * 1000;
+    this.policies = [
+      { name: TOKEN, quota: rateLimitPerToken, windowMs },
+      { name: ADDRESS, quota: rateLimitPerAddress, windowMs },
+    ].filter((policy) => policy.quota > 0);
+    this.ledger = new QuotaLedger(randomUUID(), this.policies);
+  }
+
+  private enabled(name: string): QuotaPolicy | undefined {
+    return this.policies.find((p) => p.name === name);
+  }
+
+  onModuleInit(): void {
+    if (this.policies.length === 0) return;
+    const { bus, logger } = this.deps.runtime;
+    this.subscription = bus.listen(RATE_LIMIT_USAGE_SUBJECT, (payload) => {
+      const report = parseUsageReport(payload);
+      if (report) this.ledger.merge(report);
+      else logger.warn('unreadable rate-limit usage report ignored');
+    });
+    this.timer = setInterval(() => this.exchange(), EXCHANGE_INTERVAL_MS);
+    this.timer.unref();
+
+    const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
+    fastify.addHook('onRequest', async (request, reply) => {
+      if (!isLimited(request.url)) return;
+      const problem = await this.admit(request, reply);
+      if (problem) return replyWithProblem(problem, request, reply, logger);
+    });
+    fastify.addHook('onResponse', async (request, reply) => {
+      // A made-up token costs its sender's address, however many different ones are tried.
+      if (reply.statusCode === 401 && isLimited(request.url) && this.enabled(ADDRESS) && parseAuthorization(request.headers.authorization).kind === 'token') {
+        this.ledger.charge(ADDRESS, request.ip);
+      }
+    });
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.release();
+    await this.subscription?.unsubscribe();
+  }
+
+  private exchange(): void {
+    try {
+      this.deps.runtime.bus.broadcast(RATE_LIMIT_USAGE_SUBJECT, this.ledger.report());
+    } catch (err) {
+      this.deps.runtime.logger.warn({ err }, 'rate-limit usage report not sent');
+    }
+    this.release();
+  }
+
+  private release(): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const wake of waiters) wake();
+  }
+
+  private nextExchange(): Promise<void> {
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  /** Counts the request; answers the 429 to send when a quota is spent. */
+  private async admit(request: FastifyRequest, reply: FastifyReply): Promise<ProblemError | undefined> {
+    const credentials = parseAuthorization(request.headers.authorization);
+    const hash = credentials.kind === 'token' ? tokenHash(credentials.token) : undefined;
+    if (hash === undefined || !this.authenticator.cache.get(hash)) {
+      // No token, or one not yet known good: the address pays (without a token) or vouches (with one).
+      const policy = this.enabled(ADDRESS);
+      if (policy) {
+        const decision = hash === undefined ? await this.take(ADDRESS, request.ip) : this.ledger.peek(ADDRESS, request.ip);
+        if (hash === undefined || decision.kind === 'deny') {
+          const refused = this.answer(reply, policy, decision);
+          if (refused) return refused;
+        }
+      }
+    }
+    if (hash === undefined) return undefined;
+    const policy = this.enabled(TOKEN);
+    return policy ? this.answer(reply, policy, await this.take(TOKEN, hash)) : undefined;
+  }
+
+  private async take(policy: string, key: string): Promise<Decision> {
+    let decision = this.ledger.take(policy, key);
+    for (let waits = 0; decision.kind === 'wait' && waits < MAX_WAITS; waits++) {
+      await this.nextExchange();
+      decision = this.ledger.take(policy, key);
+    }
+    return decision;
+  }
+
+  private answer(reply: FastifyReply, policy: QuotaPolicy, decision: Decision): ProblemError | undefined {
+    const remaining = decision.kind === 'deny' ? 0 : decision.remaining;
+    const headers = {
+      'ratelimit-policy': `"${policy.name}";q=${policy.quota};w=${policy.windowMs / 1000}`,
+      ratelimit: `"${policy.name}";r=${remaining};t=${seconds(decision.resetMs)}`,
+    };
+    if (decision.kind === 'allow') {
+      reply.headers(headers);
+      return undefined;
+    }
+    // Still waiting after several exchanges: the other replicas hold the rest of the quota for now.
+    const retryAfter = decision.kind === 'deny' ? seconds(decision.resetMs) : 1;
+    const detail =
+      decision.kind === 'deny'
+        ? `Too many requests for this ${policy.name}: ${policy.quota} per ${policy.windowMs / 1000} s. Retry after ${retryAfter} s.`
+        : `Too many requests for this ${policy.name} at once; retry after ${retryAfter} s.`;
+    return new ProblemError(429, 'RATE_LIMITED', detail, undefined, { ...headers, 'retry-after': String(retryAfter) });
+  }
+}
