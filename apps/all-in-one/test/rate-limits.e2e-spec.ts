@@ -1,5 +1,5 @@
 import { createBus, createLogger, loadConfig, type Deployable, type MessageBus } from '@lms/platform';
-import { ApiClient, testNatsUrl, uniqueName, type ApiResponse, type TestUser } from '@lms/testing';
+import { ApiClient, TEST_CONTEXT_SIGNING_KEY, testNatsUrl, uniqueName, type ApiResponse, type TestUser } from '@lms/testing';
 import { load } from '../src/host.js';
 import { startTestSystem, type TestSystem } from './test-system.js';
 
@@ -91,7 +91,7 @@ describeWithNats('rate limits across three gateway replicas sharing one NATS nam
   beforeAll(async () => {
     const env = { RATE_LIMIT_PER_TOKEN: String(QUOTA), RATE_LIMIT_PER_ADDRESS: '1000', RATE_LIMIT_WINDOW_S: '3600', NATS_NAMESPACE: uniqueName('rl') };
     t = await startTestSystem(env);
-    const config = loadConfig({ DATABASE_URL: t.db.url, NATS_URL: testNatsUrl(), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ...env });
+    const config = loadConfig({ DATABASE_URL: t.db.url, NATS_URL: testNatsUrl(), CONTEXT_SIGNING_KEY: TEST_CONTEXT_SIGNING_KEY, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ...env });
     const { start } = await load('gateway');
     for (const name of ['gateway-2', 'gateway-3']) {
       const logger = createLogger('silent');
