@@ -10,6 +10,8 @@ export interface RequestContext {
    * really calling. Everything else in the context is the user acted as.
    */
   actorId?: number;
+  /** The client's `Idempotency-Key` of a POST (docs/idempotency.md); the service claims it with its write. */
+  idempotencyKey?: string;
 }
 
 export const ROLES = ['admin', 'author', 'learner', 'support'] as const;

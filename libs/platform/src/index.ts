@@ -17,6 +17,8 @@ export * from './events/event-tables.js';
 export * from './events/outbox.js';
 export * from './events/outbox-relay.js';
 export * from './events/inbox-consumer.js';
+export * from './idempotency/idempotency-table.js';
+export * from './idempotency/idempotency-guard.js';
 export * from './persistence/database.js';
 export * from './persistence/tenant-repository.js';
 export * from './persistence/tenant-repository.provider.js';

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Principal, RequestContext, RouteDefinition, RpcReply, RpcRequest } from '@lms/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { idempotencyKeyOf } from '../idempotency/idempotency-key.js';
 import { entityTag, ifNoneMatchHits } from './etag.js';
 import { pageLinks } from './link-header.js';
 import { RpcReplyError } from './problem.js';
@@ -35,7 +36,7 @@ export class RouteForwarder {
     // The context names who is calling, nothing more: token details stay at the edge. With `as_user_id`
     // it names the user acted as, and `actorId` the administrator really calling.
     const { accountId, subAccountId, userId, roles, actorId } = principal;
-    const ctx: RequestContext = { requestId: request.id, accountId, subAccountId, userId, roles, ...(actorId !== undefined ? { actorId } : {}) };
+    const ctx: RequestContext = { requestId: request.id, accountId, subAccountId, userId, roles, ...(actorId !== undefined ? { actorId } : {}), ...idempotencyKeyOf(request) };
     const payload: RpcRequest = { ctx, params: input.params as Record<string, string>, query: input.query, body: input.body };
     const answer = await this.services.request(route.subject, payload);
     if (!answer.ok) throw new RpcReplyError(answer.error);

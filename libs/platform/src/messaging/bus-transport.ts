@@ -29,6 +29,9 @@ export class BusContext extends BaseRpcContext<[subject: string]> {
   }
 }
 
+/** Runs around a handler that succeeds or throws, e.g. to claim an Idempotency-Key in its transaction. */
+export type HandlerGuard = (subject: string, payload: unknown, invoke: () => Promise<RpcReply>) => Promise<RpcReply>;
+
 /**
  * Nest microservice transport over a MessageBus: each `@MessagePattern(subject)` is served in a queue group,
  * and every outcome, errors included, goes back as an RpcReply, so a handler never leaves a caller waiting.
@@ -43,6 +46,7 @@ export class BusTransport extends Server implements CustomTransportStrategy {
     private readonly queue: string,
     private readonly log: Logger,
     private readonly seal: ContextSeal,
+    private readonly guard?: HandlerGuard,
   ) {
     super();
   }
@@ -102,11 +106,14 @@ export class BusTransport extends Server implements CustomTransportStrategy {
     const requestId = (payload as Partial<RpcRequest> | undefined)?.ctx?.requestId;
     let answer: RpcReply;
     try {
-      const result = await this.dispatch(subject, handler, direct, this.requestOf(subject, payload));
-      answer =
-        result instanceof Reply
+      const request = this.requestOf(subject, payload);
+      const invoke = async (): Promise<RpcReply> => {
+        const result = await this.dispatch(subject, handler, direct, request);
+        return result instanceof Reply
           ? { ok: true, status: result.status, body: result.body, total: result.total, headers: result.headers }
           : { ok: true, body: result };
+      };
+      answer = this.guard ? await this.guard(subject, request, invoke) : await invoke();
     } catch (err) {
       if (err instanceof ContextRefusedError) this.log.warn({ subject, requestId, reason: err.reason }, 'refused a request not signed by the gateway');
       else if (!(err instanceof DomainError)) this.log.error({ err, subject, requestId }, 'unexpected error in message handler');

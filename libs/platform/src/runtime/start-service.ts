@@ -3,6 +3,7 @@ import { ModulesContainer, NestFactory } from '@nestjs/core';
 import type { MixedList, EntitySchema } from 'typeorm';
 import { Outbox } from '../events/outbox.js';
 import { OutboxRelay } from '../events/outbox-relay.js';
+import { IdempotencyGuard } from '../idempotency/idempotency-guard.js';
 import { BusTransport, PassThroughRpcFilter } from '../messaging/bus-transport.js';
 import { NestLogger } from '../observability/logger.js';
 import { contextSealFor } from '../rpc/context-seal.js';
@@ -67,11 +68,14 @@ export async function startService(definition: ServiceDefinition, runtime: Runti
   const outbox = new Outbox(db, definition.name);
   const relay = new OutboxRelay(db, runtime.bus.events, logger);
   const serviceRuntime: Runtime = { ...runtime, logger };
+  const idempotency = new IdempotencyGuard(db, logger);
 
   @Module({ imports: [ServiceCoreModule.for(serviceRuntime, db, outbox), definition.module] })
   class ServiceRootModule {}
 
-  const transport = new BusTransport(runtime.bus, definition.name, logger, contextSealFor(runtime.config));
+  const transport = new BusTransport(runtime.bus, definition.name, logger, contextSealFor(runtime.config), (subject, payload, invoke) =>
+    idempotency.run(subject, payload, invoke),
+  );
   const app = await NestFactory.createMicroservice(ServiceRootModule, { strategy: transport, logger: new NestLogger(logger) });
   app.useGlobalFilters(new PassThroughRpcFilter());
   await app.init();
@@ -80,12 +84,15 @@ export async function startService(definition: ServiceDefinition, runtime: Runti
   await app.listen();
   outbox.onAdded(() => relay.nudge());
   relay.start();
+  // The schema's owner purges its expired keys (jobs-worker works in the jobs schema and leaves that to jobs).
+  if (definition.migrations.length > 0) idempotency.startPurging();
   logger.info({ schema: definition.schema }, `${definition.name} is serving`);
 
   return {
     name: definition.name,
     indicators: [{ name: `${definition.name}.database`, check: () => db.ping() }],
     async close() {
+      idempotency.stopPurging();
       await app.close();
       await relay.stop();
       await db.close();

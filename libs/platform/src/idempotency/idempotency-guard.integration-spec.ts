@@ -1,0 +1,102 @@
+import type { MigrationInterface, QueryRunner } from 'typeorm';
+import type { RpcReply, RpcRequest } from '@lms/contracts';
+import { createTestDatabase, type TestDatabase } from '@lms/testing';
+import { createLogger } from '../observability/logger.js';
+import { type Database, openDatabase } from '../persistence/database.js';
+import { DomainError } from '../rpc/rpc-errors.js';
+import { canonicalJson, IdempotencyGuard } from './idempotency-guard.js';
+import { idempotencyTableUp } from './idempotency-table.js';
+
+class Tables1700000000000 implements MigrationInterface {
+  name = 'Tables1700000000000';
+  async up(q: QueryRunner): Promise<void> {
+    await idempotencyTableUp(q, 'idemtest');
+    await q.query('CREATE TABLE idemtest.effects (id serial PRIMARY KEY, note text NOT NULL)');
+  }
+  async down(): Promise<void> {}
+}
+
+const request = (key: string | undefined, body: unknown, userId = 7): RpcRequest => ({
+  ctx: { requestId: 'r', accountId: 1, subAccountId: null, userId, roles: ['admin'], ...(key ? { idempotencyKey: key } : {}) },
+  params: {},
+  query: {},
+  body,
+});
+
+describe('IdempotencyGuard (real Postgres)', () => {
+  let testDb: TestDatabase;
+  let db: Database;
+  let guard: IdempotencyGuard;
+
+  beforeAll(async () => {
+    testDb = await createTestDatabase();
+    db = await openDatabase({ url: testDb.url, schema: 'idemtest', entities: [], migrations: [Tables1700000000000] });
+    guard = new IdempotencyGuard(db, createLogger('silent'));
+  });
+  afterAll(async () => {
+    await db?.close();
+    await testDb?.drop();
+  });
+
+  const effects = async () => Number((await db.manager.query('SELECT count(*) AS n FROM idemtest.effects'))[0].n);
+  /** A handler whose effect is a row, written in the transaction it is given. */
+  const work = (note: string, delayMs = 0) => async (): Promise<RpcReply> => {
+    const [row] = await db.manager.query('INSERT INTO idemtest.effects (note) VALUES ($1) RETURNING id', [note]);
+    if (delayMs) await new Promise((r) => setTimeout(r, delayMs));
+    return { ok: true, status: 201, body: { id: row.id, note } };
+  };
+
+  it('does the work once and replays it; without a key every call works', async () => {
+    const before = await effects();
+    const first = await guard.run('s.create', request('k1', { a: 1, b: 2 }), work('one'));
+    const again = await guard.run('s.create', request('k1', { b: 2, a: 1 }), work('one'));
+    expect(again).toEqual({ ...first, headers: { 'idempotent-replayed': 'true' } });
+    await guard.run('s.create', request(undefined, {}), work('x'));
+    await guard.run('s.create', request(undefined, {}), work('x'));
+    expect((await effects()) - before).toBe(3);
+  });
+
+  it('serialises concurrent calls with one key on its row: one effect, one answer', async () => {
+    const before = await effects();
+    const answers = await Promise.all(Array.from({ length: 8 }, () => guard.run('s.create', request('k2', { n: 1 }), work('slow', 50))));
+    expect(new Set(answers.map((a) => JSON.stringify(a.ok && a.body))).size).toBe(1);
+    expect((await effects()) - before).toBe(1);
+  });
+
+  it('refuses another request under a used key with 422', async () => {
+    await guard.run('s.create', request('k3', { n: 1 }), work('a'));
+    await expect(guard.run('s.create', request('k3', { n: 2 }), work('b'))).rejects.toMatchObject({ status: 422, code: 'IDEMPOTENCY_KEY_REUSED' });
+    await expect(guard.run('s.other', request('k3', { n: 1 }), work('b'))).rejects.toMatchObject({ status: 422 });
+  });
+
+  it('rolls the claim back with a failing handler, so a retry does the work', async () => {
+    const fail = async (): Promise<RpcReply> => {
+      await db.manager.query("INSERT INTO idemtest.effects (note) VALUES ('rolled back')");
+      throw new DomainError(400, 'NOPE', 'Bad Request');
+    };
+    await expect(guard.run('s.create', request('k4', {}), fail)).rejects.toBeInstanceOf(DomainError);
+    expect(await db.manager.query("SELECT count(*) AS n FROM idemtest.effects WHERE note = 'rolled back'")).toEqual([{ n: '0' }]);
+    const retried = await guard.run('s.create', request('k4', {}), work('retried'));
+    expect(retried).toMatchObject({ ok: true, body: { note: 'retried' } });
+  });
+
+  it('keeps keys per account and user', async () => {
+    const a = await guard.run('s.create', request('k5', {}, 1), work('user 1'));
+    const b = await guard.run('s.create', request('k5', {}, 2), work('user 2'));
+    expect(a).not.toEqual(b);
+  });
+
+  it('forgets keys older than 24 hours and purges them', async () => {
+    await guard.run('s.create', request('k6', {}), work('old'));
+    await db.manager.query("UPDATE idemtest.idempotency_keys SET created_at = now() - interval '25 hours' WHERE key = 'k6'");
+    const again = await guard.run('s.create', request('k6', { other: true }), work('new'));
+    expect(again).toMatchObject({ ok: true, body: { note: 'new' } });
+    await db.manager.query("UPDATE idemtest.idempotency_keys SET created_at = now() - interval '25 hours' WHERE key = 'k6'");
+    expect(await guard.purge()).toBe(1);
+    expect(await db.manager.query("SELECT key FROM idemtest.idempotency_keys WHERE key = 'k6'")).toEqual([]);
+  });
+
+  it('fingerprints JSON by value, not by key order', () => {
+    expect(canonicalJson({ b: [1, { d: 1, c: 2 }], a: null })).toBe('{"a":null,"b":[1,{"c":2,"d":1}]}');
+  });
+});

@@ -1,0 +1,110 @@
+import { createHash } from 'node:crypto';
+import type { RpcReply, RpcRequest } from '@lms/contracts';
+import type { Logger } from '../observability/logger.js';
+import type { Database } from '../persistence/database.js';
+import { unprocessable } from '../rpc/rpc-errors.js';
+import { idempotencyTable } from './idempotency-table.js';
+
+/** How long a key is remembered (the issue's 24 hours); a key older than this starts afresh. */
+export const IDEMPOTENCY_TTL_HOURS = 24;
+/** Set on an answer that is a replay of the first one. */
+export const IDEMPOTENT_REPLAY_HEADER = 'idempotent-replayed';
+
+/** JSON with object keys sorted, so `{a,b}` and `{b,a}` are one request. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item ?? null)).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return canonicalJson((value as { toJSON(): unknown }).toJSON());
+    const entries = Object.entries(value).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/** What a request does: the same key with another fingerprint is another request, refused with 422. */
+export const requestFingerprint = (subject: string, request: RpcRequest) =>
+  createHash('sha256').update(canonicalJson({ subject, params: request.params ?? {}, query: request.query ?? {}, body: request.body ?? null })).digest('hex');
+
+interface KeyRow {
+  fingerprint: string;
+  reply: string | null;
+  expired: boolean;
+}
+
+/**
+ * `Idempotency-Key` for a service's writes: the key (carried in the request context) is claimed in the
+ * service's own schema in the same transaction as the handler's effect, with the answer stored beside it.
+ * So a 2xx and its record commit together (a crash cannot keep one without the other), a repeat replays
+ * the stored answer without doing the work again, and concurrent repeats wait on the row and replay.
+ * A handler that fails rolls its claim back: a retry then does the work.
+ */
+export class IdempotencyGuard {
+  private timer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly db: Database,
+    private readonly logger: Logger,
+  ) {}
+
+  async run(subject: string, payload: unknown, invoke: () => Promise<RpcReply>): Promise<RpcReply> {
+    const request = payload as RpcRequest | undefined;
+    const key = request?.ctx?.idempotencyKey;
+    if (typeof key !== 'string' || !request) return invoke();
+    const { accountId, userId } = request.ctx;
+    const fingerprint = requestFingerprint(subject, request);
+    const table = idempotencyTable(this.db.schema);
+    const id = [accountId, userId, key];
+    return this.db.transaction(async (manager) => {
+      const claimed: unknown[] = await manager.query(
+        `INSERT INTO ${table} (account_id, user_id, key, fingerprint) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING RETURNING key`,
+        [...id, fingerprint],
+      );
+      if (claimed.length === 0) {
+        // Another request has the key: its transaction has ended by now (the insert waited for it), so the row is final.
+        const [row] = (await manager.query(
+          `SELECT fingerprint, reply, created_at < now() - make_interval(hours => ${IDEMPOTENCY_TTL_HOURS}) AS expired
+           FROM ${table} WHERE account_id = $1 AND user_id = $2 AND key = $3 FOR UPDATE`,
+          id,
+        )) as KeyRow[];
+        if (row && !row.expired && row.reply !== null) {
+          if (row.fingerprint !== fingerprint) {
+            throw unprocessable('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used for another request; use a new key for a new request.');
+          }
+          const first = JSON.parse(row.reply) as RpcReply;
+          return first.ok ? { ...first, headers: { ...first.headers, [IDEMPOTENT_REPLAY_HEADER]: 'true' } } : first;
+        }
+        // Expired (or, should the delete of a purge race us, gone): the key starts afresh.
+        await manager.query(
+          `INSERT INTO ${table} (account_id, user_id, key, fingerprint) VALUES ($1, $2, $3, $4)
+           ON CONFLICT (account_id, user_id, key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, reply = NULL, created_at = now()`,
+          [...id, fingerprint],
+        );
+      }
+      const answer = await invoke();
+      await manager.query(`UPDATE ${table} SET reply = $4 WHERE account_id = $1 AND user_id = $2 AND key = $3`, [...id, JSON.stringify(answer)]);
+      return answer;
+    });
+  }
+
+  /** Deletes keys older than the TTL; answers how many went. */
+  async purge(): Promise<number> {
+    const result = (await this.db.manager.query(`DELETE FROM ${idempotencyTable(this.db.schema)} WHERE created_at < now() - make_interval(hours => ${IDEMPOTENCY_TTL_HOURS})`)) as [unknown, number];
+    return result[1] ?? 0;
+  }
+
+  /** Purges now and then every `intervalMs`; a failed purge is logged and retried next time. */
+  startPurging(intervalMs = 3_600_000): void {
+    const purge = () =>
+      this.purge().then(
+        (count) => count > 0 && this.logger.info({ count }, 'expired idempotency keys purged'),
+        (err: unknown) => this.logger.warn({ err }, 'idempotency key purge failed'),
+      );
+    void purge();
+    this.timer = setInterval(purge, intervalMs);
+    this.timer.unref();
+  }
+
+  stopPurging(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+}
