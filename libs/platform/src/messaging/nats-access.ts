@@ -21,6 +21,8 @@ const SERVICES = ['identity', 'catalog', 'scheduling', 'jobs', 'locking'] as con
 
 /** Broadcast when cached principals must be dropped (AUTH_INVALIDATE_SUBJECT in libs/contracts; a spec keeps them equal). */
 const AUTH_INVALIDATE = 'identity.auth.invalidate';
+/** Gateway replicas share their rate-limit counts (RATE_LIMIT_USAGE_SUBJECT in apps/gateway). */
+const RATE_LIMIT_USAGE = 'gateway.rate_limit.usage';
 
 /**
  * Every deployable that connects to NATS (all but the all-in-one) and its role. The gateway asks every
@@ -28,7 +30,7 @@ const AUTH_INVALIDATE = 'identity.auth.invalidate';
  * nothing and publishes the jobs service's events, whose schema it works in.
  */
 export const BUS_ROLES: Readonly<Record<string, BusRole>> = {
-  gateway: { calls: SERVICES, listens: [AUTH_INVALIDATE] },
+  gateway: { calls: SERVICES, broadcasts: [RATE_LIMIT_USAGE], listens: [AUTH_INVALIDATE, RATE_LIMIT_USAGE] },
   identity: { serves: 'identity', publishesEventsOf: 'identity', broadcasts: [AUTH_INVALIDATE] },
   catalog: { serves: 'catalog', publishesEventsOf: 'catalog' },
   scheduling: { serves: 'scheduling', publishesEventsOf: 'scheduling' },
