@@ -14,6 +14,7 @@ import pg from 'pg';
 import { bootstrapAccountId, createBenchDatabase, deleteNamespaceStreams, uniqueName, waitOutboxDrained } from './infra.mjs';
 import { requestJson, runLoad } from './load.mjs';
 import { cpuTimeMs, killAllNow, liveChildren, stopChildren } from './processes.mjs';
+import { benchEventDelivery, formatEventTable } from './event-delivery.mjs';
 import { RAW, byOperation, errorSummary, formatTable, withRatios, writeJson } from './report.mjs';
 import { missingBuildOutputs, startAllInOne, startRaw, startSeparate } from './topologies.mjs';
 
@@ -180,6 +181,8 @@ try {
   await current.close();
   current = undefined;
 
+  const eventDelivery = await benchEventDelivery({ databaseServerUrl: settings.databaseServerUrl, natsUrl: settings.natsUrl, log });
+
   const results = byOperation(withRatios(rows));
   const load = (averages) => averages.map((n) => n.toFixed(2)).join(' ');
   const machine = {
@@ -192,13 +195,14 @@ try {
     loadAverageBefore: load(loadBefore),
     loadAverageAfter: load(os.loadavg()),
   };
-  writeJson(RESULTS_FILE, { date: started.toISOString(), machine, settings: { ...settings, databaseServerUrl: undefined }, results });
+  writeJson(RESULTS_FILE, { date: started.toISOString(), machine, settings: { ...settings, databaseServerUrl: undefined }, results, eventDelivery });
 
   process.stdout.write(`\nlearning service bench, ${started.toISOString()}, ${machine.cpus} cores (${machine.cpuModel}), node ${process.version}, Postgres ${versions.postgres}, NATS ${versions.nats}\n`);
   process.stdout.write(`${settings.concurrency} keep-alive connections, ${settings.warmupS} s warm-up + ${settings.durationS} s per loaded row, ${settings.probeS} s per "1 conn" row; ratios are to the raw row of the same operation\n`);
   process.stdout.write(`CPU ms/req: user+system CPU of the topology's own processes per 2xx answer (Postgres and NATS not included)\n`);
   process.stdout.write(`load average (1/5/15 min) before: ${machine.loadAverageBefore}, after: ${machine.loadAverageAfter}\n\n`);
   process.stdout.write(`${formatTable(results)}\n\n`);
+  process.stdout.write(`${formatEventTable(eventDelivery)}\n\n`);
   const errors = errorSummary(results);
   if (errors.length > 0) {
     process.stdout.write(`!! ERRORS: these rows are not clean measurements:\n${errors.join('\n')}\n\n`);

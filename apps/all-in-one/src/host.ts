@@ -51,12 +51,12 @@ export interface SystemOptions {
   logger?: Logger;
 }
 
-/** Every deployable in one process: embedded Postgres and the in-process bus unless DATABASE_URL / NATS_URL are set. */
+/** Every deployable in one process: embedded Postgres and the in-process bus (events in that Postgres) unless DATABASE_URL / NATS_URL are set. */
 export async function startSystem({ config, logger = createLogger(config.logLevel, { mode: 'all-in-one' }) }: SystemOptions): Promise<System> {
   assertAllInOneConfig(config);
   const embedded = config.databaseUrl ? undefined : await startEmbeddedPostgres(join(config.dataDir, 'postgres'), config.embeddedPostgresPort, logger);
   const databaseUrl = config.databaseUrl ?? embedded!.url;
-  const bus = await createBus(config, 'all-in-one', logger);
+  const bus = await createBus(config, 'all-in-one', logger, databaseUrl);
   await bus.events.ensureStreams();
   const runtime: Runtime = { config, databaseUrl, bus, logger };
   const started: Deployable[] = [];

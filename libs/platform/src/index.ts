@@ -13,6 +13,7 @@ export * from './messaging/bus-transport.js';
 export * from './messaging/reply.js';
 export * from './events/in-process-event-log.js';
 export * from './events/jetstream-event-log.js';
+export * from './events/postgres-event-log.js';
 export * from './events/event-tables.js';
 export * from './events/outbox.js';
 export * from './events/outbox-relay.js';

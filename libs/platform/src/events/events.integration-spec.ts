@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { CloudEvent } from '@lms/contracts';
 import { createTestDatabase, testNatsUrl, uniqueName, type TestDatabase } from '@lms/testing';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
@@ -8,10 +9,10 @@ import { createLogger } from '../observability/logger.js';
 import { openDatabase, type Database } from '../persistence/database.js';
 import { eventTablesDown, eventTablesUp } from './event-tables.js';
 import { subscribeWithInbox } from './inbox-consumer.js';
-import { InProcessEventLog } from './in-process-event-log.js';
 import { JetStreamEventLog } from './jetstream-event-log.js';
 import { Outbox } from './outbox.js';
 import { OutboxRelay } from './outbox-relay.js';
+import { PostgresEventLog } from './postgres-event-log.js';
 
 const SCHEMA = 'evtest';
 const logger = createLogger('silent');
@@ -31,6 +32,17 @@ class EventTestSchema1700000000000 implements MigrationInterface {
   }
 }
 
+const cloudEvent = (type: string, data: unknown = {}): CloudEvent => ({
+  specversion: '1.0',
+  id: randomUUID(),
+  source: '/evtest',
+  type,
+  time: new Date().toISOString(),
+  datacontenttype: 'application/json',
+  accountid: 7,
+  data,
+});
+
 /** Polls until `check` holds; fails with `what` after the deadline instead of hanging. */
 async function waitUntil(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 4_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -40,37 +52,74 @@ async function waitUntil(what: string, check: () => boolean | Promise<boolean>, 
   }
 }
 
+/**
+ * One event log implementation behind the shared contract below. `open` gives what one process sees of
+ * the log; opening it again is another process (or the same one restarted) on the same stored log.
+ */
 interface Harness {
-  log: EventLog;
+  open(): Promise<EventLog>;
+  /** Ends the process of a log abruptly: nothing in flight is acknowledged or handed back. */
+  crash(log: EventLog): Promise<void>;
+  /** Publishes text that is not a CloudEvent, as a foreign or broken publisher could. */
+  publishRaw?(type: string, text: string): Promise<void>;
   close(): Promise<void>;
 }
 
-/** JetStream needs a NATS server; without one (TEST_NATS_URL empty) only the in-process log runs. */
+/** JetStream needs a NATS server; without one (TEST_NATS_URL empty) only the Postgres log runs. */
 const natsUrl = testNatsUrl();
-const kinds: [string, () => Promise<Harness & { nc?: NatsConnection }>][] = [
+const kinds: [string, (testDb: TestDatabase) => Promise<Harness>][] = [
   [
-    'in-process',
-    async () => ({
-      log: new InProcessEventLog(uniqueName('ns')),
-      close: async () => undefined,
-    }),
+    'Postgres',
+    async (testDb) => {
+      const namespace = uniqueName('ns');
+      const logs: PostgresEventLog[] = [];
+      return {
+        open: async () => {
+          const log = new PostgresEventLog({ url: testDb.url, namespace, logger, poolSize: 4 });
+          logs.push(log);
+          await log.ensureStreams();
+          return log;
+        },
+        crash: (log) => (log as PostgresEventLog).close(),
+        close: async () => {
+          await Promise.all(logs.map((l) => l.close()));
+        },
+      };
+    },
   ],
 ];
 if (natsUrl) {
   kinds.unshift([
     'JetStream',
     async () => {
-      const nc = await connect({ servers: natsUrl });
-      const log = new JetStreamEventLog(nc, uniqueName('ns'), logger);
-      await log.ensureStreams();
+      const namespace = uniqueName('ns');
+      const connections = new Map<EventLog, NatsConnection>();
+      let first: JetStreamEventLog | undefined;
       return {
-        log,
-        nc,
+        open: async () => {
+          const nc = await connect({ servers: natsUrl });
+          const log = new JetStreamEventLog(nc, namespace, logger);
+          await log.ensureStreams();
+          connections.set(log, nc);
+          first ??= log;
+          return log;
+        },
+        crash: async (log) => {
+          await connections.get(log)?.close();
+        },
+        publishRaw: async (type, text) => {
+          const [nc] = connections.values();
+          await jetstream(nc).publish(`${namespace}.events.${type}`, text);
+        },
         close: async () => {
+          const nc = await connect({ servers: natsUrl });
           const jsm = await jetstreamManager(nc);
-          await jsm.streams.delete(log.eventsStream);
-          await jsm.streams.delete(log.deadLetterStream);
+          if (first) {
+            await jsm.streams.delete(first.eventsStream);
+            await jsm.streams.delete(first.deadLetterStream);
+          }
           await nc.close();
+          await Promise.all([...connections.values()].map((c) => (c.isClosed() ? undefined : c.close())));
         },
       };
     },
@@ -80,7 +129,7 @@ if (natsUrl) {
 describe.each(kinds)('events over the %s log', (kind, makeHarness) => {
   let testDb: TestDatabase;
   let db: Database;
-  let harness: Harness & { nc?: NatsConnection };
+  let harness: Harness;
   let log: EventLog;
   let outbox: Outbox;
   let relay: OutboxRelay;
@@ -129,8 +178,8 @@ describe.each(kinds)('events over the %s log', (kind, makeHarness) => {
   beforeAll(async () => {
     testDb = await createTestDatabase();
     db = await openDatabase({ url: testDb.url, schema: SCHEMA, entities: [], migrations: [EventTestSchema1700000000000], poolSize: 5 });
-    harness = await makeHarness();
-    log = harness.log;
+    harness = await makeHarness(testDb);
+    log = await harness.open();
     outbox = new Outbox(db, 'evtest');
     relay = new OutboxRelay(db, log, logger);
   });
@@ -413,45 +462,179 @@ describe.each(kinds)('events over the %s log', (kind, makeHarness) => {
     expect(finished).toBe(true);
   });
 
-  if (kind === 'JetStream') {
-    it('dead-letters a malformed message on the stream at once', async () => {
-      const jetLog = log as JetStreamEventLog;
-      const seen = await recordDeliveries('h_strict', ['evtest.h.*']);
-      const nc = harness.nc as NatsConnection;
-      await jetstream(nc).publish(`${jetLog.namespace}.events.evtest.h.raw`, JSON.stringify({ hello: 'world' }));
+  it('drops a second publish of the same event id and delivers it once', async () => {
+    const seen = await recordDeliveries('m_dedup', ['evtest.m.>']);
+    const first = cloudEvent('evtest.m.happened', { n: 1 });
+    expect(await log.publish(first)).toEqual({ duplicate: false });
+    expect(await log.publish({ ...first, data: { n: 2 } })).toEqual({ duplicate: true });
+    const barrier = cloudEvent('evtest.m.barrier');
+    await log.publish(barrier);
 
-      await waitUntil('the malformed message is dead-lettered', async () => (await log.deadLetters('h_strict')).length === 1);
-      const [letter] = await log.deadLetters('h_strict');
-      expect(letter).toEqual({ durable: 'h_strict', event: { hello: 'world' }, error: 'malformed event: missing id', deliveries: 1 });
-      expect(seen).toEqual([]);
+    await waitUntil('the barrier is delivered', () => seen.includes(barrier.id));
+    expect(seen).toEqual([first.id, barrier.id]);
+  });
+
+  it('delivers only the types a consumer asked for, with * and > wildcards, and starts a new durable at the beginning', async () => {
+    const types = ['evtest.n.course.published', 'evtest.n.course.published.v2', 'evtest.n.enrollment.completed', 'evtest.other.deleted'];
+    const published: CloudEvent[] = [];
+    for (const type of types) {
+      published.push(cloudEvent(type));
+      await log.publish(published[published.length - 1]);
+    }
+    // Both durables are created after the events were published.
+    const byStar = await recordDeliveries('n_star', ['evtest.n.course.*']);
+    const byTail = await recordDeliveries('n_tail', ['evtest.n.>']);
+
+    await waitUntil('the > consumer has its three events', () => byTail.length === 3);
+    await waitUntil('the * consumer has its event', () => byStar.length === 1);
+    expect(byTail).toEqual(published.slice(0, 3).map((e) => e.id));
+    expect(byStar).toEqual([published[0].id]);
+  });
+
+  it('waits the back-off between deliveries of a failing event', async () => {
+    const at: number[] = [];
+    subscriptions.push(
+      await log.consume(options('o_backoff', ['evtest.o.created'], { maxDeliver: 3, backoffMs: [400, 800] }), async () => {
+        at.push(Date.now());
+        throw new Error('not yet');
+      }),
+    );
+    await log.publish(cloudEvent('evtest.o.created'));
+    await waitUntil('the event is dead-lettered', async () => (await log.deadLetters('o_backoff')).length === 1);
+    expect(at).toHaveLength(3);
+    // Lower bounds only: a loaded machine may be late, never early (timer granularity aside).
+    expect(at[1] - at[0]).toBeGreaterThanOrEqual(350);
+    expect(at[2] - at[1]).toBeGreaterThanOrEqual(750);
+  });
+
+  // Only a foreign publisher on the NATS server can write one; the Postgres log's only writer is `publish`.
+  (kind === 'JetStream' ? it : it.skip)('dead-letters a malformed message at once', async () => {
+    const seen = await recordDeliveries('h_strict', ['evtest.h.*']);
+    await harness.publishRaw!('evtest.h.raw', JSON.stringify({ hello: 'world' }));
+
+    await waitUntil('the malformed message is dead-lettered', async () => (await log.deadLetters('h_strict')).length === 1);
+    const [letter] = await log.deadLetters('h_strict');
+    expect(letter).toEqual({ durable: 'h_strict', event: { hello: 'world' }, error: 'malformed event: missing id', deliveries: 1 });
+    expect(seen).toEqual([]);
+  });
+
+  describe('across a restart of the log\'s process', () => {
+    it('resumes each durable where it stopped and keeps its dead letters', async () => {
+      const before = await harness.open();
+      const first: string[] = [];
+      const sub = await before.consume(options('p_resume', ['evtest.p.created']), async (e) => {
+        first.push(e.id);
+      });
+      await before.consume(options('p_dead', ['evtest.pd.created'], { maxDeliver: 1 }), async () => {
+        throw new Error('always fails');
+      });
+      const one = cloudEvent('evtest.p.created');
+      const poison = cloudEvent('evtest.pd.created');
+      await before.publish(one);
+      await before.publish(poison);
+      await waitUntil('the first event is handled and dead-lettered', async () => first.length === 1 && (await before.deadLetters('p_dead')).length === 1);
+      await sub.unsubscribe();
+      const two = cloudEvent('evtest.p.created');
+      await before.publish(two);
+      await harness.crash(before);
+
+      const after = await harness.open();
+      expect(await after.deadLetters('p_dead')).toEqual([{ durable: 'p_dead', event: poison, error: 'always fails', deliveries: 1 }]);
+      const resumed: string[] = [];
+      subscriptions.push(
+        await after.consume(options('p_resume', ['evtest.p.created']), async (e) => {
+          resumed.push(e.id);
+        }),
+      );
+      const barrier = cloudEvent('evtest.p.created');
+      await after.publish(barrier);
+      await waitUntil('the barrier is delivered', () => resumed.includes(barrier.id));
+      expect(first).toEqual([one.id]);
+      expect(resumed).toEqual([two.id, barrier.id]);
     });
 
-    it('dead-letters, without running the handler again, an event whose last delivery was never acknowledged', async () => {
-      const jetLog = log as JetStreamEventLog;
+    it('delivers again an event whose handler died with its process (at the latest after the ack wait)', async () => {
+      const durable = 'q_crash';
+      const opts = options(durable, ['evtest.q.created'], { ackWaitMs: 1_000 });
+      const before = await harness.open();
+      let release: () => void = () => undefined;
+      let taken = 0;
+      await before.consume(opts, async () => {
+        taken++;
+        await new Promise<void>((resolve) => (release = resolve));
+      });
+      const event = cloudEvent('evtest.q.created');
+      await before.publish(event);
+      await waitUntil('the first process took the event', () => taken === 1);
+      await harness.crash(before);
+      release(); // the dead process's acknowledgement goes nowhere
+
+      const after = await harness.open();
+      const redelivered: DeliveryInfo[] = [];
+      subscriptions.push(
+        await after.consume(opts, async (e, info) => {
+          if (e.id === event.id) redelivered.push(info);
+        }),
+      );
+      await waitUntil('the event is delivered again', () => redelivered.length === 1, 8_000);
+      expect(redelivered).toEqual([{ deliveryCount: 2 }]);
+    });
+
+    it('dead-letters, without running the handler again, an event whose last delivery died with its process', async () => {
       const durable = 'l_crash';
       const opts = options(durable, ['evtest.l.created'], { maxDeliver: 1, ackWaitMs: 500 });
+      const before = await harness.open();
+      let taken = 0;
+      let release: () => void = () => undefined;
+      await before.consume(opts, async () => {
+        taken++;
+        await new Promise<void>((resolve) => (release = resolve)); // no answer before its process dies
+      });
+      const event = cloudEvent('evtest.l.created');
+      await before.publish(event);
+      await waitUntil('the first process took the event', () => taken === 1);
+      await harness.crash(before);
+      release(); // the dead process's acknowledgement goes nowhere
+
+      const after = await harness.open();
       let calls = 0;
-      await (await log.consume(opts, async () => undefined)).unsubscribe(); // creates the durable
-      const event = await commitEvent('evtest.l.created');
-      await relay.runOnce();
-
-      // A replica takes the event and crashes before acknowledging it.
-      const raw = await jetstream(harness.nc as NatsConnection).consumers.get(jetLog.eventsStream, durable);
-      const taken = await raw.next({ expires: 5_000 });
-      expect(taken?.info.deliveryCount).toBe(1);
-
       subscriptions.push(
-        await log.consume(opts, async () => {
+        await after.consume(opts, async () => {
           calls++;
         }),
       );
-      await waitUntil('the unacknowledged event is dead-lettered', async () => (await log.deadLetters(durable)).length === 1);
-      const [letter] = await log.deadLetters(durable);
+      await waitUntil('the unacknowledged event is dead-lettered', async () => (await after.deadLetters(durable)).length === 1, 8_000);
+      const [letter] = await after.deadLetters(durable);
       expect(letter).toMatchObject({ durable, event: { id: event.id }, deliveries: 2 });
       expect(letter.error).toContain('not acknowledged');
       expect(calls).toBe(0);
     });
-  }
+
+    it('keeps a retry waiting for its back-off', async () => {
+      const durable = 's_retry';
+      const opts = options(durable, ['evtest.s.created'], { maxDeliver: 3, backoffMs: [1_000] });
+      const before = await harness.open();
+      let failedAt = 0;
+      await before.consume(opts, async () => {
+        failedAt = Date.now();
+        throw new Error('fails once');
+      });
+      await before.publish(cloudEvent('evtest.s.created'));
+      await waitUntil('the first delivery failed', () => failedAt > 0);
+      await harness.crash(before);
+
+      const after = await harness.open();
+      const retried: { deliveryCount: number; at: number }[] = [];
+      subscriptions.push(
+        await after.consume(opts, async (_e, info) => {
+          retried.push({ deliveryCount: info.deliveryCount, at: Date.now() });
+        }),
+      );
+      await waitUntil('the retry is delivered', () => retried.length === 1, 8_000);
+      expect(retried[0].deliveryCount).toBe(2);
+      expect(retried[0].at - failedAt).toBeGreaterThanOrEqual(900);
+    });
+  });
 });
 
 /** The log's methods bound to it, to build wrappers that override one of them. */

@@ -35,8 +35,8 @@ interface Durable {
 }
 
 /**
- * The JetStream event log's semantics in memory, for the embedded (all-in-one) dev mode without a NATS
- * server: de-duplication by event id within the window, durable consumers that resume at their cursor and
+ * The JetStream event log's semantics in memory, for unit tests of the in-process bus (the product runs on
+ * `PostgresEventLog` without a NATS server): de-duplication by event id within the window, durable consumers that resume at their cursor and
  * split events between subscriptions, NATS wildcards on types, retries with back-off, dead letters.
  *
  * NOT durable: the log, the cursors and the dead letters live in this process and are lost on restart.

@@ -172,7 +172,13 @@ export class JetStreamEventLog implements EventLog {
     }
     const ackWaitMs = options.ackWaitMs ?? DEFAULT_ACK_WAIT_MS;
     // A slow handler keeps its claim, so the event is not handed to another replica meanwhile.
-    const keepAlive = setInterval(() => msg.working(), Math.max(ackWaitMs / 2, 100));
+    const keepAlive = setInterval(() => {
+      try {
+        msg.working();
+      } catch {
+        // The connection is gone: the server redelivers the event after the ack wait.
+      }
+    }, Math.max(ackWaitMs / 2, 100));
     try {
       await handler(event, { deliveryCount });
       msg.ack();

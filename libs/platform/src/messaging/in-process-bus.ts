@@ -43,10 +43,18 @@ export class InProcessBus implements MessageBus {
   /** Owners sharing this bus (see `retain`); the last `close` really closes. */
   private owners = 1;
 
-  constructor(options: { namespace?: string; logger?: Logger } = {}) {
+  /** Closes the event log with the bus, when the bus owns it. */
+  private readonly closeEvents?: () => Promise<void>;
+
+  /**
+   * `events`: the log the bus carries, with how to close it (the product's Postgres log). Without it, an
+   * in-memory log that keeps nothing across restarts: unit tests only.
+   */
+  constructor(options: { namespace?: string; logger?: Logger; events?: { log: EventLog; close(): Promise<void> } } = {}) {
     this.namespace = options.namespace ?? '';
     this.logger = options.logger ?? createLogger('silent');
-    this.events = new InProcessEventLog(this.namespace);
+    this.events = options.events?.log ?? new InProcessEventLog(this.namespace);
+    this.closeEvents = options.events?.close;
   }
 
   get isClosed(): boolean {
@@ -141,6 +149,7 @@ export class InProcessBus implements MessageBus {
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
     this.servers = [];
     this.listeners = [];
+    await this.closeEvents?.();
   }
 
   private track(handled: Promise<unknown>): void {

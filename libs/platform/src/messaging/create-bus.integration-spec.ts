@@ -1,10 +1,32 @@
+import { createTestDatabase, type TestDatabase } from '@lms/testing';
+import { PostgresEventLog } from '../events/postgres-event-log.js';
 import { createLogger } from '../observability/logger.js';
-import { createBus } from './create-bus.js';
+import { createBus as createBusOn } from './create-bus.js';
 import { InProcessBus } from './in-process-bus.js';
 
 const logger = createLogger('silent');
 
 describe('createBus without a NATS URL', () => {
+  let testDb: TestDatabase;
+  const createBus = (config: { natsNamespace: string }, name: string, log: typeof logger) => createBusOn(config, name, log, testDb.url);
+
+  beforeAll(async () => {
+    testDb = await createTestDatabase();
+  });
+
+  afterAll(async () => {
+    await testDb?.drop();
+  });
+
+  it('refuses to run without a database for the event log', async () => {
+    await expect(createBusOn({ natsNamespace: 'no-db' }, 'gateway', logger)).rejects.toThrow('needs the database URL');
+  });
+
+  it('carries its events in Postgres', async () => {
+    const bus = await createBus({ natsNamespace: 'shared-pg' }, 'identity', logger);
+    expect(bus.events).toBeInstanceOf(PostgresEventLog);
+    await bus.close();
+  });
   it('gives every deployable of the process the same in-process bus per namespace', async () => {
     const gateway = await createBus({ natsNamespace: 'shared-a' }, 'gateway', logger);
     const identity = await createBus({ natsNamespace: 'shared-a' }, 'identity', logger);
