@@ -518,6 +518,24 @@ describe.each(kinds)('events over the %s log', (kind, makeHarness) => {
     expect(seen).toEqual([]);
   });
 
+  (kind === 'Postgres' ? it : it.skip)('publishes in the relay\'s transaction when the log shares its database: nothing of a rollback', async () => {
+    const pgLog = log as PostgresEventLog;
+    expect(pgLog.isDatabase(testDb.url)).toBe(true);
+    const seen = await recordDeliveries('t_within', ['evtest.t.*']);
+    const lost = cloudEvent('evtest.t.rolledback');
+    await expect(
+      db.transaction(async (manager) => {
+        expect(await pgLog.publishWithin((sql, params) => manager.query(sql, params), [lost])).toEqual([{ duplicate: false }]);
+        throw new Error('relay died before its commit');
+      }),
+    ).rejects.toThrow('relay died');
+    const kept = cloudEvent('evtest.t.committed');
+    await db.transaction((manager) => pgLog.publishWithin((sql, params) => manager.query(sql, params), [kept]));
+    await waitUntil('the committed event is delivered', () => seen.includes(kept.id));
+    expect(seen).toEqual([kept.id]);
+    expect(await log.publish(lost)).toEqual({ duplicate: false }); // the log never had it
+  });
+
   describe('across a restart of the log\'s process', () => {
     it('resumes each durable where it stopped and keeps its dead letters', async () => {
       const before = await harness.open();

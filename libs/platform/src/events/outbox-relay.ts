@@ -4,6 +4,7 @@ import type { EventLog } from '../messaging/message-bus.js';
 import type { Logger } from '../observability/logger.js';
 import type { Database } from '../persistence/database.js';
 import { eventTable } from './event-tables.js';
+import { PostgresEventLog } from './postgres-event-log.js';
 
 export interface OutboxRelayOptions {
   /** Poll interval when idle. */
@@ -21,6 +22,8 @@ const HOUR_MS = 3_600_000;
  * de-duplication id. Rows are claimed with `FOR UPDATE SKIP LOCKED`, so replicas share the work without
  * publishing a row twice at the same time. A relay that dies after publishing and before marking leaves
  * the row to be published again, and the log drops the duplicate (and consumers' inboxes would too).
+ * A Postgres event log in the service's own database takes the batch in the relay's transaction instead:
+ * the events enter the log and their rows are marked in one commit.
  */
 export class OutboxRelay {
   private readonly intervalMs: number;
@@ -33,6 +36,8 @@ export class OutboxRelay {
   private lastPurge = 0;
   /** Runs ticks in the context the relay was made in, so a nudge from inside a transaction cannot make the relay join it. */
   private readonly detached = AsyncLocalStorage.snapshot();
+  /** The log, when it lives in this database and can publish in the relay's transaction. */
+  private readonly sameDatabaseLog?: PostgresEventLog;
 
   constructor(
     private readonly db: Database,
@@ -43,6 +48,8 @@ export class OutboxRelay {
     this.intervalMs = options.intervalMs ?? 1_000;
     this.batchSize = options.batchSize ?? 100;
     this.retentionMs = options.retentionMs ?? 7 * 24 * HOUR_MS;
+    const url = (db.dataSource.options as { url?: string }).url;
+    if (events instanceof PostgresEventLog && url && events.isDatabase(url)) this.sameDatabaseLog = events;
   }
 
   start(): void {
@@ -78,6 +85,11 @@ export class OutboxRelay {
         `SELECT id, payload FROM ${outbox} WHERE published_at IS NULL ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
         [this.batchSize],
       );
+      if (rows.length > 0 && this.sameDatabaseLog) {
+        await this.sameDatabaseLog.publishWithin((sql, params) => manager.query(sql, params), rows.map((row) => row.payload));
+        await manager.query(`UPDATE ${outbox} SET published_at = now() WHERE id = ANY($1::uuid[])`, [rows.map((row) => row.id)]);
+        return rows.length;
+      }
       const published: string[] = [];
       for (const row of rows) {
         try {

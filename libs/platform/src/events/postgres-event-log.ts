@@ -39,6 +39,9 @@ export function typesPattern(types: string[]): string {
   return `^(${types.map(one).join('|')})$`;
 }
 
+/** Runs one statement on the caller's connection, in its transaction; resolves with the rows. */
+export type TransactionQuery = (sql: string, params: unknown[]) => Promise<unknown[]>;
+
 interface Claimed {
   seq: string;
   deliveries: number;
@@ -74,6 +77,7 @@ export interface PostgresEventLogOptions {
  */
 export class PostgresEventLog implements EventLog {
   readonly schema: string;
+  private readonly url: string;
   private readonly pool: pg.Pool;
   private readonly logger: Logger;
   /** NOTIFY channel: one per log schema. */
@@ -90,10 +94,19 @@ export class PostgresEventLog implements EventLog {
   private readonly detached = AsyncLocalStorage.snapshot();
 
   constructor(options: PostgresEventLogOptions) {
+    this.url = options.url;
     this.schema = eventLogSchema(options.namespace ?? '');
     this.channel = this.schema;
     this.logger = options.logger ?? createLogger('silent');
-    this.pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 10, application_name: 'lms-event-log' });
+    // Claims, acknowledgements and retry times commit without waiting for the WAL flush: one lost in a crash
+    // of Postgres means a redelivery, which the consumers' inboxes absorb. What must not be lost (published
+    // events, dead letters) commits synchronously (`inTransaction`, and the relay's own transaction).
+    this.pool = new pg.Pool({
+      connectionString: options.url,
+      max: options.poolSize ?? 10,
+      application_name: 'lms-event-log',
+      options: '-c synchronous_commit=off',
+    });
     // An idle client that loses its server (Postgres restarting) must not crash the process.
     this.pool.on('error', (err) => this.logger.warn({ err }, 'event log connection lost'));
   }
@@ -160,31 +173,50 @@ export class PostgresEventLog implements EventLog {
   }
 
   async publish(event: CloudEvent): Promise<{ duplicate: boolean }> {
+    const [result] = await this.inTransaction((client) => this.publishWithin(async (sql, params) => (await client.query(sql, params)).rows, [event]));
+    return result;
+  }
+
+  /** True when `url` names this log's database: a transaction there can publish with `publishWithin`. */
+  isDatabase(url: string): boolean {
+    const key = (u: string) => {
+      const parsed = new URL(u);
+      return `${parsed.username}@${parsed.hostname}:${parsed.port || '5432'}${parsed.pathname}`;
+    };
+    try {
+      return key(url) === key(this.url);
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * Publishes `events` in the caller's open transaction on this log's database: they are in the log if and
+   * only if that transaction commits, so the outbox relay marks its rows in the same commit. Fans each new
+   * event out to the durables whose types match and notifies them at commit.
+   */
+  async publishWithin(query: TransactionQuery, events: CloudEvent[]): Promise<{ duplicate: boolean }[]> {
     await this.ensureStreams();
-    const durables = await this.inTransaction(async (client) => {
-      // Shared: publishers run side by side; a durable being created (exclusive) sees every event or fans in.
-      await client.query('SELECT pg_advisory_xact_lock_shared(hashtext($1))', [this.lockKey]);
-      const { rows } = await client.query<{ inserted: boolean; durables: string[] | null }>(
-        `WITH e AS (
-           INSERT INTO ${this.table('events')} (id, type, payload) VALUES ($1, $2, $3)
-           ON CONFLICT (id) DO NOTHING RETURNING seq, type
-         ), d AS (
-           INSERT INTO ${this.table('deliveries')} (durable, seq)
-           SELECT c.durable, e.seq FROM e JOIN ${this.table('consumers')} c ON e.type ~ c.type_pattern
-           RETURNING durable
-         )
-         SELECT EXISTS (SELECT 1 FROM e) AS inserted, (SELECT array_agg(durable) FROM d) AS durables`,
-        [event.id, event.type, JSON.stringify(event)],
-      );
-      const [{ inserted, durables }] = rows;
-      if (!inserted) return undefined;
-      // Delivered at commit, to every process listening, this one included.
-      if (durables?.length) await client.query('SELECT pg_notify($1, d) FROM unnest($2::text[]) AS d', [this.channel, durables]);
-      return durables ?? [];
-    });
-    if (durables === undefined) return { duplicate: true };
-    for (const durable of durables) this.wake(durable); // local subscriptions need not wait for the notification
-    return { duplicate: false };
+    // Shared: publishers run side by side; a durable being created (exclusive) sees each event in the log or fans it in.
+    await query('SELECT pg_advisory_xact_lock_shared(hashtext($1))', [this.lockKey]);
+    const [{ inserted, durables }] = (await query(
+      `WITH input AS (
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS t(id, type, payload, ord)
+       ), e AS (
+         INSERT INTO ${this.table('events')} (id, type, payload) SELECT id, type, payload FROM input ORDER BY ord
+         ON CONFLICT (id) DO NOTHING RETURNING seq, id, type
+       ), d AS (
+         INSERT INTO ${this.table('deliveries')} (durable, seq)
+         SELECT c.durable, e.seq FROM e JOIN ${this.table('consumers')} c ON e.type ~ c.type_pattern
+         RETURNING durable
+       )
+       SELECT (SELECT array_agg(id) FROM e) AS inserted, (SELECT array_agg(DISTINCT durable) FROM d) AS durables`,
+      [events.map((e) => e.id), events.map((e) => e.type), events.map((e) => JSON.stringify(e))],
+    )) as { inserted: string[] | null; durables: string[] | null }[];
+    // Delivered at commit, to every process listening, this one included.
+    if (durables?.length) await query('SELECT pg_notify($1, d) FROM unnest($2::text[]) AS d', [this.channel, durables]);
+    const fresh = new Set(inserted ?? []);
+    return events.map((e) => ({ duplicate: !fresh.has(e.id) }));
   }
 
   async consume(options: ConsumerOptions, handler: Handler): Promise<Subscription> {
@@ -381,16 +413,16 @@ export class PostgresEventLog implements EventLog {
     );
   }
 
-  /** Moves the delivery to the dead letters in one statement. */
+  /** Moves the delivery to the dead letters in one statement, committed durably. */
   private async giveUp(claimed: Claimed, options: ConsumerOptions, error: string): Promise<void> {
-    await this.pool.query(
+    await this.inTransaction((client) => client.query(
       `WITH gone AS (
          DELETE FROM ${this.table('deliveries')} WHERE durable = $1 AND seq = $2 AND deliveries = $3 RETURNING seq
        )
        INSERT INTO ${this.table('dead_letters')} (durable, seq, event, error, deliveries)
        SELECT $1, seq, $4, $5, $3 FROM gone ON CONFLICT DO NOTHING`,
       [options.durable, claimed.seq, claimed.deliveries, claimed.payload, error],
-    );
+    ));
     const eventId = (parsePayload(claimed.payload) as Partial<CloudEvent>).id;
     this.logger.error({ durable: options.durable, eventId, deliveries: claimed.deliveries, error }, 'event dead-lettered');
   }
@@ -412,7 +444,7 @@ export class PostgresEventLog implements EventLog {
   }
 
   private async connectListener(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.pool.options.connectionString, application_name: 'lms-event-log-listener' });
+    const client = new pg.Client({ connectionString: this.url, application_name: 'lms-event-log-listener' });
     client.on('notification', (msg) => {
       if (msg.channel === this.channel && msg.payload) this.wake(msg.payload);
     });
@@ -463,6 +495,7 @@ export class PostgresEventLog implements EventLog {
     client.on('error', lost);
     try {
       await client.query('BEGIN');
+      await client.query('SET LOCAL synchronous_commit = on');
       const result = await work(client);
       await client.query('COMMIT');
       client.off('error', lost);
