@@ -161,25 +161,19 @@ describeBuilt('the embedded default (npm start) across a crash', () => {
   });
 
   it('finishes every acknowledged async deletion once after SIGKILL of the whole process group', async () => {
-    const t0 = Date.now();
     const first = await start();
     const api = new ApiClient(`http://127.0.0.1:${port}`, token);
-    process.stderr.write(`TIMING started ${Date.now() - t0}\n`);
     const ids = await createUsers(api, 300, 'crash');
-    process.stderr.write(`TIMING created ${Date.now() - t0}\n`);
     await deleteAsync(api, ids);
-    process.stderr.write(`TIMING deleted ${Date.now() - t0}\n`);
     process.kill(-first.pid!, 'SIGKILL'); // right after the last 204: events sit in outboxes, the log and handlers
     await gone(first);
-    process.stderr.write(`TIMING killed ${Date.now() - t0}\n`);
 
     const restartedAt = new Date();
     const second = await start();
-    process.stderr.write(`TIMING restarted ${Date.now() - t0}\n`);
     await expectFinishedOnce(ids);
-    process.stderr.write(`TIMING finished ${Date.now() - t0}\n`);
+    // The crash did cut work short: some deletions were finished only by the second start.
     const late = await query<{ n: number }>('SELECT count(*)::int AS n FROM identity.inbox WHERE consumer = $1 AND processed_at >= $2', [DELETION_CONSUMER, restartedAt]);
-    process.stderr.write(`TIMING finished after the restart: ${late[0].n}\n`);
+    expect(late[0].n).toBeGreaterThan(0);
     second.kill('SIGTERM');
     await gone(second);
   }, 240_000);
