@@ -250,6 +250,34 @@ describe('users (admin), end to end (gateway → NATS → identity → Postgres)
       expect((await admin.get(`${USERS}?per_page=0`)).status).toBe(400);
       expect((await admin.get(`${USERS}?unknown=1`)).status).toBe(400);
     });
+
+    it('follows next links by bookmark through the same users as page numbers, in this account only', async () => {
+      for (let i = 0; i < 3; i++) await createOk();
+      const all = (await admin.get(`${USERS}?per_page=1000`)).body.users.map((u: { id: number }) => u.id);
+      const rel = (link: string | null, name: string) => new RegExp(`<([^>]*)>; rel="${name}"`).exec(link ?? '')?.[1];
+      const followed: number[] = [];
+      let url: string | undefined = `${USERS}?per_page=2`;
+      const bookmarks: string[] = [];
+      for (let hops = 0; url && hops < 100; hops++) {
+        const res = await admin.get(url);
+        expect(res.status).toBe(200);
+        expect(res.headers.get('x-total-count')).toBe(String(all.length));
+        followed.push(...res.body.users.map((u: { id: number }) => u.id));
+        url = rel(res.headers.get('link'), 'next');
+        if (url) bookmarks.push(url);
+      }
+      expect(followed).toEqual(all);
+      // Next links carry an opaque bookmark; prev and last keep page numbers.
+      expect(bookmarks.every((next) => /[?&]page=bookmark:[A-Za-z0-9_-]+(&|$)/.test(next))).toBe(true);
+      const third = await admin.get(bookmarks[1]);
+      expect(rel(third.headers.get('link'), 'prev')).toBe(`${USERS}?page=2&per_page=2`);
+      expect(third.body.users).toEqual((await admin.get(`${USERS}?per_page=2&page=3`)).body.users);
+      // A bookmark of this account's users lists nothing of another account's.
+      const theirs = await admin.as(stranger.token).get(bookmarks[0]);
+      expect(theirs.status).toBe(200);
+      expect(theirs.body.users.map((u: { id: number }) => u.id)).not.toEqual(expect.arrayContaining(all.slice(2, 4)));
+      expect((await admin.get(`${USERS}?page=bookmark:nonsense`)).status).toBe(400);
+    });
   });
 
   describe('update', () => {

@@ -50,5 +50,5 @@ export interface FieldError {
 
 /** What a service answers: a body with an optional status, paging total and headers; or an error. */
 export type RpcReply =
-  | { ok: true; status?: number; body?: unknown; total?: number; headers?: Record<string, string> }
+  | { ok: true; status?: number; body?: unknown; total?: number; next?: string; headers?: Record<string, string> }
   | { ok: false; error: RpcError };

@@ -38,3 +38,15 @@ describe('pageLinks', () => {
     expect(rels(pageLinks({ path: '/x', search: 'p%61ge=5&q=a%20b', page: 1, perPage: 10, total: 5 })).first).toBe('/x?q=a%20b&page=1&per_page=10');
   });
 });
+
+describe('pageLinks with a bookmark', () => {
+  it('puts the service’s bookmark in next and page numbers in the others', () => {
+    const link = pageLinks({ path: '/x', search: 'page=bookmark:WzNd&search=a', page: 3, perPage: 10, total: 100, next: 'bookmark:WzQsMzBd' });
+    expect(rels(link)).toEqual({
+      first: '/x?search=a&page=1&per_page=10',
+      prev: '/x?search=a&page=2&per_page=10',
+      next: '/x?search=a&page=bookmark:WzQsMzBd&per_page=10',
+      last: '/x?search=a&page=10&per_page=10',
+    });
+  });
+});

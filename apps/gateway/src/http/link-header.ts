@@ -6,6 +6,8 @@ export interface PageLinkInput {
   page: number;
   perPage: number;
   total: number;
+  /** The service's bookmark of the following page: `next` then carries it instead of a page number. */
+  next?: string;
 }
 
 /** `limit` is the compatibility name of `per_page` (docs/compatibility.md): the links carry `per_page` instead. */
@@ -25,13 +27,13 @@ export function lastPage(total: number, perPage: number): number {
 }
 
 /** RFC 8288 `Link` value with first, prev, next and last, as path-absolute URLs. */
-export function pageLinks({ path, search, page, perPage, total }: PageLinkInput): string {
+export function pageLinks({ path, search, page, perPage, total, next }: PageLinkInput): string {
   const kept = search.split('&').filter((pair) => pair !== '' && !PAGING_KEYS.has(keyOf(pair)));
-  const url = (n: number) => `${path}?${[...kept, `page=${n}`, `per_page=${perPage}`].join('&')}`;
+  const url = (n: number | string) => `${path}?${[...kept, `page=${n}`, `per_page=${perPage}`].join('&')}`;
   const last = lastPage(total, perPage);
-  const links: [string, number][] = [['first', 1]];
+  const links: [string, number | string][] = [['first', 1]];
   if (page > 1) links.push(['prev', Math.min(page - 1, last)]);
-  if (page < last) links.push(['next', page + 1]);
+  if (page < last) links.push(['next', next ?? page + 1]);
   links.push(['last', last]);
   return links.map(([rel, n]) => `<${url(n)}>; rel="${rel}"`).join(', ');
 }

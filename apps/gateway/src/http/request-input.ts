@@ -60,5 +60,7 @@ export async function readInput(route: RouteDefinition, request: FastifyRequest)
   if (!route.paged) return { params: params.value, query: query.value, body: body.value };
   const { page: pageNumber, perPage } = pageWindow(query.value as PageQuery);
   const page: PageRequest = { page: pageNumber, perPage };
-  return { params: params.value, query: { ...query.value, page: page.page, per_page: page.perPage }, body: body.value, page };
+  // A bookmark goes on as sent: the service reads its keyset start from it.
+  const pageParam = typeof query.value.page === 'string' ? query.value.page : page.page;
+  return { params: params.value, query: { ...query.value, page: pageParam, per_page: page.perPage }, body: body.value, page };
 }

@@ -49,7 +49,10 @@ export class RouteForwarder {
       if (!RESERVED_HEADERS.has(name) && HEADER_NAME.test(name) && HEADER_VALUE.test(value)) reply.header(name, value);
     }
     if (route.paged && page && answer.total !== undefined) {
-      reply.header('link', pageLinks({ path: pathOf(request.url), search: searchOf(request.url), page: page.page, perPage: page.perPage, total: answer.total }));
+      reply.header(
+        'link',
+        pageLinks({ path: pathOf(request.url), search: searchOf(request.url), page: page.page, perPage: page.perPage, total: answer.total, next: answer.next }),
+      );
       reply.header('x-total-count', String(answer.total));
     }
 

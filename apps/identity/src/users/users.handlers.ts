@@ -37,15 +37,15 @@ export class UsersHandlers {
 
   @Handles(S.list)
   async list(@Payload() { ctx, query }: RpcRequest<unknown, ListUsersQuery>) {
-    const [users, total] = await this.users.list(ctx, query);
-    return paged(userEnvelope(users, ctx, false), total);
+    const { rows, total, next } = await this.users.list(ctx, query);
+    return paged(userEnvelope(rows, ctx, false), total, next);
   }
 
   /** The authors' list: live users only, the admin list's search and paging, the author view. */
   @Handles(S.authorList)
   async authorList(@Payload() { ctx, query }: RpcRequest<unknown, AuthorListUsersQuery>) {
-    const [users, total] = await this.users.list(ctx, query);
-    return paged(envelope('users', users.map(toAuthorUserView)), total);
+    const { rows, total, next } = await this.users.list(ctx, query);
+    return paged(envelope('users', rows.map(toAuthorUserView)), total, next);
   }
 
   @Handles(S.show)

@@ -112,8 +112,7 @@ export class UsersService {
   }
 
   /** Live users by id; deleted ones with `with_deleted` or only them with `only_deleted`; hidden users never. */
-  list(scope: TenantScope, query: ListUsersQuery): Promise<[User[], number]> {
-    const { skip, take } = pageWindow(query);
+  list(scope: TenantScope, query: ListUsersQuery): Promise<{ rows: User[]; total: number; next?: string }> {
     const qb = this.users.query(scope, 'u').withDeleted().andWhere('u.hidden_at IS NULL');
     if (query.only_deleted) qb.andWhere('u.deleted_at IS NOT NULL');
     else if (!query.with_deleted) qb.andWhere('u.deleted_at IS NULL');
@@ -124,7 +123,7 @@ export class UsersService {
         { q: likePattern(query.search) },
       );
     }
-    return qb.orderBy('u.id', 'ASC').skip(skip).take(take).getManyAndCount();
+    return this.users.page(qb, 'u', pageWindow(query));
   }
 
   /** Hides a deleted user from every answer for good. */

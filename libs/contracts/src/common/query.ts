@@ -1,5 +1,5 @@
 import { Transform, type TransformFnParams } from 'class-transformer';
-import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { IsInt, IsOptional, Max, Min, ValidateBy } from 'class-validator';
 
 /**
  * Query strings arrive as text; these turn them into the types the DTO declares, leaving bad text for the
@@ -21,19 +21,76 @@ export const QueryArray = () =>
 export const DEFAULT_PER_PAGE = 50;
 export const MAX_PER_PAGE = 1000;
 
+/**
+ * Where a keyset page starts: the page's number (for the prev and last links) and the sort key of the last
+ * row of the page before it. It travels as `page=bookmark:<base64url JSON>` in the `next` link, as Canvas
+ * does, so following `next` costs the same at any depth; clients treat it as opaque.
+ */
+export interface Bookmark {
+  page: number;
+  after: Array<string | number>;
+}
+
+export const BOOKMARK_PREFIX = 'bookmark:';
+const BOOKMARK_TEXT = /^bookmark:[A-Za-z0-9_-]{1,400}$/;
+
+export function encodeBookmark(bookmark: Bookmark): string {
+  return `${BOOKMARK_PREFIX}${Buffer.from(JSON.stringify([bookmark.page, ...bookmark.after])).toString('base64url')}`;
+}
+
+export function decodeBookmark(text: string): Bookmark | undefined {
+  if (!BOOKMARK_TEXT.test(text)) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(text.slice(BOOKMARK_PREFIX.length), 'base64url').toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(parsed) || parsed.length < 2) return undefined;
+  const [page, ...after] = parsed as unknown[];
+  if (!isPageNumber(page)) return undefined;
+  if (!after.every((v) => (typeof v === 'number' && Number.isSafeInteger(v)) || (typeof v === 'string' && v.length <= 255))) return undefined;
+  return { page, after: after as Array<string | number> };
+}
+
+/** Pages are counted in Postgres integers: a larger page can hold no row. */
+export const MAX_PAGE = 2_147_483_647;
+const isPageNumber = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 1 && (value as number) <= MAX_PAGE;
+
+/** `page`: a page number, or the bookmark a `next` link carries. */
+const IsPage = () =>
+  ValidateBy({
+    name: 'isPage',
+    validator: {
+      validate: (value: unknown) => isPageNumber(value) || (typeof value === 'string' && decodeBookmark(value) !== undefined),
+      defaultMessage: () => `page must be a page number from 1 to ${MAX_PAGE} or the bookmark of a Link header`,
+    },
+  });
+
 export class PageQuery {
-  @IsOptional() @QueryInt() @IsInt() @Min(1)
-  page?: number;
+  @IsOptional() @QueryInt() @IsPage()
+  page?: number | string;
 
   @IsOptional() @QueryInt() @IsInt() @Min(1) @Max(MAX_PER_PAGE)
   per_page?: number;
 }
 
-/** Offset and limit for a validated page query. */
-export function pageWindow(query: PageQuery): { skip: number; take: number; page: number; perPage: number } {
-  const page = query.page ?? 1;
+export interface PageWindow {
+  /** Offset of the page, for services that page by offset (a bookmark's page number counts too). */
+  skip: number;
+  take: number;
+  page: number;
+  perPage: number;
+  /** Sort key of the last row before this page, when the request carries a bookmark: keyset paging. */
+  after?: Array<string | number>;
+}
+
+/** Offset, limit and, for a bookmark, the keyset start of a validated page query. */
+export function pageWindow(query: PageQuery): PageWindow {
+  const bookmark = typeof query.page === 'string' ? decodeBookmark(query.page) : undefined;
+  const page = bookmark?.page ?? (typeof query.page === 'number' ? query.page : 1);
   const perPage = query.per_page ?? DEFAULT_PER_PAGE;
-  return { skip: (page - 1) * perPage, take: perPage, page, perPage };
+  return { skip: (page - 1) * perPage, take: perPage, page, perPage, ...(bookmark ? { after: bookmark.after } : {}) };
 }
 
 /** Ids are Postgres `integer`s: anything larger can name no row, and must be a 400 rather than a database error. */

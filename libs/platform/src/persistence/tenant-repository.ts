@@ -1,4 +1,5 @@
 import type { DeepPartial, EntityTarget, FindOptionsOrder, FindOptionsWhere, ObjectLiteral, QueryDeepPartialEntity, Repository, SelectQueryBuilder } from 'typeorm';
+import { encodeBookmark, type PageWindow } from '@lms/contracts';
 import type { Database } from './database.js';
 
 /** Every tenant-owned row carries its account. */
@@ -104,6 +105,23 @@ export class TenantRepository<T extends TenantOwned> {
   async remove(scope: TenantScope, row: T): Promise<void> {
     if (row.accountId !== scope.accountId) throw new Error('refusing to remove a row of another account');
     await this.repo.remove(row);
+  }
+
+  /**
+   * One page of `query` (built with `query()`) in id order, with the total of all its rows. After a
+   * bookmark the page starts past the bookmarked id, an index range that costs the same at any depth;
+   * otherwise at the page's offset. Answers the bookmark of the following page when this one is full.
+   */
+  async page(query: SelectQueryBuilder<T>, alias: string, window: PageWindow): Promise<{ rows: T[]; total: number; next?: string }> {
+    const after = window.after?.[0];
+    const rows = query.clone().orderBy(`${alias}.id`, 'ASC').limit(window.take);
+    if (typeof after === 'number') rows.andWhere(`${alias}.id > :pageAfterId`, { pageAfterId: after });
+    else rows.offset(window.skip);
+    // COUNT(*) rather than getCount's COUNT(DISTINCT id): the same number without a sort of every row.
+    const [list, counted] = await Promise.all([rows.getMany(), query.clone().select('COUNT(*)::int', 'n').orderBy().getRawOne<{ n: number }>()]);
+    const last = list.at(-1) as { id?: unknown } | undefined;
+    const next = list.length === window.take && typeof last?.id === 'number' ? encodeBookmark({ page: window.page + 1, after: [last.id] }) : undefined;
+    return { rows: list, total: counted?.n ?? 0, next };
   }
 
   /** A query builder already filtered by account, for queries `find` cannot express. */
