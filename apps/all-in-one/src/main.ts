@@ -1,9 +1,10 @@
 import { assertAllInOneConfig, createLogger, installShutdown, loadConfigOrExit } from '@lms/platform';
 import { startSystem } from './host.js';
+import { orExitExplained } from './start-errors.js';
 
 const config = loadConfigOrExit(assertAllInOneConfig);
 const logger = createLogger(config.logLevel, { mode: 'all-in-one' });
-const system = await startSystem({ config, logger });
+const system = await orExitExplained(startSystem({ config, logger }));
 installShutdown(logger, () => system.close());
 
 const mode = `${config.databaseUrl ? 'Postgres at DATABASE_URL' : `embedded Postgres in ${config.dataDir}/postgres`}, ${config.natsUrl ? 'NATS at NATS_URL' : 'in-process bus'}`;

@@ -3,6 +3,7 @@ import { Authenticator } from './auth/authenticator.js';
 import { Masquerade } from './auth/masquerade.js';
 import { GATEWAY_DEPS, type GatewayDeps } from './gateway-deps.js';
 import { HealthController } from './health/health.controller.js';
+import { RequestDrain } from './http/request-drain.js';
 import { RequestObserver } from './http/request-observer.js';
 import { RouteForwarder } from './http/route-forwarder.js';
 import { RouteRegistrar } from './http/route-registrar.js';
@@ -19,7 +20,7 @@ export class GatewayModule {
     return {
       module: GatewayModule,
       controllers: [HealthController, MetricsController, OpenApiController],
-      providers: [{ provide: GATEWAY_DEPS, useValue: deps }, Authenticator, Masquerade, HttpMetrics, RateLimiter, RequestObserver, RouteForwarder, RouteRegistrar, SecurityHeaders, ServiceClient],
+      providers: [{ provide: GATEWAY_DEPS, useValue: deps }, Authenticator, Masquerade, HttpMetrics, RateLimiter, RequestDrain, RequestObserver, RouteForwarder, RouteRegistrar, SecurityHeaders, ServiceClient],
     };
   }
 }

@@ -11,6 +11,7 @@ import { answerClientError } from './http/client-error.js';
 import { acceptFormBodies } from './http/compat-input.js';
 import { ProblemFilter } from './http/problem.filter.js';
 import { replyWithProblem } from './http/problem-reply.js';
+import { RequestDrain } from './http/request-drain.js';
 import { generateRequestId } from './http/request-id.js';
 import { HttpMetrics } from './metrics/http-metrics.js';
 
@@ -55,6 +56,9 @@ export async function start(runtime: Runtime, routes: RouteDefinition[] = ROUTES
     logger: false,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     clientErrorHandler: answerClientError,
+    // While closing, a request on a kept-alive connection is still served, with `Connection: close`, rather
+    // than Fastify's bare 503: the services are up until the gateway has drained.
+    return503OnClosing: false,
     // The router rejects some requests (malformed URL, over-long parameter) before any hook or handler runs.
     frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
       replyWithProblem(error, request, reply, runtime.logger);
@@ -101,6 +105,7 @@ export async function start(runtime: Runtime, routes: RouteDefinition[] = ROUTES
     },
     close: async () => {
       deps.lifecycle.closing = true;
+      await app.get(RequestDrain).drain(app.getHttpServer());
       await app.close();
     },
   };

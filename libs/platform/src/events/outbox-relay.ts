@@ -58,12 +58,23 @@ export class OutboxRelay {
     this.schedule(0);
   }
 
-  /** Stops polling and waits for the batch in progress. */
+  /**
+   * Stops polling, waits for the batch in progress, then publishes what the outbox still holds (a shutdown
+   * relays the events of the last requests instead of leaving them to the next start). A failure there is
+   * logged: the rows stay, and the next relay publishes them.
+   */
   async stop(): Promise<void> {
+    const wasStarted = this.started;
     this.started = false;
     clearTimeout(this.timer);
     this.timer = undefined;
     await this.running;
+    if (!wasStarted) return;
+    try {
+      while ((await this.runOnce()) === this.batchSize);
+    } catch (err) {
+      this.logger.warn({ err }, 'outbox relay could not publish everything before stopping; the next start will');
+    }
   }
 
   /** Runs soon instead of at the next tick: new events were committed. */

@@ -40,6 +40,7 @@ export type HandlerGuard = (subject: string, payload: unknown, invoke: () => Pro
 export class BusTransport extends Server implements CustomTransportStrategy {
   private subscriptions: Subscription[] = [];
   private direct = new Map<string, DirectHandler>();
+  private readonly inFlight = new Set<Promise<RpcReply>>();
 
   constructor(
     private readonly bus: MessageBus,
@@ -59,16 +60,21 @@ export class BusTransport extends Server implements CustomTransportStrategy {
         continue;
       }
       const direct = this.direct.get(subject);
-      this.subscriptions.push(this.bus.serve(subject, this.queue, (payload) => this.handle(subject, handler, direct, payload)));
+      this.subscriptions.push(this.bus.serve(subject, this.queue, (payload) => this.track(this.handle(subject, handler, direct, payload))));
     }
     this.log.debug({ queue: this.queue, subjects: this.subscriptions.length }, 'serving message patterns');
     callback();
   }
 
+  /**
+   * Stops taking requests, then waits for the handlers still running: their replies go out and their
+   * writes commit before the service closes its database (a bus's own drain only waits for delivery).
+   */
   async close(): Promise<void> {
     const subscriptions = this.subscriptions;
     this.subscriptions = [];
     await Promise.all(subscriptions.map((sub) => sub.unsubscribe()));
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
   }
 
   on(): never {
@@ -99,6 +105,12 @@ export class BusTransport extends Server implements CustomTransportStrategy {
       return isObservable(result) ? lastValueFrom(result, { defaultValue: undefined }) : result;
     }
     return lastValueFrom(this.transformToObservable(handler(request, new BusContext([subject]))), { defaultValue: undefined });
+  }
+
+  private track(work: Promise<RpcReply>): Promise<RpcReply> {
+    this.inFlight.add(work);
+    void work.finally(() => this.inFlight.delete(work));
+    return work;
   }
 
   private async handle(subject: string, handler: MessageHandler, direct: DirectHandler | undefined, payload: unknown): Promise<RpcReply> {

@@ -32,7 +32,16 @@ export function loadConfigOrExit(check?: (config: PlatformConfig) => void): Plat
   }
 }
 
-/** SIGTERM/SIGINT close everything once, in order; a close that hangs is cut off so the pod still ends. */
+/** Writes out what the logger still buffers (stdout is written asynchronously), then exits. */
+function exitFlushed(logger: Logger, code: number): void {
+  logger.flush(() => process.exit(code));
+}
+
+/**
+ * SIGTERM/SIGINT close everything once, in order (in-flight work finishes, the outbox is relayed), then
+ * the last log lines are flushed and the process exits 0; a close that hangs is cut off after `graceMs`
+ * (within Kubernetes' 30 s termination grace) so the pod still ends.
+ */
 export function installShutdown(logger: Logger, close: () => Promise<void>, graceMs = 20_000): void {
   let closing = false;
   const stop = async (signal: string) => {
@@ -41,15 +50,15 @@ export function installShutdown(logger: Logger, close: () => Promise<void>, grac
     logger.info({ signal }, 'shutting down: draining in-flight work');
     setTimeout(() => {
       logger.error('shutdown did not finish in time');
-      process.exit(1);
+      exitFlushed(logger, 1);
     }, graceMs).unref();
     try {
       await close();
       logger.info('stopped');
-      process.exit(0);
+      exitFlushed(logger, 0);
     } catch (err) {
       logger.error({ err }, 'shutdown failed');
-      process.exit(1);
+      exitFlushed(logger, 1);
     }
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
@@ -86,6 +95,7 @@ export async function runStandalone(name: string, start: StartFn, options: Stand
     : undefined;
   if (health) own.info({ port: config.healthPort }, 'health and metrics endpoints are up');
   installShutdown(own, async () => {
+    // Probes see the process go first, so no new traffic is routed here while the rest drains.
     health?.close();
     await deployable.close();
     await bus.close();

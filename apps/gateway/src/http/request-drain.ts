@@ -1,0 +1,38 @@
+import type { Server } from 'node:http';
+import { Server as NetServer } from 'node:net';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+
+/**
+ * The gateway's half of a graceful shutdown. `drain()` stops accepting connections but keeps the open
+ * ones, so a request already on its way over a kept-alive connection is answered (with `Connection: close`,
+ * set while closing) instead of reset; it resolves once no request is in flight. Closing the server then
+ * only finds idle connections to close.
+ */
+@Injectable()
+export class RequestDrain implements OnModuleInit {
+  private readonly inFlight = new Set<FastifyRequest>();
+  private idle?: () => void;
+
+  constructor(private readonly adapterHost: HttpAdapterHost) {}
+
+  onModuleInit(): void {
+    const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
+    fastify.addHook('onRequest', async (request) => {
+      this.inFlight.add(request);
+    });
+    const done = async (request: FastifyRequest) => {
+      this.inFlight.delete(request);
+      if (this.inFlight.size === 0) this.idle?.();
+    };
+    fastify.addHook('onResponse', done);
+    fastify.addHook('onRequestAbort', done);
+  }
+
+  async drain(server: Server): Promise<void> {
+    // net.Server's close, not http.Server's: the latter also closes idle kept-alive connections at once.
+    if (server.listening) NetServer.prototype.close.call(server);
+    if (this.inFlight.size > 0) await new Promise<void>((resolve) => (this.idle = resolve));
+  }
+}
