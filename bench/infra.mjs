@@ -74,3 +74,17 @@ export async function deleteNamespaceStreams(natsUrl, namespaces) {
   }
   return deleted;
 }
+
+/** `count` users in the bootstrap account (one INSERT … SELECT), for the users-list rows; answers how many exist now. */
+export const seedUsers = (databaseUrl, count, subdomain = 'default') =>
+  withClient(databaseUrl, async (client) => {
+    const { rows } = await client.query('SELECT id FROM identity.accounts WHERE subdomain = $1', [subdomain]);
+    await client.query(
+      `INSERT INTO identity.users (account_id, uid, first_name, last_name, email)
+       SELECT $1, 'bench-user-' || n, 'First' || n, 'Last' || n, 'bench' || n || '@example.com' FROM generate_series(1, $2) AS n
+       ON CONFLICT DO NOTHING`,
+      [rows[0].id, count],
+    );
+    await client.query('ANALYZE identity.users');
+    return (await client.query('SELECT count(*)::int AS n FROM identity.users WHERE account_id = $1', [rows[0].id])).rows[0].n;
+  });

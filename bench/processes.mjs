@@ -1,7 +1,7 @@
 // Child processes of a bench run: started with this very node binary, their output kept (bounded) for
 // error reports, and always stopped: SIGTERM, then SIGKILL if they have not ended in time.
 import { execFileSync, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { requestJson } from './load.mjs';
@@ -109,4 +109,24 @@ export function cpuTimeMs(handles) {
     return undefined;
   }
   return total;
+}
+
+/** Resident memory (MiB) of the processes and all their descendants (embedded Postgres included), from /proc. */
+export function residentMiB(handles) {
+  const seen = new Set();
+  const rssKiB = (pid) => {
+    if (seen.has(pid)) return 0;
+    seen.add(pid);
+    let total = 0;
+    try {
+      total += Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+      for (const task of readdirSync(`/proc/${pid}/task`)) {
+        for (const child of readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim().split(/\s+/).filter(Boolean)) total += rssKiB(Number(child));
+      }
+    } catch {
+      // the process ended meanwhile
+    }
+    return total;
+  };
+  return handles.reduce((sum, { child }) => sum + rssKiB(child.pid), 0) / 1024;
 }

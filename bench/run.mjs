@@ -7,16 +7,19 @@
 // BENCH_DURATION_S (10, per measurement), BENCH_WARMUP_S (3), BENCH_MAX_REQUESTS (1000000 per measurement),
 // BENCH_PROBE_S (5: seconds of the extra one-connection latency pass; 0 skips it).
 import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { connect } from '@nats-io/transport-node';
 import pg from 'pg';
-import { bootstrapAccountId, createBenchDatabase, deleteNamespaceStreams, uniqueName, waitOutboxDrained } from './infra.mjs';
+import { bootstrapAccountId, createBenchDatabase, deleteNamespaceStreams, seedUsers, uniqueName, waitOutboxDrained } from './infra.mjs';
+import { checkFloors, readFloors } from './floors.mjs';
 import { requestJson, runLoad } from './load.mjs';
-import { cpuTimeMs, killAllNow, liveChildren, stopChildren } from './processes.mjs';
+import { cpuTimeMs, killAllNow, liveChildren, residentMiB, stopChildren } from './processes.mjs';
 import { benchEventDelivery, formatEventTable } from './event-delivery.mjs';
 import { RAW, byOperation, errorSummary, formatTable, withRatios, writeJson } from './report.mjs';
-import { missingBuildOutputs, startAllInOne, startRaw, startSeparate } from './topologies.mjs';
+import { missingBuildOutputs, startAllInOne, startEmbedded, startRaw, startSeparate } from './topologies.mjs';
 
 function intSetting(name, fallback, min, max) {
   const raw = process.env[name];
@@ -26,14 +29,23 @@ function intSetting(name, fallback, min, max) {
   return value;
 }
 
+// `--check`: a short run whose ratios must stay above the floors written in docs/performance.md.
+const CHECK = process.argv.includes('--check');
 const settings = {
   databaseServerUrl: process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres',
   natsUrl: process.env.BENCH_NATS_URL || 'nats://127.0.0.1:4222',
   concurrency: intSetting('BENCH_CONCURRENCY', 8, 1, 256),
-  durationS: intSetting('BENCH_DURATION_S', 10, 1, 120),
-  warmupS: intSetting('BENCH_WARMUP_S', 3, 0, 60),
+  durationS: intSetting('BENCH_DURATION_S', CHECK ? 4 : 10, 1, 120),
+  warmupS: intSetting('BENCH_WARMUP_S', CHECK ? 2 : 3, 0, 60),
   maxRequests: intSetting('BENCH_MAX_REQUESTS', 1_000_000, 1, 10_000_000),
-  probeS: intSetting('BENCH_PROBE_S', 5, 0, 60),
+  probeS: intSetting('BENCH_PROBE_S', CHECK ? 0 : 5, 0, 60),
+  /** Connections of the read row that shows p99 under load (0 skips it). */
+  wideConcurrency: intSetting('BENCH_WIDE_CONCURRENCY', CHECK ? 0 : 50, 0, 256),
+  /** Users seeded for the users-list rows (0 skips them), and `next` hops to the deep page. */
+  users: intSetting('BENCH_USERS', CHECK ? 0 : 100_000, 0, 1_000_000),
+  hops: intSetting('BENCH_HOPS', 1000, 1, 100_000),
+  /** Measure idle memory and time to ready of the embedded all-in-one (1) or not (0). */
+  memory: intSetting('BENCH_MEMORY', CHECK ? 0 : 1, 0, 1),
 };
 const RESULTS_FILE = fileURLToPath(new URL('./results/latest.json', import.meta.url));
 // The whole run is bounded: whatever hangs, children are stopped and the run ends.
@@ -100,9 +112,41 @@ async function measure(topology, operation, load, pass) {
  * connection (latency of the path itself, without queueing); the topology is already warm by then.
  */
 const passes = () => [
-  { tag: 'n', suffix: '', concurrency: settings.concurrency, durationS: settings.durationS, warmupS: settings.warmupS },
-  ...(settings.probeS > 0 ? [{ tag: 'p', suffix: ', 1 conn', concurrency: 1, durationS: settings.probeS, warmupS: 0 }] : []),
+  { tag: 'n', suffix: '', concurrency: settings.concurrency, durationS: settings.durationS, warmupS: settings.warmupS, operations: ['read', 'create'] },
+  ...(settings.probeS > 0 ? [{ tag: 'p', suffix: ', 1 conn', concurrency: 1, durationS: settings.probeS, warmupS: 0, operations: ['read', 'create'] }] : []),
+  ...(settings.wideConcurrency > 0
+    ? [{ tag: 'w', suffix: `, ${settings.wideConcurrency} conns`, concurrency: settings.wideConcurrency, durationS: settings.durationS, warmupS: 2, operations: ['read'] }]
+    : []),
 ];
+
+const USERS_PATH = `/api/admin/users?per_page=50`;
+
+/** The `next` URL of a Link header, path-absolute. */
+const nextLink = (link) => /<([^>]*)>; rel="next"/.exec(link ?? '')?.[1];
+
+/** Follows `next` from the first page of the users list `hops` times; answers the page reached. */
+async function deepUsersPage(topology, hops) {
+  let path = USERS_PATH;
+  for (let i = 0; i < hops; i++) {
+    const answer = await fetch(topology.baseUrl + path, { headers: topology.headers });
+    if (answer.status !== 200) throw new Error(`${topology.name}: ${path} answered ${answer.status}: ${(await answer.text()).slice(0, 300)}`);
+    await answer.arrayBuffer();
+    const next = nextLink(answer.headers.get('link'));
+    if (!next) throw new Error(`${topology.name}: no next link after ${i + 1} pages of ${USERS_PATH}`);
+    path = next;
+  }
+  return path;
+}
+
+/** The users list, 1 connection: its first page, and the page reached after `hops` next links. */
+async function benchUsersList(topology) {
+  const rows = [];
+  const deep = await deepUsersPage(topology, settings.hops);
+  for (const [operation, path] of [['users list p1', USERS_PATH], [`users list, ${settings.hops} nexts deep`, deep]]) {
+    rows.push(await measure(topology, operation, { url: topology.baseUrl + path, method: 'GET' }, { tag: 'u', concurrency: 1, durationS: settings.probeS || 5, warmupS: 1 }));
+  }
+  return rows;
+}
 
 async function benchTopology(topology, tag, databaseUrl) {
   const id = await seed(topology, tag);
@@ -115,7 +159,7 @@ async function benchTopology(topology, tag, databaseUrl) {
     body: (seq) => `{"custom_fields":[{"name":"bench-${tag}-${seq}"}]}`,
   };
   for (const pass of passes()) {
-    for (const [operation, load] of [['read', read], ['create', create]]) {
+    for (const [operation, load] of [['read', read], ['create', create]].filter(([name]) => pass.operations.includes(name))) {
       // A backlog left by an earlier phase would be relayed during this one; only the phase's own work counts.
       // (The raw baseline runs no relay: its outbox rows stay, as identity's would until relayed.)
       if (topology.name !== RAW) {
@@ -125,7 +169,14 @@ async function benchTopology(topology, tag, databaseUrl) {
       rows.push(await measure(topology, operation + pass.suffix, load, pass));
     }
   }
+  if (topology.name !== RAW && settings.users > 0) rows.push(...(await benchUsersList(topology)));
   return rows;
+}
+
+/** Idle resident memory of each process of a topology (after its load, 3 s quiet) and its time to ready. */
+async function idleMemory(topology) {
+  await sleep(3000);
+  return { topology: topology.name, readyMs: topology.readyMs, processes: topology.handles.map((handle) => ({ name: handle.name, rssMiB: residentMiB([handle]) })), totalMiB: residentMiB(topology.handles) };
 }
 
 const started = new Date();
@@ -164,16 +215,32 @@ try {
   log(`database ${database.name}, NATS namespaces ${Object.values(namespaces).join(', ')}; ${settings.concurrency} connections, ${settings.warmupS} s warm-up + ${settings.durationS} s per loaded measurement`);
   const infra = { databaseUrl: database.url, natsUrl: settings.natsUrl, token };
   const rows = [];
+  const memory = [];
 
   log('starting all-in-one');
   current = await startAllInOne({ ...infra, namespace: namespaces.allInOne });
+  if (settings.users > 0) log(`seeded the bootstrap account: ${await seedUsers(database.url, settings.users)} users`);
   rows.push(...(await benchTopology(current, 'aio', database.url)));
+  memory.push(await idleMemory(current));
   await current.close();
 
   log('starting separate processes');
   current = await startSeparate({ ...infra, namespace: namespaces.separate });
   rows.push(...(await benchTopology(current, 'sep', database.url)));
+  memory.push(await idleMemory(current));
   await current.close();
+
+  if (settings.memory) {
+    const dataDir = fileURLToPath(new URL(`../.data/bench-${runId}`, import.meta.url));
+    log(`starting all-in-one with embedded Postgres in ${dataDir}`);
+    try {
+      current = await startEmbedded({ token, dataDir });
+      memory.push(await idleMemory(current));
+      await current.close();
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }
 
   log('starting raw baseline');
   current = await startRaw({ databaseUrl: database.url, accountId: await bootstrapAccountId(database.url) });
@@ -181,7 +248,7 @@ try {
   await current.close();
   current = undefined;
 
-  const eventDelivery = await benchEventDelivery({ databaseServerUrl: settings.databaseServerUrl, natsUrl: settings.natsUrl, log });
+  const eventDelivery = CHECK ? undefined : await benchEventDelivery({ databaseServerUrl: settings.databaseServerUrl, natsUrl: settings.natsUrl, log });
 
   const results = byOperation(withRatios(rows));
   const load = (averages) => averages.map((n) => n.toFixed(2)).join(' ');
@@ -195,20 +262,29 @@ try {
     loadAverageBefore: load(loadBefore),
     loadAverageAfter: load(os.loadavg()),
   };
-  writeJson(RESULTS_FILE, { date: started.toISOString(), machine, settings: { ...settings, databaseServerUrl: undefined }, results, eventDelivery });
+  writeJson(CHECK ? RESULTS_FILE.replace('latest.json', 'check.json') : RESULTS_FILE, { date: started.toISOString(), machine, settings: { ...settings, databaseServerUrl: undefined }, results, eventDelivery, memory });
 
   process.stdout.write(`\nlearning service bench, ${started.toISOString()}, ${machine.cpus} cores (${machine.cpuModel}), node ${process.version}, Postgres ${versions.postgres}, NATS ${versions.nats}\n`);
   process.stdout.write(`${settings.concurrency} keep-alive connections, ${settings.warmupS} s warm-up + ${settings.durationS} s per loaded row, ${settings.probeS} s per "1 conn" row; ratios are to the raw row of the same operation\n`);
   process.stdout.write(`CPU ms/req: user+system CPU of the topology's own processes per 2xx answer (Postgres and NATS not included)\n`);
   process.stdout.write(`load average (1/5/15 min) before: ${machine.loadAverageBefore}, after: ${machine.loadAverageAfter}\n\n`);
   process.stdout.write(`${formatTable(results)}\n\n`);
-  process.stdout.write(`${formatEventTable(eventDelivery)}\n\n`);
+  for (const m of memory) {
+    process.stdout.write(`${m.topology}: ready ${(m.readyMs / 1000).toFixed(1)} s after start; idle RSS ${m.totalMiB.toFixed(0)} MiB (${m.processes.map((p) => `${p.name} ${p.rssMiB.toFixed(0)}`).join(', ')}; descendants such as Postgres included)\n`);
+  }
+  if (memory.length > 0) process.stdout.write('\n');
+  if (eventDelivery) process.stdout.write(`${formatEventTable(eventDelivery)}\n\n`);
   const errors = errorSummary(results);
   if (errors.length > 0) {
     process.stdout.write(`!! ERRORS: these rows are not clean measurements:\n${errors.join('\n')}\n\n`);
     exitCode = 1;
   }
   process.stdout.write(`results: ${RESULTS_FILE}\n`);
+  if (CHECK) {
+    const failures = checkFloors(readFloors(), results);
+    process.stdout.write(failures.length === 0 ? 'check: every ratio is at or above its floor in docs/performance.md\n' : `!! check: below the floors of docs/performance.md:\n${failures.join('\n')}\n`);
+    if (failures.length > 0) exitCode = 1;
+  }
 } catch (err) {
   log(`failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
   exitCode = 1;

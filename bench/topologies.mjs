@@ -2,6 +2,7 @@
 // deployable in its own process (as in Kubernetes), and the raw node:http + pg floor.
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { freePort, startChild, stopChildren, waitReady } from './processes.mjs';
 
@@ -43,6 +44,7 @@ async function readyOrStop(handles, probes) {
 
 /** @returns {Promise<Topology>} */
 export async function startAllInOne({ databaseUrl, natsUrl, namespace, token, nodeArgs = () => [] }) {
+  const started = performance.now();
   const port = await freePort();
   const handle = startChild('all-in-one', entry('all-in-one'), {
     PORT: String(port),
@@ -59,11 +61,27 @@ export async function startAllInOne({ databaseUrl, natsUrl, namespace, token, no
   }, nodeArgs('all-in-one'));
   const baseUrl = `http://127.0.0.1:${port}`;
   await readyOrStop([handle], [[handle, `${baseUrl}/readyz`]]);
-  return { name: 'all-in-one', baseUrl, ...gatewayPaths, headers: { authorization: `Bearer ${token}` }, handles: [handle], close: () => stopChildren([handle]) };
+  const readyMs = performance.now() - started;
+  return { name: 'all-in-one', baseUrl, ...gatewayPaths, headers: { authorization: `Bearer ${token}` }, handles: [handle], readyMs, close: () => stopChildren([handle]) };
+}
+
+/**
+ * `npm start` as a user runs it: no DATABASE_URL and no NATS_URL, so an embedded Postgres (under a
+ * throw-away DATA_DIR) and the in-process bus. Only started to measure its memory and time to ready.
+ */
+export async function startEmbedded({ token, dataDir }) {
+  const started = performance.now();
+  const port = await freePort();
+  const env = { PORT: String(port), HOST: '127.0.0.1', HEALTH_PORT: String(await freePort()), DATA_DIR: dataDir, EMBEDDED_POSTGRES_PORT: String(await freePort()), BOOTSTRAP_ADMIN_TOKEN: token, LOG_LEVEL: 'warn', DATABASE_URL: '', NATS_URL: '' };
+  const handle = startChild('all-in-one (embedded)', entry('all-in-one'), env);
+  const baseUrl = `http://127.0.0.1:${port}`;
+  await readyOrStop([handle], [[handle, `${baseUrl}/readyz`]]);
+  return { name: 'all-in-one, embedded Postgres', baseUrl, handles: [handle], readyMs: performance.now() - started, close: () => stopChildren([handle]) };
 }
 
 /** @returns {Promise<Topology>} */
 export async function startSeparate({ databaseUrl, natsUrl, namespace, token, nodeArgs = () => [] }) {
+  const startedAt = performance.now();
   const started = [];
   let baseUrl = '';
   try {
@@ -96,7 +114,8 @@ export async function startSeparate({ databaseUrl, natsUrl, namespace, token, no
     await stopChildren(started);
     throw err;
   }
-  return { name: 'separate processes', baseUrl, ...gatewayPaths, headers: { authorization: `Bearer ${token}` }, handles: started, close: () => stopChildren(started) };
+  const readyMs = performance.now() - startedAt;
+  return { name: 'separate processes', baseUrl, ...gatewayPaths, headers: { authorization: `Bearer ${token}` }, handles: started, readyMs, close: () => stopChildren(started) };
 }
 
 /** @returns {Promise<Topology>} */
