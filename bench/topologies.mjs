@@ -72,7 +72,7 @@ export async function startAllInOne({ databaseUrl, natsUrl, namespace, token, no
 export async function startEmbedded({ token, dataDir }) {
   const started = performance.now();
   const port = await freePort();
-  const env = { PORT: String(port), HOST: '127.0.0.1', HEALTH_PORT: String(await freePort()), DATA_DIR: dataDir, EMBEDDED_POSTGRES_PORT: String(await freePort()), BOOTSTRAP_ADMIN_TOKEN: token, LOG_LEVEL: 'warn', DATABASE_URL: '', NATS_URL: '' };
+  const env = { PORT: String(port), HOST: '127.0.0.1', HEALTH_PORT: String(await freePort()), DATA_DIR: dataDir, EMBEDDED_POSTGRES_PORT: String(await freePort()), BOOTSTRAP_ADMIN_TOKEN: token, LOG_LEVEL: 'warn', DATABASE_URL: undefined, NATS_URL: undefined };
   const handle = startChild('all-in-one (embedded)', entry('all-in-one'), env);
   const baseUrl = `http://127.0.0.1:${port}`;
   await readyOrStop([handle], [[handle, `${baseUrl}/readyz`]]);
