@@ -14,6 +14,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseDocument } from 'yaml';
 import { configEnvVars, listDeployables, ROOT } from './deploy-facts.mjs';
+import { AUTHORIZATION_FILE, checkAuthorizationFile, natsPasswordVariable } from './nats-authorization.mjs';
 
 const DEFAULT_FILE = path.join(ROOT, 'docker/compose.yaml');
 
@@ -138,7 +139,15 @@ export function validateCompose(doc, { composeDir, deployables, configVars }) {
     if (!storeAt) problems.push('nats: set the JetStream store directory (-sd <dir>) and mount a volume there');
     else if (!mounts.includes(storeAt)) problems.push(`nats: JetStream store ${storeAt} is not on a volume: streams would vanish with the container`);
     if (!nats.healthcheck?.test) problems.push('nats: needs a healthcheck');
+    // The deployables' users and permissions: the one rendered file, mounted where -c points.
+    const configFlag = command.findIndex((arg) => arg === '-c' || arg === '--config');
+    const configAt = configFlag >= 0 ? command[configFlag + 1] : undefined;
+    const source = (nats.volumes ?? []).map((volume) => (typeof volume === 'string' ? volume.split(':') : [volume.source, volume.target])).find(([, target]) => target === configAt)?.[0];
+    if (!configAt) problems.push(`nats: load the deployables' users and permissions (-c with ${path.relative(ROOT, AUTHORIZATION_FILE)} mounted)`);
+    else if (!source || path.resolve(composeDir, source) !== AUTHORIZATION_FILE) problems.push(`nats: -c ${configAt} must be ${path.relative(ROOT, AUTHORIZATION_FILE)} mounted there`);
+    else problems.push(...checkAuthorizationFile().map((problem) => `nats: ${problem}`));
   }
+  const natsEnv = Object.fromEntries(Object.entries(environmentOf(nats ?? {})).map(([key, value]) => [key, interpolate(value === null || value === undefined ? '' : String(value), problems, `nats ${key}`)]));
 
   const dockerfile = path.join('docker', 'Dockerfile');
   for (const app of deployables) {
@@ -176,6 +185,14 @@ export function validateCompose(doc, { composeDir, deployables, configVars }) {
     if (env.NATS_URL && !env.CONTEXT_SIGNING_KEY) problems.push(`service ${app}: CONTEXT_SIGNING_KEY missing (required with NATS_URL: the gateway signs and services verify caller contexts)`);
     if (WITHOUT_DATABASE.has(app) && env.DATABASE_URL) problems.push(`service ${app}: holds no database, remove DATABASE_URL`);
     if (EMBEDDABLE.has(app) && Boolean(env.DATABASE_URL) !== Boolean(env.NATS_URL)) problems.push(`service ${app}: set both DATABASE_URL and NATS_URL or neither (embedded mode)`);
+    if (needsNats) {
+      // Its own NATS user, with the password the nats service gives that user.
+      if (env.NATS_USER !== app) problems.push(`service ${app}: NATS_USER must be "${app}" (its own NATS user), got ${JSON.stringify(env.NATS_USER ?? null)}`);
+      const variable = natsPasswordVariable(app);
+      if (!env.NATS_PASSWORD) problems.push(`service ${app}: NATS_PASSWORD missing`);
+      else if (env.NATS_PASSWORD !== natsEnv[variable]) problems.push(`service ${app}: NATS_PASSWORD is not the password the nats service has for it (${variable})`);
+      else if (!/^[A-Za-z][A-Za-z0-9]*$/.test(env.NATS_PASSWORD)) problems.push(`service ${app}: NATS_PASSWORD must be letters and digits starting with a letter (the NATS server reads it as a config value)`);
+    }
     problems.push(...checkEnvValues(env, `service ${app}`));
 
     const deps = dependsOn(service);
@@ -247,7 +264,7 @@ function dockerComposeConfig(file) {
 // --- self-test: a small good compose file passes, and each bad variant is rejected.
 
 const SELF_TEST_APPS = ['gateway', 'identity', 'all-in-one'];
-const SELF_TEST_VARS = configEnvVars(`env.PORT env.LOG_LEVEL int(env, 'HEALTH_PORT' url(env, 'DATABASE_URL' url(env, 'NATS_URL' env.BOOTSTRAP_ADMIN_TOKEN env.CONTEXT_SIGNING_KEY`);
+const SELF_TEST_VARS = configEnvVars(`env.PORT env.LOG_LEVEL int(env, 'HEALTH_PORT' url(env, 'DATABASE_URL' url(env, 'NATS_URL' env.BOOTSTRAP_ADMIN_TOKEN env.CONTEXT_SIGNING_KEY env.NATS_USER env.NATS_PASSWORD`);
 
 function goodCompose() {
   const build = (app) => ({ context: '..', dockerfile: 'docker/Dockerfile', args: { APP: app } });
@@ -256,12 +273,18 @@ function goodCompose() {
     name: 'self-test',
     services: {
       postgres: { image: 'postgres:16.4-alpine', healthcheck: { test: ['CMD-SHELL', 'pg_isready'] } },
-      nats: { image: 'nats:2.10.22-alpine', command: ['-js', '-sd', '/data'], volumes: ['nats-data:/data'], healthcheck: { test: ['CMD', 'true'] } },
-      gateway: { build: build('gateway'), image: 'learning-service/gateway:${TAG:-local}', environment: { NATS_URL: 'nats://nats:4222', CONTEXT_SIGNING_KEY: '${CONTEXT_SIGNING_KEY:-local-only-key-of-32-characters!}', PORT: '3000' }, ports: ['3000:3000'], depends_on: { nats: healthy } },
+      nats: {
+        image: 'nats:2.10.22-alpine',
+        command: ['-c', '/etc/nats/authorization.conf', '-js', '-sd', '/data'],
+        environment: { NATS_PASSWORD_GATEWAY: '${NATS_PASSWORD_GATEWAY:-gatewayLocal}', NATS_PASSWORD_IDENTITY: 'identityLocal' },
+        volumes: ['nats-data:/data', '../k8s/base/nats/authorization.conf:/etc/nats/authorization.conf:ro'],
+        healthcheck: { test: ['CMD', 'true'] },
+      },
+      gateway: { build: build('gateway'), image: 'learning-service/gateway:${TAG:-local}', environment: { NATS_URL: 'nats://nats:4222', CONTEXT_SIGNING_KEY: '${CONTEXT_SIGNING_KEY:-local-only-key-of-32-characters!}', NATS_USER: 'gateway', NATS_PASSWORD: '${NATS_PASSWORD_GATEWAY:-gatewayLocal}', PORT: '3000' }, ports: ['3000:3000'], depends_on: { nats: healthy } },
       identity: {
         build: build('identity'),
         image: 'learning-service/identity:${TAG:-local}',
-        environment: { NATS_URL: 'nats://nats:4222', CONTEXT_SIGNING_KEY: 'local-only-key-of-32-characters!', DATABASE_URL: 'postgres://u:${PW:-p}@postgres:5432/db', HEALTH_PORT: '9000', LOG_LEVEL: 'info' },
+        environment: { NATS_URL: 'nats://nats:4222', CONTEXT_SIGNING_KEY: 'local-only-key-of-32-characters!', NATS_USER: 'identity', NATS_PASSWORD: 'identityLocal', DATABASE_URL: 'postgres://u:${PW:-p}@postgres:5432/db', HEALTH_PORT: '9000', LOG_LEVEL: 'info' },
         depends_on: { postgres: healthy, nats: healthy },
       },
       'all-in-one': { profiles: ['all-in-one'], build: build('all-in-one'), image: 'learning-service/all-in-one:local', environment: { PORT: '3000' } },
@@ -289,6 +312,12 @@ const BAD_CASES = [
   ['LOG_LEVEL not a level', (d) => (d.services.identity.environment.LOG_LEVEL = 'verbose'), 'LOG_LEVEL must be one of'],
   ['no CONTEXT_SIGNING_KEY beside NATS_URL', (d) => delete d.services.gateway.environment.CONTEXT_SIGNING_KEY, 'CONTEXT_SIGNING_KEY missing'],
   ['short CONTEXT_SIGNING_KEY', (d) => (d.services.identity.environment.CONTEXT_SIGNING_KEY = 'short'), 'at least 32 characters'],
+  ['NATS user of another deployable', (d) => (d.services.identity.environment.NATS_USER = 'gateway'), 'NATS_USER must be "identity"'],
+  ['no NATS password', (d) => delete d.services.gateway.environment.NATS_PASSWORD, 'NATS_PASSWORD missing'],
+  ['NATS password the server does not have', (d) => (d.services.identity.environment.NATS_PASSWORD = 'otherPassword'), 'not the password the nats service has'],
+  ['NATS password the server would misread', (d) => { d.services.identity.environment.NATS_PASSWORD = '6e10'; d.services.nats.environment.NATS_PASSWORD_IDENTITY = '6e10'; }, 'letters and digits starting with a letter'],
+  ['NATS without the users and permissions', (d) => (d.services.nats.command = ['-js', '-sd', '/data']), 'load the deployables\' users and permissions'],
+  ['NATS with another permissions file', (d) => (d.services.nats.volumes[1] = './nats.conf:/etc/nats/authorization.conf:ro'), 'must be k8s/base/nats/authorization.conf mounted there'],
   ['short bootstrap token', (d) => (d.services.identity.environment.BOOTSTRAP_ADMIN_TOKEN = 'short'), 'at least 16 characters'],
   ['all-in-one half embedded', (d) => (d.services['all-in-one'].environment.NATS_URL = 'nats://nats:4222'), 'or neither'],
   ['image with tag latest', (d) => (d.services.postgres.image = 'postgres:latest'), 'is not pinned'],

@@ -18,6 +18,7 @@ const CHECKS = [
   ['validate-compose.mjs', '--self-test'],
   ['validate-k8s.mjs'],
   ['validate-k8s.mjs', '--self-test'],
+  ['nats-authorization.mjs', '--check'],
 ];
 
 let failed = 0;
@@ -33,5 +34,5 @@ for (const [tool, ...args] of CHECKS) {
     console.log(`  FAIL ${summary}${result.error ? ` (${result.error.message})` : ''}`);
   }
 }
-console.log(`validate-deploy: ${failed === 0 ? 'passed' : 'FAILED'}: ${CHECKS.length - failed}/${CHECKS.length} checks passed (Dockerfile, Compose, Kubernetes, self-tests)`);
+console.log(`validate-deploy: ${failed === 0 ? 'passed' : 'FAILED'}: ${CHECKS.length - failed}/${CHECKS.length} checks passed (Dockerfile, Compose, Kubernetes, NATS authorization, self-tests)`);
 process.exitCode = failed === 0 ? 0 : 1;

@@ -13,6 +13,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import { configEnvVars, listDeployables, ROOT } from './deploy-facts.mjs';
+import { natsPasswordVariable, renderAuthorization } from './nats-authorization.mjs';
 
 const NAMESPACE = 'learning-service';
 const PART_OF = 'learning-service';
@@ -36,6 +37,10 @@ const HTTP_DEPLOYABLES = new Set(['gateway']);
 /** Deployables whose replica count an autoscaler must own. */
 const AUTOSCALED = new Set(['jobs-worker']);
 /** Namespaced kinds that live at cluster scope (no metadata.namespace). */
+/** The NATS server's users and permissions (k8s/base/nats/authorization.conf), rendered from the one source. */
+const NATS_AUTHORIZATION = 'learning-service-nats-authorization';
+/** Each deployable's NATS password: this Secret, key natsPasswordVariable(<deployable>). */
+const NATS_SECRET = 'learning-service-nats';
 const CLUSTER_SCOPED = new Set(['Namespace', 'ClusterRole', 'ClusterRoleBinding', 'CustomResourceDefinition', 'PriorityClass', 'StorageClass', 'IngressClass', 'PersistentVolume']);
 
 /** The deployables are the apps/ folders: a new app cannot be forgotten here. */
@@ -217,7 +222,13 @@ function checkDeployment(deployment, context, problems) {
     if (WITHOUT_DATABASE.has(name)) {
       if (env.DATABASE_URL) problems.push(`${at}: holds no database, remove DATABASE_URL`);
     } else if (!env.DATABASE_URL) problems.push(`${at}: DATABASE_URL missing (the service would start embedded Postgres)`);
-    for (const key of ['DATABASE_URL', 'NATS_URL', 'BOOTSTRAP_ADMIN_TOKEN', 'CONTEXT_SIGNING_KEY']) {
+    // Its own NATS user, with its own password from the Secret the NATS server reads too.
+    if (env.NATS_USER !== name) problems.push(`${at}: NATS_USER must be "${name}" (its own user in ${NATS_AUTHORIZATION}), got ${JSON.stringify(env.NATS_USER ?? null)}`);
+    const password = env.NATS_PASSWORD?.secret;
+    if (!password || password.name !== NATS_SECRET || password.key !== natsPasswordVariable(name)) {
+      problems.push(`${at}: NATS_PASSWORD must come from Secret ${NATS_SECRET} key ${natsPasswordVariable(name)}`);
+    }
+    for (const key of ['DATABASE_URL', 'NATS_URL', 'BOOTSTRAP_ADMIN_TOKEN', 'CONTEXT_SIGNING_KEY', 'NATS_PASSWORD']) {
       if (typeof env[key] === 'string') problems.push(`${at}: ${key} is a plain value; take it from a Secret (secretKeyRef)`);
     }
     // The probes must hit the port the configuration makes the process open.
@@ -253,7 +264,7 @@ function checkScaledObject(object, deployments, problems) {
  */
 export async function validateObjects(objects, options) {
   const problems = [];
-  const { deployables, configVars, allowLatest = false, crds = [] } = options;
+  const { deployables, configVars, allowLatest = false, crds = [], natsAuthorization } = options;
   const custom = await validateSchemas(objects, { crds }, problems);
 
   const seen = new Set();
@@ -268,7 +279,14 @@ export async function validateObjects(objects, options) {
 
   const ofKind = (kind) => objects.filter((object) => object?.kind === kind);
   const configMaps = new Map(ofKind('ConfigMap').map((configMap) => [configMap.metadata.name, configMap]));
+  // The NATS authorization holds a server configuration, not environment variables: it must be what the source renders.
+  const authorization = configMaps.get(NATS_AUTHORIZATION);
+  if (!authorization) problems.push(`ConfigMap/${NATS_AUTHORIZATION} missing (the NATS users and permissions of the deployables)`);
+  else if (authorization.data?.['authorization.conf'] !== natsAuthorization) {
+    problems.push(`ConfigMap/${NATS_AUTHORIZATION}: authorization.conf is not what tools/nats-authorization.mjs renders (run it)`);
+  }
   for (const configMap of configMaps.values()) {
+    if (configMap === authorization) continue;
     for (const key of Object.keys(configMap.data ?? {})) {
       if (!configVars.has(key)) problems.push(`ConfigMap/${configMap.metadata.name}: key ${key} is not read by the configuration (typo?)`);
     }
@@ -353,7 +371,8 @@ function render(dir) {
 // --- self-test: a small good set passes, and each bad variant is rejected with the expected reason.
 
 const SELF_TEST_APPS = ['all-in-one', 'gateway', 'identity', 'jobs-worker'];
-const SELF_TEST_VARS = configEnvVars("env.PORT env.HOST int(env, 'HEALTH_PORT' url(env, 'DATABASE_URL' url(env, 'NATS_URL' env.LOG_LEVEL env.CONTEXT_SIGNING_KEY");
+const SELF_TEST_VARS = configEnvVars("env.PORT env.HOST int(env, 'HEALTH_PORT' url(env, 'DATABASE_URL' url(env, 'NATS_URL' env.LOG_LEVEL env.CONTEXT_SIGNING_KEY env.NATS_USER env.NATS_PASSWORD");
+const SELF_TEST_AUTHORIZATION = 'authorization { users: [] }\n';
 
 function goodObjects() {
   const secret = (key) => ({ valueFrom: { secretKeyRef: { name: 'learning-service-secrets', key } } });
@@ -374,7 +393,12 @@ function goodObjects() {
             image: `registry.example.com/learning-service/${name}:1.0.0`,
             ports: [{ name: port.name, containerPort: port.number }],
             envFrom: [{ configMapRef: { name: 'config-abc' } }],
-            env: [{ name: 'NATS_URL', ...secret('NATS_URL') }, { name: 'CONTEXT_SIGNING_KEY', ...secret('CONTEXT_SIGNING_KEY') }, ...(database ? [{ name: 'DATABASE_URL', ...secret(`${name}_DATABASE_URL`) }] : [])],
+            env: [
+              { name: 'NATS_URL', ...secret('NATS_URL') },
+              { name: 'CONTEXT_SIGNING_KEY', ...secret('CONTEXT_SIGNING_KEY') },
+              { name: 'NATS_USER', value: name },
+              { name: 'NATS_PASSWORD', valueFrom: { secretKeyRef: { name: NATS_SECRET, key: natsPasswordVariable(name) } } },
+              ...(database ? [{ name: 'DATABASE_URL', ...secret(`${name}_DATABASE_URL`) }] : [])],
             resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '1', memory: '512Mi' } },
             livenessProbe: { httpGet: { path: '/healthz', port: port.name } },
             readinessProbe: { httpGet: { path: '/readyz', port: port.name } },
@@ -389,6 +413,7 @@ function goodObjects() {
   return [
     { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } },
     { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'config-abc', namespace: NAMESPACE }, data: { PORT: '3000', HEALTH_PORT: '9000', LOG_LEVEL: 'info' } },
+    { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: NATS_AUTHORIZATION, namespace: NAMESPACE }, data: { 'authorization.conf': SELF_TEST_AUTHORIZATION } },
     deployment('gateway', { name: 'http', number: 3000 }, { database: false, replicas: 2 }),
     deployment('identity', { name: 'health', number: 9000 }),
     deployment('jobs-worker', { name: 'health', number: 9000 }, { replicas: null }),
@@ -431,8 +456,14 @@ const BAD_CASES = [
   ['latest image in an overlay', (o) => (container(o, 'identity').image = 'learning-service/identity:latest'), 'not pinned'],
   ['image of another deployable', (o) => (container(o, 'identity').image = 'registry.example.com/learning-service/catalog:1.0.0'), 'is not the identity image'],
   ['env name typo', (o) => container(o, 'identity').env.push({ name: 'NATS_UR', value: 'x' }), 'NATS_UR is not read'],
-  ['secret as a plain value', (o) => (container(o, 'identity').env[2] = { name: 'DATABASE_URL', value: 'postgres://u:p@db/x' }), 'plain value'],
-  ['service without DATABASE_URL', (o) => container(o, 'identity').env.splice(2, 1), 'DATABASE_URL missing'],
+  ['secret as a plain value', (o) => (container(o, 'identity').env[4] = { name: 'DATABASE_URL', value: 'postgres://u:p@db/x' }), 'plain value'],
+  ['service without DATABASE_URL', (o) => container(o, 'identity').env.splice(4, 1), 'DATABASE_URL missing'],
+  ['NATS user of another deployable', (o) => (container(o, 'identity').env[2].value = 'gateway'), 'NATS_USER must be "identity"'],
+  ['no NATS user', (o) => container(o, 'gateway').env.splice(2, 1), 'NATS_USER must be "gateway"'],
+  ['NATS password of another deployable', (o) => (container(o, 'identity').env[3].valueFrom.secretKeyRef.key = 'NATS_PASSWORD_GATEWAY'), 'key NATS_PASSWORD_IDENTITY'],
+  ['NATS password as a plain value', (o) => (container(o, 'identity').env[3] = { name: 'NATS_PASSWORD', value: 'pw' }), 'NATS_PASSWORD is a plain value'],
+  ['no NATS authorization', (o) => o.splice(o.indexOf(find(o, 'ConfigMap', NATS_AUTHORIZATION)), 1), `ConfigMap/${NATS_AUTHORIZATION} missing`],
+  ['NATS authorization edited by hand', (o) => (find(o, 'ConfigMap', NATS_AUTHORIZATION).data['authorization.conf'] += '# more\n'), 'not what tools/nats-authorization.mjs renders'],
   ['no CONTEXT_SIGNING_KEY', (o) => container(o, 'gateway').env.splice(1, 1), 'CONTEXT_SIGNING_KEY missing'],
   ['CONTEXT_SIGNING_KEY as a plain value', (o) => (container(o, 'identity').env[1] = { name: 'CONTEXT_SIGNING_KEY', value: 'k'.repeat(32) }), 'CONTEXT_SIGNING_KEY is a plain value'],
   ['missing ConfigMap', (o) => (container(o, 'identity').envFrom[0].configMapRef.name = 'config-old'), 'not in the manifests'],
@@ -444,7 +475,7 @@ const BAD_CASES = [
 
 export async function selfTest() {
   const failures = [];
-  const options = { deployables: SELF_TEST_APPS, configVars: SELF_TEST_VARS, allowLatest: false };
+  const options = { deployables: SELF_TEST_APPS, configVars: SELF_TEST_VARS, allowLatest: false, natsAuthorization: SELF_TEST_AUTHORIZATION };
   const good = await validateObjects(goodObjects(), options);
   if (good.problems.length > 0) failures.push(`the good manifests were rejected: ${good.problems.join('; ')}`);
   for (const [description, change, expected] of BAD_CASES) {
@@ -492,7 +523,9 @@ async function main(argv) {
       summaries.push(`${target.dir} not rendered`);
       continue;
     }
-    const { problems, counts } = await validateObjects(objects, { deployables, configVars, allowLatest: target.allowLatest, crds: target.crds ?? [] });
+    const namespace = objects.find((object) => object.kind === 'ConfigMap' && object.metadata?.name?.startsWith('learning-service-config'))?.data?.NATS_NAMESPACE ?? '';
+    const natsAuthorization = renderAuthorization(namespace);
+    const { problems, counts } = await validateObjects(objects, { deployables, configVars, allowLatest: target.allowLatest, crds: target.crds ?? [], natsAuthorization });
     for (const problem of problems) console.error(`${target.dir}: ${problem}`);
     total += problems.length;
     const custom = counts.custom > 0 ? `, ${counts.custom} custom checked structurally only` : '';

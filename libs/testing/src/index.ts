@@ -6,3 +6,4 @@ export * from './ports.js';
 export * from './json-schema-sample.js';
 export * from './json-schema-arbitrary.js';
 export * from './route-fixtures.js';
+export * from './nats-server.js';

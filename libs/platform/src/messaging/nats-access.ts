@@ -60,21 +60,28 @@ export const inboxPrefixOf = (user: string): string => `_INBOX_${user}`;
 /** `jobs-worker` -> `NATS_PASSWORD_JOBS_WORKER`. */
 export const natsPasswordVariable = (user: string): string => `NATS_PASSWORD_${user.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
 
-/** The JetStream API a deployable with an event log needs: its two streams and consumers on them, nothing else. */
+/**
+ * The JetStream API a deployable with an event log needs, and no more: create or look up its two streams;
+ * create, update (a create), look up and pull from durable consumers on the events; read dead letters with
+ * a short-lived consumer it deletes after. No stream or consumer deletion on the events: one service's
+ * credential cannot drop another's consumer or the log.
+ */
 function jetStreamApi(namespace: string): string[] {
-  const streams = [`${streamPrefix(namespace)}EVENTS`, `${streamPrefix(namespace)}DEAD_LETTERS`];
+  const events = `${streamPrefix(namespace)}EVENTS`;
+  const deadLetters = `${streamPrefix(namespace)}DEAD_LETTERS`;
   return [
     '$JS.API.INFO',
-    ...streams.flatMap((stream) => [
-      `$JS.API.STREAM.INFO.${stream}`,
-      `$JS.API.STREAM.CREATE.${stream}`,
-      `$JS.API.STREAM.UPDATE.${stream}`,
-      // CREATE, INFO, DELETE (`<op>.<stream>[.<name>…]`), DURABLE.CREATE and MSG.NEXT (`<op>.<op>.<stream>.<name>`).
-      `$JS.API.CONSUMER.*.${stream}`,
-      `$JS.API.CONSUMER.*.${stream}.>`,
-      `$JS.API.CONSUMER.*.*.${stream}.>`,
-    ]),
-    `$JS.ACK.${streams[0]}.>`,
+    ...[events, deadLetters].flatMap((stream) => [`$JS.API.STREAM.INFO.${stream}`, `$JS.API.STREAM.CREATE.${stream}`, `$JS.API.STREAM.UPDATE.${stream}`]),
+    `$JS.API.CONSUMER.CREATE.${events}.>`,
+    `$JS.API.CONSUMER.DURABLE.CREATE.${events}.>`,
+    `$JS.API.CONSUMER.INFO.${events}.>`,
+    `$JS.API.CONSUMER.MSG.NEXT.${events}.>`,
+    `$JS.ACK.${events}.>`,
+    `$JS.API.CONSUMER.CREATE.${deadLetters}`,
+    `$JS.API.CONSUMER.CREATE.${deadLetters}.>`,
+    `$JS.API.CONSUMER.INFO.${deadLetters}.>`,
+    `$JS.API.CONSUMER.MSG.NEXT.${deadLetters}.>`,
+    `$JS.API.CONSUMER.DELETE.${deadLetters}.>`,
   ];
 }
 
