@@ -5,7 +5,8 @@
 //
 // Settings (environment): BENCH_DATABASE_URL, BENCH_NATS_URL, BENCH_CONCURRENCY (8),
 // BENCH_DURATION_S (10, per measurement), BENCH_WARMUP_S (3), BENCH_MAX_REQUESTS (1000000 per measurement),
-// BENCH_PROBE_S (5: seconds of the extra one-connection latency pass; 0 skips it).
+// BENCH_PROBE_S (5: seconds of the extra one-connection latency pass; 0 skips it),
+// BENCH_CATALOG_COURSES (100000: course templates the catalog list rows run over; 0 skips them).
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -15,6 +16,7 @@ import { connect } from '@nats-io/transport-node';
 import pg from 'pg';
 import { bootstrapAccountId, createBenchDatabase, deleteNamespaceStreams, seedUsers, uniqueName, waitOutboxDrained } from './infra.mjs';
 import { checkFloors, readFloors } from './floors.mjs';
+import { benchCatalogLists } from './catalog-lists.mjs';
 import { requestJson, runLoad } from './load.mjs';
 import { cpuTimeMs, killAllNow, liveChildren, residentMiB, stopChildren } from './processes.mjs';
 import { benchEventDelivery, formatEventTable } from './event-delivery.mjs';
@@ -46,6 +48,7 @@ const settings = {
   hops: intSetting('BENCH_HOPS', 1000, 1, 100_000),
   /** Measure idle memory and time to ready of the embedded all-in-one (1) or not (0). */
   memory: intSetting('BENCH_MEMORY', CHECK ? 0 : 1, 0, 1),
+  catalogCourses: intSetting('BENCH_CATALOG_COURSES', CHECK ? 0 : 100_000, 0, 1_000_000),
 };
 const RESULTS_FILE = fileURLToPath(new URL('./results/latest.json', import.meta.url));
 // The whole run is bounded: whatever hangs, children are stopped and the run ends.
@@ -222,6 +225,8 @@ try {
   if (settings.users > 0) log(`seeded the bootstrap account: ${await seedUsers(database.url, settings.users)} users`);
   rows.push(...(await benchTopology(current, 'aio', database.url)));
   memory.push(await idleMemory(current));
+  // Catalog lists over 100,000 course templates (issue 7); BENCH_CATALOG_COURSES=0 skips them.
+  if (settings.catalogCourses > 0) rows.push(...(await benchCatalogLists(current, database.url, { count: settings.catalogCourses, durationS: settings.probeS || settings.durationS, warmupS: 1, log })));
   await current.close();
 
   log('starting separate processes');

@@ -1,9 +1,49 @@
 import { Module } from '@nestjs/common';
+import { tenantRepositoryProvider } from '@lms/platform';
+import { AuthoringGuard } from './authoring/authoring-guard.js';
+import { CourseAuthor } from './course-authors/course-author.entity.js';
+import { CourseAuthorsHandlers } from './course-authors/course-authors.handlers.js';
+import { CourseAuthorsService } from './course-authors/course-authors.service.js';
+import { CourseTemplateLifecycle } from './course-templates/course-template-lifecycle.service.js';
+import { CourseTemplateList } from './course-templates/course-template-list.js';
+import { CourseTemplate } from './course-templates/course-template.entity.js';
+import { CourseTemplatePresenter } from './course-templates/course-template.presenter.js';
+import { CourseTemplatesHandlers } from './course-templates/course-templates.handlers.js';
+import { CourseTemplatesService } from './course-templates/course-templates.service.js';
+import { IdentityDirectory } from './directory/identity-directory.js';
+import { EnrollmentCounts } from './enrollments/enrollment-counts.js';
+import { Enrollment } from './enrollments/enrollment.entity.js';
+import { LockablesHandlers } from './lockables/lockables.handlers.js';
 import { InitialCatalog1763800000000 } from './migrations/1763800000000-initial-catalog.js';
 import { IdempotencyKeys1764350000000 } from './migrations/1764350000000-idempotency-keys.js';
+import { Authoring1764400000000 } from './migrations/1764400000000-authoring.js';
+import { ProgramCourse } from './programs/program-course.entity.js';
+import { SlidePublisher } from './slides/slide-publisher.js';
+import { Slide } from './slides/slide.entity.js';
+import { SlidesHandlers } from './slides/slides.handlers.js';
+import { SlidesService } from './slides/slides.service.js';
+import { Task } from './tasks/task.entity.js';
+import { TasksHandlers } from './tasks/tasks.handlers.js';
+import { TasksService } from './tasks/tasks.service.js';
 
-export const CATALOG_MIGRATIONS = [InitialCatalog1763800000000, IdempotencyKeys1764350000000];
+export const CATALOG_ENTITIES = [CourseTemplate, CourseAuthor, Slide, Task, Enrollment, ProgramCourse];
+export const CATALOG_MIGRATIONS = [InitialCatalog1763800000000, IdempotencyKeys1764350000000, Authoring1764400000000];
 
-/** Feature modules of the catalog service are added here as they land. */
-@Module({})
+@Module({
+  controllers: [CourseTemplatesHandlers, CourseAuthorsHandlers, SlidesHandlers, TasksHandlers, LockablesHandlers],
+  providers: [
+    IdentityDirectory,
+    AuthoringGuard,
+    EnrollmentCounts,
+    CourseTemplatesService,
+    CourseTemplateLifecycle,
+    CourseTemplateList,
+    CourseTemplatePresenter,
+    CourseAuthorsService,
+    SlidePublisher,
+    SlidesService,
+    TasksService,
+    ...CATALOG_ENTITIES.map((entity) => tenantRepositoryProvider(entity)),
+  ],
+})
 export class CatalogModule {}

@@ -1,7 +1,7 @@
 import { isEntrypoint, runStandalone, type Runtime, type ServiceDefinition, startService } from '@lms/platform';
-import { CATALOG_MIGRATIONS, CatalogModule } from './catalog.module.js';
+import { CATALOG_ENTITIES, CATALOG_MIGRATIONS, CatalogModule } from './catalog.module.js';
 
-export const service: ServiceDefinition = { name: 'catalog', schema: 'catalog', module: CatalogModule, entities: [], migrations: CATALOG_MIGRATIONS };
+export const service: ServiceDefinition = { name: 'catalog', schema: 'catalog', module: CatalogModule, entities: CATALOG_ENTITIES, migrations: CATALOG_MIGRATIONS };
 
 export const start = (runtime: Runtime) => startService(service, runtime);
 

@@ -29,7 +29,12 @@ export class IdentityFactory {
   }
 
   async account(subdomain = `acct-${randomBytes(4).toString('hex')}`): Promise<number> {
-    const [row] = await this.query<{ id: number }>('INSERT INTO identity.accounts (subdomain, name) VALUES ($1, $1) RETURNING id', [subdomain]);
+    // With its root sub-account, as every account created through identity has one.
+    const [row] = await this.query<{ id: number }>(
+      `WITH a AS (INSERT INTO identity.accounts (subdomain, name) VALUES ($1, $1) RETURNING id)
+       INSERT INTO identity.sub_accounts (account_id, name, is_root) SELECT a.id, $1, true FROM a RETURNING account_id AS id`,
+      [subdomain],
+    );
     return row.id;
   }
 

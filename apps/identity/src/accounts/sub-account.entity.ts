@@ -15,6 +15,10 @@ export class SubAccount {
   @Column({ name: 'is_root', type: 'boolean', default: false })
   isRoot: boolean;
 
+  /** Attributes this sub-account locks on the courses it owns (no endpoint sets them yet). */
+  @Column({ name: 'locked_attributes', type: 'text', array: true, default: () => "'{}'" })
+  lockedAttributes: string[];
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 }

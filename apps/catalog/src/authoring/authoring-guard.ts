@@ -1,0 +1,37 @@
+import { Injectable } from '@nestjs/common';
+import type { LockableType, RequestContext } from '@lms/contracts';
+import { InjectTenantRepository, type TenantRepository } from '@lms/platform';
+import { CourseAuthor } from '../course-authors/course-author.entity.js';
+import { notAnAuthor } from '../course-templates/course-template.errors.js';
+import { Task } from '../tasks/task.entity.js';
+
+export interface AuthoringItem {
+  type: LockableType;
+  id: number;
+}
+
+/**
+ * The one gate every authoring write passes (template fields, slides, authors, publish, tasks): the caller
+ * must be allowed to edit the item. It is also where the locking service's fence plugs in (issue 9): a
+ * write must then also hold the item's live lock, else 409 naming the holder. `canEdit` answers
+ * `catalog.lockables.describe` too, so locks and writes use one rule.
+ */
+@Injectable()
+export class AuthoringGuard {
+  constructor(
+    @InjectTenantRepository(CourseAuthor) private readonly authors: TenantRepository<CourseAuthor>,
+    @InjectTenantRepository(Task) private readonly tasks: TenantRepository<Task>,
+  ) {}
+
+  /** Administrators edit everything in their account; an author edits the courses they author and the tasks they created. */
+  async canEdit(ctx: RequestContext, item: AuthoringItem): Promise<boolean> {
+    if (ctx.roles.includes('admin')) return true;
+    if (!ctx.roles.includes('author')) return false;
+    if (item.type === 'CourseTemplate') return (await this.authors.count(ctx, { courseTemplateId: item.id, userId: ctx.userId })) > 0;
+    return (await this.tasks.count(ctx, { id: item.id, authorId: ctx.userId })) > 0;
+  }
+
+  async assertCanWrite(ctx: RequestContext, item: AuthoringItem): Promise<void> {
+    if (!(await this.canEdit(ctx, item))) throw notAnAuthor(item.type === 'CourseTemplate' ? 'course template' : 'task', item.id);
+  }
+}

@@ -1,0 +1,234 @@
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsBoolean,
+  IsDefined,
+  IsIn,
+  IsInt,
+  IsNumber,
+  IsObject,
+  IsOptional,
+  IsUrl,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  ValidateBy,
+  ValidateIf,
+  ValidateNested,
+  type ValidationArguments,
+} from 'class-validator';
+import { MAX_ID, PageQuery, QueryInt } from '../common/query.js';
+import type { JsonSchema } from '../routes/route.js';
+import { IsText, NoNul } from './text.js';
+import { CourseTemplateParams } from './course-templates.contract.js';
+
+export const SLIDE_SUBJECTS = {
+  list: 'catalog.slides.list',
+  show: 'catalog.slides.show',
+  create: 'catalog.slides.create',
+  update: 'catalog.slides.update',
+  delete: 'catalog.slides.delete',
+} as const;
+
+export const ATTACHMENT_ALIGNS = ['top', 'left', 'wide', 'bottom'] as const;
+/** The slide type whose cover data must carry a heading. */
+export const COVER_SLIDE_TYPE = 'cover';
+export const MAX_SLIDES_PER_COURSE = 1000;
+
+const HEX_COLOUR = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;
+const hexMessage = { message: '$property must be a hex colour such as #1a2b3c' };
+const hasImage = (o: CoverSlideData) => o.backgroundImageUrl !== undefined && o.backgroundImageUrl !== null;
+
+/** The spec's CoverSlideData (camelCase keys as the spec spells them). */
+export class CoverSlideData {
+  @IsDefined() @IsBoolean()
+  dark: boolean;
+
+  /** Required on cover slides (checked with the slide's type, see SlideAttributes). */
+  @IsOptional() @IsText(500)
+  heading?: string;
+
+  @IsOptional() @IsText(5000)
+  intro?: string;
+
+  @IsOptional() @IsText(7) @Matches(HEX_COLOUR, hexMessage)
+  backgroundColor?: string;
+
+  @IsOptional() @IsText(7) @Matches(HEX_COLOUR, hexMessage)
+  primaryColor?: string;
+
+  @IsOptional() @IsUrl({ protocols: ['http', 'https'], require_protocol: true }) @MaxLength(2048)
+  backgroundImageUrl?: string;
+
+  @ValidateIf(hasImage) @IsDefined({ message: 'backgroundImageStyle is required with backgroundImageUrl' }) @IsText(50)
+  backgroundImageStyle?: string;
+
+  @ValidateIf(hasImage) @IsDefined({ message: 'backgroundImageOpacity is required with backgroundImageUrl' }) @IsNumber({ allowNaN: false, allowInfinity: false }) @Min(0) @Max(1)
+  backgroundImageOpacity?: number;
+}
+
+const isCover = (o: SlideAttributes) => o.type === COVER_SLIDE_TYPE;
+
+/** A cover slide's heading lives in its cover data, but whether it is required depends on the slide's type. */
+const CoverHeading = () =>
+  ValidateBy({
+    name: 'coverHeading',
+    validator: {
+      validate: (value: unknown, args?: ValidationArguments) => {
+        if (!args || !isCover(args.object as SlideAttributes)) return true;
+        const heading = (value as { heading?: unknown } | null)?.heading;
+        return typeof heading === 'string' && /\S/.test(heading);
+      },
+      defaultMessage: () => 'cover_slide_data.heading is required on cover slides',
+    },
+  });
+
+/** The spec's SlideAttributes. `allow_comments` must be present (true, false or null). */
+export class SlideAttributes {
+  @IsOptional() @IsText(500)
+  title?: string;
+
+  @IsOptional() @IsText(100_000)
+  body?: string;
+
+  @IsOptional() @IsText(50) @Matches(/^[a-z][a-z0-9_]{0,49}$/, { message: 'type must be a lower-case slide type such as "cover" or "content"' })
+  type?: string;
+
+  @ValidateIf((_, value) => value !== null) @IsDefined({ message: 'allow_comments is required (true, false or null)' }) @IsBoolean()
+  allow_comments: boolean | null;
+
+  @ValidateIf((o: SlideAttributes, value) => isCover(o) || value !== undefined)
+  @IsDefined({ message: 'cover_slide_data is required on cover slides' }) @IsObject() @CoverHeading() @ValidateNested() @Type(() => CoverSlideData)
+  cover_slide_data?: CoverSlideData;
+
+  @IsOptional() @IsUrl({ protocols: ['http', 'https'], require_protocol: true }) @MaxLength(2048)
+  attachment_url?: string | null;
+
+  @IsOptional() @IsIn(ATTACHMENT_ALIGNS, { message: `attachment_align must be one of: ${ATTACHMENT_ALIGNS.join(', ')}` })
+  attachment_align?: string | null;
+
+  @IsOptional() @IsBoolean()
+  static_order?: boolean | null;
+}
+
+/** Fields of one slide in a create (draft_attributes required) or an update (all optional). */
+export class SlideInput {
+  @IsDefined() @IsObject() @ValidateNested() @Type(() => SlideAttributes)
+  draft_attributes: SlideAttributes;
+
+  /** 1-based draft position; absent appends. A position past the end appends too. */
+  @IsOptional() @IsInt() @Min(1) @Max(MAX_SLIDES_PER_COURSE)
+  new_position?: number;
+
+  /** Minutes. */
+  @IsOptional() @IsInt() @Min(0) @Max(100_000)
+  estimated_time?: number;
+
+  @IsOptional() @IsArray() @ArrayMaxSize(50) @IsObject({ each: true }) @NoNul()
+  attachments?: Record<string, unknown>[];
+}
+
+export class SlideChanges {
+  @ValidateIf((_, value) => value !== undefined) @IsObject() @ValidateNested() @Type(() => SlideAttributes)
+  draft_attributes?: SlideAttributes;
+
+  @ValidateIf((_, value) => value !== undefined) @IsInt() @Min(1) @Max(MAX_SLIDES_PER_COURSE)
+  new_position?: number;
+
+  @ValidateIf((_, value) => value !== undefined) @IsInt() @Min(0) @Max(100_000)
+  estimated_time?: number;
+
+  @ValidateIf((_, value) => value !== undefined) @IsArray() @ArrayMaxSize(50) @IsObject({ each: true }) @NoNul()
+  attachments?: Record<string, unknown>[];
+}
+
+export class CreateSlidesBody {
+  @IsDefined() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(100) @ValidateNested({ each: true }) @Type(() => SlideInput)
+  slides: SlideInput[];
+}
+
+export class UpdateSlideBody {
+  @IsDefined() @IsObject() @ValidateNested() @Type(() => SlideChanges)
+  slide: SlideChanges;
+}
+
+export class ListSlidesQuery extends PageQuery {}
+
+export class SlideParams extends CourseTemplateParams {
+  @QueryInt() @IsInt() @Min(1) @Max(MAX_ID)
+  id: number;
+}
+
+export interface CoverSlideDataView {
+  dark: boolean;
+  heading?: string;
+  intro?: string;
+  backgroundColor?: string;
+  primaryColor?: string;
+  backgroundImageUrl?: string;
+  backgroundImageStyle?: string;
+  backgroundImageOpacity?: number;
+}
+
+export interface SlideAttributesView {
+  title?: string;
+  body?: string;
+  type?: string;
+  allow_comments: boolean | null;
+  cover_slide_data?: CoverSlideDataView;
+  attachment_url?: string | null;
+  attachment_align?: string | null;
+  static_order?: boolean | null;
+}
+
+export interface OrderedSlideView {
+  id: number;
+  position: number | null;
+  new_position: number | null;
+  published_attributes: SlideAttributesView | null;
+  draft_attributes: SlideAttributesView;
+  published_at: string | null;
+  estimated_time: number;
+  attachments: unknown[];
+}
+
+const COVER_SLIDE_DATA_SCHEMA: JsonSchema = {
+  type: 'object',
+  required: ['dark'],
+  properties: {
+    dark: { type: 'boolean' }, heading: { type: 'string', description: 'required on cover slides' }, intro: { type: 'string' },
+    backgroundColor: { type: 'string', pattern: HEX_COLOUR.source }, primaryColor: { type: 'string', pattern: HEX_COLOUR.source },
+    backgroundImageUrl: { type: 'string' },
+    backgroundImageStyle: { type: 'string', description: 'required with backgroundImageUrl' },
+    backgroundImageOpacity: { type: 'number', minimum: 0, maximum: 1, description: 'required with backgroundImageUrl' },
+  },
+};
+
+const SLIDE_ATTRIBUTES_SCHEMA: JsonSchema = {
+  type: ['object', 'null'],
+  required: ['allow_comments'],
+  properties: {
+    title: { type: 'string' }, body: { type: 'string' }, type: { type: 'string' },
+    allow_comments: { type: ['boolean', 'null'] }, cover_slide_data: COVER_SLIDE_DATA_SCHEMA,
+    attachment_url: { type: ['string', 'null'] }, attachment_align: { type: ['string', 'null'], enum: [...ATTACHMENT_ALIGNS, null] },
+    static_order: { type: ['boolean', 'null'] },
+  },
+};
+
+export const ORDERED_SLIDE_SCHEMA: JsonSchema = {
+  type: 'object',
+  required: ['id', 'position', 'new_position', 'published_attributes', 'draft_attributes', 'published_at', 'estimated_time', 'attachments'],
+  properties: {
+    id: { type: 'integer' },
+    position: { type: ['integer', 'null'], description: 'published position; null until published' },
+    new_position: { type: ['integer', 'null'], description: 'draft position, 1..n' },
+    published_attributes: SLIDE_ATTRIBUTES_SCHEMA,
+    draft_attributes: { ...SLIDE_ATTRIBUTES_SCHEMA, type: 'object' },
+    published_at: { type: ['string', 'null'], format: 'date-time' },
+    estimated_time: { type: 'integer', description: 'minutes' },
+    attachments: { type: 'array', items: { type: 'object' } },
+  },
+};

@@ -1,0 +1,60 @@
+import { ArrayMaxSize, IsArray, IsInt, IsOptional, Max, Min } from 'class-validator';
+import { MAX_ID } from '../common/query.js';
+import type { Role } from '../context.js';
+
+/**
+ * Internal request/reply subjects (no HTTP route) through which other services ask identity about people
+ * and sub-accounts instead of reading its schema (design §1). The caller's `ctx` scopes every answer to
+ * its account.
+ */
+export const DIRECTORY_SUBJECTS = {
+  users: 'identity.directory.users',
+  subAccounts: 'identity.directory.sub_accounts',
+} as const;
+
+/** `identity.directory.users`: the users with these ids, deleted ones included (hidden ones are nobody). */
+export class DirectoryUsersRequest {
+  @IsArray() @ArrayMaxSize(1000) @IsInt({ each: true }) @Min(1, { each: true }) @Max(MAX_ID, { each: true })
+  ids: number[];
+}
+
+export interface DirectoryUser {
+  id: number;
+  uid: string;
+  name: string;
+  email: string | null;
+  avatar_url: string | null;
+  roles: Role[];
+  /** RFC 3339 when the user is deleted (or its deletion is under way), else null. */
+  deleted_at: string | null;
+}
+
+export interface DirectoryUsersReply {
+  users: DirectoryUser[];
+}
+
+/**
+ * `identity.directory.sub_accounts`: the named sub-accounts of the caller's account, and the caller's
+ * current one (`ctx.subAccountId`, or the root when the caller has none).
+ */
+export class DirectorySubAccountsRequest {
+  @IsOptional() @IsArray() @ArrayMaxSize(1000) @IsInt({ each: true }) @Min(1, { each: true }) @Max(MAX_ID, { each: true })
+  ids?: number[];
+}
+
+export interface DirectorySubAccount {
+  id: number;
+  name: string;
+  is_root: boolean;
+  /** Attributes this sub-account locks on the courses it owns. */
+  locked_attributes: string[];
+}
+
+export interface DirectorySubAccountsReply {
+  /** The caller's current sub-account; null only for an account without a root (not created through identity). */
+  current: DirectorySubAccount | null;
+  root: DirectorySubAccount | null;
+  /** The account has sub-accounts besides its root. */
+  sub_accounts_exist: boolean;
+  sub_accounts: DirectorySubAccount[];
+}
