@@ -68,13 +68,35 @@ export const PARAM_FIXTURES: Record<string, ParamFixture> = {
   // The catalogue of notification types is the same for every account: its keys are nobody's secret.
   'notification_types/:id': { tenant: false, create: async () => 'course_assigned' },
   'crm_accounts/:id': { tenant: true, create: async (ctx) => String(ctx.accountId) },
+  'slides/:id': {
+    tenant: true,
+    create: async (ctx, earlier) =>
+      createdId(await ctx.admin.post(`/api/author/course_templates/${earlier.course_template_id}/slides`, slideBody()), 'a slide'),
+  },
+  // A second author, so removing one never hits the last-author rule.
+  'authors/:id': {
+    tenant: true,
+    create: async (ctx, earlier) => {
+      const { userId } = await ctx.factory.user(ctx.accountId, ['author']);
+      const res = await ctx.admin.post(`/api/author/course_templates/${earlier.course_template_id}/authors`, { users: [{ user_id: userId }] });
+      if (res.status >= 300) throw new Error(`adding a course author answered ${res.status}: ${res.text}`);
+      return String(userId);
+    },
+  },
 };
 
 /**
  * Request bodies a schema cannot describe (they name other records), by `METHOD path`. Every other
  * route gets the smallest body its schema accepts.
  */
+/** SlideAttributes needs `allow_comments` present even as null, which a schema sample leaves out. */
+const slideBody = () => ({ slides: [{ draft_attributes: { title: unique('slide'), allow_comments: true } }] });
+
 export const BODY_FIXTURES: Record<string, (ctx: FixtureContext, ids: Record<string, string>) => Promise<unknown>> = {
+  'POST /api/author/course_templates/:course_template_id/slides': async () => slideBody(),
+  'PATCH /api/author/course_templates/:course_template_id/slides/:id': async () => ({ slide: { draft_attributes: { allow_comments: false } } }),
+  'PUT /api/author/course_templates/:course_template_id/slides/:id': async () => ({ slide: { draft_attributes: { allow_comments: null } } }),
+  'POST /api/author/course_templates/:course_template_id/authors': async (ctx) => ({ users: [{ user_id: (await ctx.factory.user(ctx.accountId, ['author'])).userId }] }),
   'POST /api/admin/api_tokens': async (ctx) => ({ api_token: { user_id: await learner(ctx), name: unique('token') } }),
   'POST /api/author/groups/:group_id/learners': async (ctx) => ({ users: [{ user_id: Number(await learner(ctx)) }] }),
 };
