@@ -1,9 +1,17 @@
 import { Module } from '@nestjs/common';
+import { CatalogLockables } from './locks/catalog-lockables.js';
+import { LockEventConsumers } from './locks/lock-event-consumers.js';
+import { LockRepository } from './locks/lock.repository.js';
+import { CourseTemplateLockHandlers, LockCheckHandlers, TaskLockHandlers } from './locks/locks.handlers.js';
+import { LocksService } from './locks/locks.service.js';
 import { InitialLocking1763800000000 } from './migrations/1763800000000-initial-locking.js';
 import { IdempotencyKeys1764350000000 } from './migrations/1764350000000-idempotency-keys.js';
+import { Locks1764400000000 } from './migrations/1764400000000-locks.js';
 
-export const LOCKING_MIGRATIONS = [InitialLocking1763800000000, IdempotencyKeys1764350000000];
+export const LOCKING_MIGRATIONS = [InitialLocking1763800000000, IdempotencyKeys1764350000000, Locks1764400000000];
 
-/** Feature modules of the locking service are added here as they land. */
-@Module({})
+@Module({
+  controllers: [CourseTemplateLockHandlers, TaskLockHandlers, LockCheckHandlers],
+  providers: [LockRepository, CatalogLockables, LocksService, LockEventConsumers],
+})
 export class LockingModule {}

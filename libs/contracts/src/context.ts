@@ -23,6 +23,8 @@ export interface RpcRequest<B = unknown, Q = Record<string, unknown>, P = Record
   params: P;
   query: Q;
   body: B;
+  /** Request headers the route declares (RouteSpec.headers), by lower-case name; absent ones are left out. */
+  headers?: Record<string, string>;
   /** The gateway's signature over subject, ctx, params, query and body; services refuse a request without a valid one. */
   seal?: RequestSeal;
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { LockableType, RequestContext } from '@lms/contracts';
 import { notAnAuthor } from '../course-templates/course-template.errors.js';
+import { LockFence } from './lock-fence.js';
 
 export interface AuthoringItem {
   type: LockableType;
@@ -15,6 +16,8 @@ export interface AuthoringItem {
  */
 @Injectable()
 export class AuthoringGuard {
+  constructor(private readonly fence: LockFence) {}
+
   /**
    * Administrators and authors of the account edit its courses and tasks (the author audience, as the
    * route matrix checks it); the item must exist in the account, which the callers have checked.
@@ -25,5 +28,6 @@ export class AuthoringGuard {
 
   async assertCanWrite(ctx: RequestContext, item: AuthoringItem): Promise<void> {
     if (!(await this.canEdit(ctx, item))) throw notAnAuthor(item.type === 'CourseTemplate' ? 'course template' : 'task', item.id);
+    await this.fence.assertMayWrite(ctx, item);
   }
 }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Principal, RequestContext, RouteDefinition, RpcReply, RpcRequest } from '@lms/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { idempotencyKeyOf } from '../idempotency/idempotency-key.js';
+import { declaredHeaders } from './declared-headers.js';
 import { entityTag, ifNoneMatchHits } from './etag.js';
 import { pageLinks } from './link-header.js';
 import { RpcReplyError } from './problem.js';
@@ -37,7 +38,8 @@ export class RouteForwarder {
     // it names the user acted as, and `actorId` the administrator really calling.
     const { accountId, subAccountId, userId, roles, actorId } = principal;
     const ctx: RequestContext = { requestId: request.id, accountId, subAccountId, userId, roles, ...(actorId !== undefined ? { actorId } : {}), ...idempotencyKeyOf(request) };
-    const payload: RpcRequest = { ctx, params: input.params as Record<string, string>, query: input.query, body: input.body };
+    const headers = declaredHeaders(route, request);
+    const payload: RpcRequest = { ctx, params: input.params as Record<string, string>, query: input.query, body: input.body, ...(headers ? { headers } : {}) };
     const answer = await this.services.request(route.subject, payload);
     if (!answer.ok) throw new RpcReplyError(answer.error);
     return this.send(route, request, reply, answer, input.page);

@@ -150,7 +150,9 @@ export function buildOpenApiDocument(routes: RouteDefinition[], info: OpenApiInf
     }
     const extra = route.methods.includes('GET') ? [ref('parameters', 'IfNoneMatch')] : [];
     if (takesAsUser(route)) extra.push(ref('parameters', 'AsUserId'));
-    return [...path, ...query, ...extra, ref('parameters', 'RequestId')];
+    // Declared request headers (RouteSpec.headers) are the only ones besides these the service sees.
+    const headers = (route.headers ?? []).map(({ name, description, schema }) => ({ name, in: 'header', required: false, description, schema }));
+    return [...path, ...query, ...extra, ...headers, ref('parameters', 'RequestId')];
   };
 
   for (const route of routes) {

@@ -61,6 +61,19 @@ export interface RouteSpec {
   paged?: boolean;
   /** Roles required beyond the audience's (e.g. `support` for course sync). */
   roles?: Role[];
+  /**
+   * Request headers the gateway forwards to the service (as `headers`, by lower-case name), unvalidated:
+   * the service decides what a missing or malformed one means (e.g. `X-Lock-Id`, a 422). No other header crosses the bus.
+   */
+  headers?: RouteHeader[];
+}
+
+/** A request header a route takes, documented in OpenAPI as a header parameter. */
+export interface RouteHeader {
+  name: string;
+  description: string;
+  /** What the header must look like, as JSON Schema (documentation; the service checks it). */
+  schema: JsonSchema;
 }
 
 export interface RouteDefinition extends RouteSpec {

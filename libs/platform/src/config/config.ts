@@ -20,6 +20,8 @@ export interface PlatformConfig {
   dataDir: string;
   /** TCP port of the embedded Postgres (all-in-one mode without DATABASE_URL). */
   embeddedPostgresPort: number;
+  /** Lifetime of an edit lock (locking service); a renewal starts it again. */
+  lockTtlSeconds: number;
   rpcTimeoutMs: number;
   healthPort: number;
   authCacheTtlMs: number;
@@ -94,6 +96,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlatformConfig
     contextSigningKey: contextSigningKey(env, natsUrl),
     dataDir: env.DATA_DIR || '.data',
     embeddedPostgresPort: int(env, 'EMBEDDED_POSTGRES_PORT', 5433, 1, 65535),
+    lockTtlSeconds: int(env, 'LOCK_TTL_SECONDS', 900, 1, 86_400),
     rpcTimeoutMs: int(env, 'RPC_TIMEOUT_MS', 5000, 10, 600_000),
     healthPort: int(env, 'HEALTH_PORT', 9000, 0, 65535),
     authCacheTtlMs: int(env, 'AUTH_CACHE_TTL_MS', 30_000, 0, 3_600_000),

@@ -32,12 +32,12 @@ const RATE_LIMIT_USAGE = 'gateway.rate_limit.usage';
 export const BUS_ROLES: Readonly<Record<string, BusRole>> = {
   gateway: { calls: SERVICES, broadcasts: [RATE_LIMIT_USAGE], listens: [AUTH_INVALIDATE, RATE_LIMIT_USAGE] },
   identity: { serves: 'identity', publishesEventsOf: 'identity', broadcasts: [AUTH_INVALIDATE] },
-  // Catalog asks identity who users and sub-accounts are (identity.directory.*).
-  catalog: { calls: ['identity'], serves: 'catalog', publishesEventsOf: 'catalog' },
+  // Catalog asks identity for people and locking whether a write is fenced; locking asks catalog about lockables.
+  catalog: { serves: 'catalog', publishesEventsOf: 'catalog', calls: ['identity', 'locking'] },
   scheduling: { serves: 'scheduling', publishesEventsOf: 'scheduling' },
   jobs: { serves: 'jobs', publishesEventsOf: 'jobs' },
   'jobs-worker': { publishesEventsOf: 'jobs' },
-  locking: { serves: 'locking', publishesEventsOf: 'locking' },
+  locking: { serves: 'locking', publishesEventsOf: 'locking', calls: ['catalog'] },
 };
 
 export interface SubjectRules {

@@ -22,14 +22,14 @@ export class ContextRefusedError extends DomainError {
 }
 
 /** A request as it travels, before or after the wire: every part is covered by the seal. */
-type Sealable = Pick<RpcRequest<unknown, unknown, unknown>, 'ctx' | 'params' | 'query' | 'body'>;
+type Sealable = Pick<RpcRequest<unknown, unknown, unknown>, 'ctx' | 'params' | 'query' | 'body' | 'headers'>;
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * Signs the caller context of a bus request (gateway) and verifies it (every service), so a NATS
  * credential alone cannot speak for a user: HMAC-SHA256 with the shared CONTEXT_SIGNING_KEY over the
- * subject, the signing time, ctx, params, query and body. Binding the subject stops a seal from being
+ * subject, the signing time, ctx, params, query, body and the forwarded headers (when a route declares any). Binding the subject stops a seal from being
  * replayed on another subject; binding the time bounds replays on the same one.
  *
  * The MAC input is one `JSON.stringify` of those parts. The bus carries JSON, and stringify after parse
@@ -69,10 +69,10 @@ export class ContextSeal {
     if (refusal) throw new ContextRefusedError(refusal);
   }
 
-  private mac(subject: string, at: number, { ctx, params, query, body }: Sealable): Buffer {
-    return createHmac('sha256', this.key)
-      .update(JSON.stringify([SEAL_VERSION, subject, at, ctx, params, query, body]))
-      .digest();
+  private mac(subject: string, at: number, { ctx, params, query, body, headers }: Sealable): Buffer {
+    // Headers join the input only when present, so requests without any sign exactly as before.
+    const parts = headers === undefined ? [SEAL_VERSION, subject, at, ctx, params, query, body] : [SEAL_VERSION, subject, at, ctx, params, query, body, headers];
+    return createHmac('sha256', this.key).update(JSON.stringify(parts)).digest();
   }
 }
 

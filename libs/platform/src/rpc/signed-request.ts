@@ -1,0 +1,35 @@
+import type { RequestContext, RpcReply, RpcRequest } from '@lms/contracts';
+import type { MessageBus } from '../messaging/message-bus.js';
+import { CONTEXT_REFUSED, type ContextSeal } from './context-seal.js';
+import { DomainError } from './rpc-errors.js';
+
+export interface SignedRequestOptions {
+  bus: MessageBus;
+  seal: ContextSeal;
+  timeoutMs: number;
+  /** The service asked, for messages: `catalog`, `locking`. */
+  service: string;
+  /** The 503 code when it does not answer, e.g. `CATALOG_UNAVAILABLE`. */
+  unavailableCode: string;
+}
+
+/**
+ * One service asking another over request/reply on behalf of the caller: signed like the gateway's
+ * requests (every service verifies the caller context), the other service's own errors re-thrown as
+ * they are, no answer a 503. A refused signature is an operations fault (keys differ), a 500, never a 401.
+ */
+export async function requestSigned<T>(options: SignedRequestOptions, ctx: RequestContext, subject: string, body: object): Promise<T> {
+  const { bus, seal, timeoutMs, service, unavailableCode } = options;
+  const unavailable = (detail: string) => new DomainError(503, unavailableCode, 'Service Unavailable', detail);
+  const request: RpcRequest = seal.sign(subject, { ctx, params: {}, query: {}, body });
+  let answer: RpcReply;
+  try {
+    answer = (await bus.request(subject, request, timeoutMs)) as RpcReply;
+  } catch (err) {
+    throw unavailable(`${service} did not answer ${subject}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  if (!answer || typeof answer !== 'object') throw unavailable(`${service} answered ${subject} with nothing`);
+  if (!answer.ok && answer.error.code === CONTEXT_REFUSED) throw new Error(`${service} refused the signature on ${subject}: CONTEXT_SIGNING_KEY differs`);
+  if (!answer.ok) throw new DomainError(answer.error.status, answer.error.code, answer.error.title, answer.error.detail, answer.error.errors);
+  return answer.body as T;
+}
