@@ -97,6 +97,17 @@ describe('buildOpenApiDocument', () => {
     expect(things.components.schemas.SizedThing).toMatchObject({ properties: { name: { type: 'string' }, size: { type: 'integer' } } });
   });
 
+  it('documents the request headers a route declares (X-Lock-Id on lock renewals and on authoring writes)', () => {
+    const real = buildOpenApiDocument(ROUTES);
+    const parametersOf = (path: string, method: string) => (real.paths[path][method] as unknown as Operation).parameters;
+    const lockId = expect.objectContaining({ name: 'X-Lock-Id', in: 'header', required: false, schema: { type: 'string', format: 'uuid' } });
+    expect(parametersOf('/api/author/course_templates/{id}/lock', 'put')).toContainEqual(lockId);
+    expect(parametersOf('/api/author/tasks/{id}/lock', 'delete')).toContainEqual(lockId);
+    expect(parametersOf('/api/author/course_templates/{id}', 'patch')).toContainEqual(lockId);
+    expect(parametersOf('/api/author/course_templates/{id}/lock', 'post')).not.toContainEqual(lockId);
+    expect(parametersOf('/api/author/tasks/{id}/clone', 'post')).not.toContainEqual(lockId);
+  });
+
   it('describes each response shape', () => {
     const list = op('/api/author/widgets', 'get').responses;
     expect(list['200'].content).toEqual({

@@ -26,6 +26,12 @@ describe('loadConfig', () => {
     });
   });
 
+  it('LOCK_TTL_SECONDS: 900 by default (the original service\'s lifetime), 1 to 86400 accepted, anything else refused', () => {
+    expect(loadConfig({}).lockTtlSeconds).toBe(900);
+    expect(loadConfig({ LOCK_TTL_SECONDS: '1' }).lockTtlSeconds).toBe(1);
+    for (const value of ['0', '-5', '1.5', 'soon', '86401']) expect(errorOf(() => loadConfig({ LOCK_TTL_SECONDS: value }))).toMatch(/^LOCK_TTL_SECONDS must be an integer/);
+  });
+
   it('all-in-one refuses NATS_URL without DATABASE_URL: an embedded database must not serve a shared bus', () => {
     expect(errorOf(() => assertAllInOneConfig(loadConfig({ NATS_URL: NATS, CONTEXT_SIGNING_KEY: KEY })))).toMatch(/^DATABASE_URL must be set when NATS_URL is set/);
     expect(() => assertAllInOneConfig(loadConfig({}))).not.toThrow();

@@ -37,6 +37,15 @@ describe('ContextSeal', () => {
     expect(seal.check('identity.users.list', overTheWire(noBody))).toBeUndefined();
   });
 
+  it('covers forwarded headers when the request has them, so a lock id cannot be swapped on the bus', () => {
+    const signed = seal.sign('locking.task_lock.renew', request({ headers: { 'x-lock-id': '6f0c1a2e-0000-4000-8000-000000000001' } }));
+    expect(seal.check('locking.task_lock.renew', overTheWire(signed))).toBeUndefined();
+    expect(seal.check('locking.task_lock.renew', { ...signed, headers: { 'x-lock-id': '6f0c1a2e-0000-4000-8000-000000000002' } })).toBe('mismatch');
+    expect(seal.check('locking.task_lock.renew', { ...signed, headers: undefined })).toBe('mismatch');
+    const without = seal.sign('locking.task_lock.renew', request());
+    expect(seal.check('locking.task_lock.renew', { ...without, headers: { 'x-lock-id': 'added' } })).toBe('mismatch');
+  });
+
   it('covers whatever ctx holds, so fields added later (a masquerading user) are signed too', () => {
     const signed = seal.sign('identity.users.show', { ...request(), ctx: { ...request().ctx, actingUserId: 1 } as RpcRequest['ctx'] });
     expect(seal.check('identity.users.show', overTheWire(signed))).toBeUndefined();
