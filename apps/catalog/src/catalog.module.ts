@@ -1,8 +1,7 @@
 import { Module } from '@nestjs/common';
 import { tenantRepositoryProvider } from '@lms/platform';
-import { APP_INTERCEPTOR } from '@nestjs/core';
 import { AuthoringGuard } from './authoring/authoring-guard.js';
-import { LockFence, PresentedLockInterceptor } from './authoring/lock-fence.js';
+import { LockFence } from './authoring/lock-fence.js';
 import { CourseAuthor } from './course-authors/course-author.entity.js';
 import { CourseAuthorsHandlers } from './course-authors/course-authors.handlers.js';
 import { CourseAuthorsService } from './course-authors/course-authors.service.js';
@@ -37,7 +36,6 @@ export const CATALOG_MIGRATIONS = [InitialCatalog1763800000000, IdempotencyKeys1
     IdentityDirectory,
     AuthoringGuard,
     LockFence,
-    { provide: APP_INTERCEPTOR, useClass: PresentedLockInterceptor },
     EnrollmentCounts,
     CourseTemplatesService,
     CourseTemplateLifecycle,

@@ -26,6 +26,7 @@ export * from './persistence/tenant-repository.provider.js';
 export * from './rpc/handles.js';
 export * from './rpc/context-seal.js';
 export * from './rpc/signed-request.js';
+export * from './rpc/forwarded-headers.js';
 export * from './runtime/start-service.js';
 export * from './runtime/standalone.js';
 export * from './observability/health-server.js';

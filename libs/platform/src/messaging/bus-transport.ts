@@ -7,6 +7,7 @@ import type { Logger } from '../observability/logger.js';
 import { observeRpc } from '../observability/rpc-metrics.js';
 import { ContextRefusedError, type ContextSeal } from '../rpc/context-seal.js';
 import type { DirectHandler } from '../rpc/dispatch.js';
+import { rememberForwardedHeaders } from '../rpc/forwarded-headers.js';
 import { DomainError, toRpcError } from '../rpc/rpc-errors.js';
 import type { MessageBus, Subscription } from './message-bus.js';
 import { Reply } from './reply.js';
@@ -96,6 +97,7 @@ export class BusTransport extends Server implements CustomTransportStrategy {
   /** The one step that reads who is calling: every request passes it (the seal is checked) before any handler runs. */
   private requestOf(subject: string, payload: unknown): RpcRequest {
     this.seal.verify(subject, payload);
+    rememberForwardedHeaders(payload as RpcRequest);
     return payload as RpcRequest;
   }
 
