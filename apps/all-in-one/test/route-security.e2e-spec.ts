@@ -33,6 +33,9 @@ function expected(route: RouteDefinition, persona: Persona, tenantOwned: boolean
   return 'allowed';
 }
 
+/** A read without what changes by itself between two reads: a lock's `expires_in` counts down. */
+const unchanging = (body: unknown): unknown => JSON.parse(JSON.stringify(body ?? null), (key, value: unknown) => (key === 'expires_in' ? undefined : value));
+
 /** Learner audiences serve a user's own records: another user's record of the same account is a 404 there too. */
 const perUserRecords = (route: RouteDefinition) => route.audience === 'learner' || route.audience === 'mobile';
 
@@ -85,7 +88,7 @@ describe('BOLA/BFLA matrix: every route of the contract table × every kind of c
     if (before) {
       // Another account's administrator changed nothing: the owner reads the record as before.
       const after = await t.api.get(path);
-      expect([path, after.status, after.body]).toEqual([path, before.status, before.body]);
+      expect([path, after.status, unchanging(after.body)]).toEqual([path, before.status, unchanging(before.body)]);
     }
   });
 });

@@ -101,6 +101,20 @@ export const BODY_FIXTURES: Record<string, (ctx: FixtureContext, ids: Record<str
   'POST /api/author/groups/:group_id/learners': async (ctx) => ({ users: [{ user_id: Number(await learner(ctx)) }] }),
 };
 
+/**
+ * State a route needs besides its records, by route path, made after them: a lock's `GET` answers 404
+ * until someone holds the lock, so the lock routes find it taken by the owning administrator.
+ */
+export const ROUTE_SETUP: Record<string, (ctx: FixtureContext, path: string) => Promise<void>> = Object.fromEntries(
+  ['/api/author/course_templates/:id/lock', '/api/author/tasks/:id/lock'].map((route) => [
+    route,
+    async (ctx: FixtureContext, path: string) => {
+      const res = await ctx.admin.post(path);
+      if (res.status !== 200) throw new Error(`taking the lock ${path} answered ${res.status}: ${res.text.slice(0, 300)}`);
+    },
+  ]),
+);
+
 /** `/api/a/:x/b/:id` -> `[['x', 'a/:x'], ['id', 'b/:id']]`. */
 export function pathParams(path: string): { name: string; key: string }[] {
   const segments = path.split('/');
@@ -161,5 +175,6 @@ export async function fixturePath(ctx: FixtureContext, route: RouteDefinition): 
     }
   }
   const path = route.path.replace(/:([A-Za-z0-9_]+)/g, (_, name: string) => encodeURIComponent(ids[name]));
+  await ROUTE_SETUP[route.path]?.(ctx, path);
   return { path, ids, tenantOwned };
 }

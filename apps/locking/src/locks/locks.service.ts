@@ -104,8 +104,9 @@ export class LocksService {
   }
 
   async renew(ctx: RequestContext, item: LockKey, header: string | undefined): Promise<void> {
-    const lockId = lockIdOf(header, true) as string;
+    // Another account's item is a 404 whatever the request holds; then the header's form.
     await this.assertEditable(ctx, item);
+    const lockId = lockIdOf(header, true) as string;
     await this.db.transaction(async () => {
       await this.assertHolder(ctx, item, lockId);
       const renewed = await this.locks.renew(ctx, item, lockId, this.ttlSeconds);
@@ -115,8 +116,9 @@ export class LocksService {
   }
 
   async release(ctx: RequestContext, item: LockKey, header: string | undefined): Promise<void> {
-    const lockId = lockIdOf(header, true) as string;
+    // Another account's item is a 404 whatever the request holds; then the header's form.
     await this.assertEditable(ctx, item);
+    const lockId = lockIdOf(header, true) as string;
     await this.db.transaction(async () => {
       await this.assertHolder(ctx, item, lockId);
       const released = await this.locks.release(ctx, item, lockId);
