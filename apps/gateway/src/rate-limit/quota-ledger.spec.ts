@@ -32,6 +32,28 @@ describe('QuotaLedger', () => {
     expect(b.peek('token', 'k')).toEqual({ kind: 'allow', remaining: 6, resetMs: 60_000 });
   });
 
+  it('starts no fresh share after its own report until every live peer has reported since: unsynchronised exchanges stay within the quota', () => {
+    const policy: QuotaPolicy = { name: 'token', quota: 99, windowMs: 60_000 };
+    const [a, b, c] = ['a', 'b', 'c'].map((name) => new QuotaLedger(name, [policy], clock));
+    const hello = [a, b, c].map((r) => r.report());
+    for (const r of [a, b, c]) for (const report of hello) r.merge(report);
+    const admit = (r: QuotaLedger) => {
+      let n = 0;
+      while (r.take('token', 'k').kind === 'allow') n++;
+      return n;
+    };
+    let admitted = admit(a) + admit(b) + admit(c); // 33 each, none reported yet
+    now += 1;
+    const fromA = a.report(); // a reports first; b and c have not, and have not heard from a
+    b.merge(fromA);
+    c.merge(fromA);
+    admitted += admit(a); // b's and c's 66 are unknown to a: it must not take a new share of 99 - 33
+    now += 1;
+    for (const report of [b.report(), c.report()]) for (const r of [a, b, c]) r.merge(report);
+    admitted += admit(a) + admit(b) + admit(c);
+    expect(admitted).toBeLessThanOrEqual(policy.quota + 2);
+  });
+
   it('admits only its share of what is left between two exchanges, so replicas together stay within the quota', () => {
     const replicas = ['a', 'b', 'c'].map((name) => new QuotaLedger(name, [POLICY], clock));
     const exchange = () => {

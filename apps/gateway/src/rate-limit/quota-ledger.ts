@@ -30,6 +30,8 @@ interface Entry {
   known: number;
   /** Admitted here since the last report. */
   pending: number;
+  /** What the last report carried: peers may not have counted it yet, nor told us what they admitted meanwhile. */
+  reported: number;
 }
 
 /** A replica not heard from for this long no longer takes a share of the remaining quota. */
@@ -45,6 +47,7 @@ export const PEER_TTL_MS = 1_000;
 export class QuotaLedger {
   private readonly entries = new Map<string, Map<string, Entry>>();
   private readonly peers = new Map<string, number>();
+  private lastReportAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     readonly replica: string,
@@ -63,6 +66,18 @@ export class QuotaLedger {
     return live;
   }
 
+  /**
+   * Whether every live peer has reported since this replica's last report. Until then a peer may be
+   * admitting its own share on counts that do not include ours, so our last report still counts against
+   * our share: without this, a replica that reports first starts a fresh share while the others' shares
+   * of the same remainder are unreported, and three replicas overshot a quota of 100 by 13.
+   */
+  private heardFromPeersSinceReport(): boolean {
+    const horizon = this.now() - PEER_TTL_MS;
+    for (const seen of this.peers.values()) if (seen >= horizon && seen < this.lastReportAt) return false;
+    return true;
+  }
+
   private policy(name: string): QuotaPolicy {
     const policy = this.policies.find((p) => p.name === name);
     if (!policy) throw new Error(`unknown rate-limit policy ${name}`);
@@ -75,7 +90,7 @@ export class QuotaLedger {
     let entry = keys.get(key);
     if (!entry || entry.window !== window) {
       // A key from an older window is spent: its counts never matter again.
-      entry = { window, known: 0, pending: 0 };
+      entry = { window, known: 0, pending: 0, reported: 0 };
       keys.set(key, entry);
     }
     return entry;
@@ -95,7 +110,8 @@ export class QuotaLedger {
     const used = entry.known + entry.pending;
     if (used >= policy.quota) return { kind: 'deny', resetMs };
     const share = Math.ceil((policy.quota - entry.known) / this.replicas);
-    if (entry.pending >= share) return { kind: 'wait', remaining: policy.quota - used, resetMs };
+    const unconfirmed = this.heardFromPeersSinceReport() ? 0 : entry.reported;
+    if (entry.pending + unconfirmed >= share) return { kind: 'wait', remaining: policy.quota - used, resetMs };
     entry.pending++;
     return { kind: 'allow', remaining: policy.quota - used - 1, resetMs };
   }
@@ -118,6 +134,7 @@ export class QuotaLedger {
   /** This replica's counts since the last report; they become known. Also drops the keys of past windows. */
   report(): UsageReport {
     const out: UsageReport = { replica: this.replica, windows: {}, counts: {} };
+    this.lastReportAt = this.now();
     for (const policy of this.policies) {
       const { window } = this.clock(policy);
       out.windows[policy.name] = window;
@@ -129,6 +146,7 @@ export class QuotaLedger {
           keys.delete(key);
           continue;
         }
+        entry.reported = entry.pending;
         if (entry.pending === 0) continue;
         counts[key] = entry.pending;
         entry.known += entry.pending;
