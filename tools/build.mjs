@@ -1,25 +1,37 @@
 // Compiles every library and deployable with SWC (decorator metadata included): libs to libs/<name>/dist,
 // deployables to dist/apps/<name>. Type checking is `npm run typecheck`, kept apart because it is slower.
-import { spawn } from 'node:child_process';
-import { readdirSync, rmSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+// One process transforms every file through @swc/core: `npm start` builds first, and spawning a CLI per
+// project cost seconds of the start-up budget (issue 21).
+import { readFileSync, readdirSync, rmSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { transformFile } from '@swc/core';
 
-const swc = 'node_modules/.bin/swc';
-const ignore = '**/*.spec.ts,**/*.integration-spec.ts,**/*.e2e-spec.ts';
+const options = JSON.parse(readFileSync('.swcrc', 'utf8'));
+delete options.$schema;
+const skipped = /\.(spec|integration-spec|e2e-spec)\.ts$|\.d\.ts$/;
+
 const projects = [
   ...readdirSync('libs').map((name) => ({ src: `libs/${name}/src`, out: `libs/${name}/dist` })),
   ...readdirSync('apps').map((name) => ({ src: `apps/${name}/src`, out: `dist/apps/${name}` })),
 ];
 
-const run = ({ src, out }) =>
-  new Promise((done, reject) => {
-    rmSync(out, { recursive: true, force: true });
-    // From the project folder, --strip-leading-paths drops `src/`: outputs land at the top of `out`.
-    const child = spawn(resolve(swc), ['src', '-d', resolve(out), '--strip-leading-paths', '--config-file', resolve('.swcrc'), '--ignore', ignore, '--quiet'], { cwd: dirname(src), stdio: 'inherit' });
-    child.on('exit', (code) => (code === 0 ? done() : reject(new Error(`swc failed on ${src} (exit ${code})`))));
-  });
+function sources(folder) {
+  return readdirSync(folder, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts') && !skipped.test(entry.name))
+    .map((entry) => join(entry.parentPath, entry.name));
+}
+
+async function compile(file, { src, out }) {
+  const target = resolve(out, relative(src, file)).replace(/\.ts$/, '.js');
+  const mapName = `${target.slice(target.lastIndexOf('/') + 1)}.map`;
+  const { code, map } = await transformFile(file, { ...options, filename: file, sourceFileName: relative(dirname(target), resolve(file)), swcrc: false });
+  mkdirSync(dirname(target), { recursive: true });
+  writeFileSync(target, `${code}\n//# sourceMappingURL=${mapName}`);
+  if (map) writeFileSync(`${target}.map`, map);
+}
 
 const started = Date.now();
-await Promise.all(projects.map(run));
+for (const { out } of projects) rmSync(out, { recursive: true, force: true });
+await Promise.all(projects.flatMap((project) => sources(project.src).map((file) => compile(file, project))));
 // `npm run build --silent` (as `npm run cli` uses it) keeps stdout for the command that follows.
 if (process.env.npm_config_loglevel !== 'silent') console.log(`built ${projects.length} projects in ${Date.now() - started} ms`);
