@@ -10,10 +10,15 @@ const options = JSON.parse(readFileSync('.swcrc', 'utf8'));
 delete options.$schema;
 const skipped = /\.(spec|integration-spec|e2e-spec)\.ts$|\.d\.ts$/;
 
+// `node tools/build.mjs apps/gateway libs/platform` builds just those (the Nx build targets); no argument, all.
+const wanted = process.argv.slice(2).map((folder) => folder.replace(/\/$/, ''));
 const projects = [
-  ...readdirSync('libs').map((name) => ({ src: `libs/${name}/src`, out: `libs/${name}/dist` })),
-  ...readdirSync('apps').map((name) => ({ src: `apps/${name}/src`, out: `dist/apps/${name}` })),
-];
+  ...readdirSync('libs').map((name) => ({ folder: `libs/${name}`, out: `libs/${name}/dist` })),
+  ...readdirSync('apps').map((name) => ({ folder: `apps/${name}`, out: `dist/apps/${name}` })),
+]
+  .filter(({ folder }) => wanted.length === 0 || wanted.includes(folder))
+  .map(({ folder, out }) => ({ src: `${folder}/src`, out }));
+if (projects.length < wanted.length) throw new Error(`unknown project among ${wanted.join(', ')}`);
 
 function sources(folder) {
   return readdirSync(folder, { withFileTypes: true, recursive: true })
