@@ -3,7 +3,7 @@
 // `/readyz` answering 200, build and embedded Postgres initdb included. Issue 21 wants it within 10 s.
 // Run: node bench/fresh-start.mjs [runs=3]
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -11,6 +11,8 @@ import { freePort } from './processes.mjs';
 
 const runs = Number(process.argv[2] ?? 3);
 const clone = mkdtempSync(join(tmpdir(), 'lms-fresh-start-'));
+// Run as root, the embedded Postgres runs as `postgres`, which must be able to enter the data folder.
+chmodSync(clone, 0o755);
 execFileSync('git', ['clone', '--quiet', '--no-hardlinks', process.cwd(), clone]);
 // cp -a keeps the workspace links (node_modules/@lms/* -> ../../libs/*) pointing into the clone.
 execFileSync('cp', ['-a', 'node_modules', clone]);
@@ -23,18 +25,22 @@ async function once(dataDir) {
   delete env.DATABASE_URL;
   delete env.NATS_URL;
   const started = performance.now();
-  const child = spawn('npm', ['start'], { cwd: clone, env, stdio: 'ignore', detached: true });
+  const child = spawn('npm', ['start'], { cwd: clone, env, stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+  let errors = '';
+  child.stderr.on('data', (chunk) => (errors = (errors + chunk).slice(-4000)));
   try {
     for (;;) {
-      if (child.exitCode !== null) throw new Error(`npm start exited with ${child.exitCode}`);
+      if (child.exitCode !== null) throw new Error(`npm start exited with ${child.exitCode}:\n${errors}`);
       const ok = await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false);
       if (ok) return performance.now() - started;
       if (performance.now() - started > 120_000) throw new Error('not ready within 120 s');
       await sleep(50);
     }
   } finally {
-    process.kill(-child.pid, 'SIGTERM');
-    await new Promise((resolve) => (child.exitCode !== null ? resolve() : child.once('exit', resolve)));
+    if (child.exitCode === null) {
+      process.kill(-child.pid, 'SIGTERM');
+      await new Promise((resolve) => child.once('exit', resolve));
+    }
   }
 }
 
