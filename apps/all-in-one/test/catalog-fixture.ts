@@ -4,6 +4,7 @@ import { startTestSystem, type TestSystem } from './test-system.js';
 
 export const COURSES = '/api/author/course_templates';
 export const TASKS = '/api/author/tasks';
+export const PROGRAMS = '/api/author/programs';
 
 /** A valid CourseTemplateRequest with the spec's required fields; `fields` override or add. */
 export const courseRequest = (fields: Record<string, unknown> = {}) => ({

@@ -18,7 +18,11 @@ import { LockablesHandlers } from './lockables/lockables.handlers.js';
 import { InitialCatalog1763800000000 } from './migrations/1763800000000-initial-catalog.js';
 import { IdempotencyKeys1764350000000 } from './migrations/1764350000000-idempotency-keys.js';
 import { Authoring1764400000000 } from './migrations/1764400000000-authoring.js';
+import { Programs1765330000000 } from './migrations/1765330000000-programs.js';
 import { ProgramCourse } from './programs/program-course.entity.js';
+import { Program } from './programs/program.entity.js';
+import { ProgramsHandlers } from './programs/programs.handlers.js';
+import { ProgramsService } from './programs/programs.service.js';
 import { SlidePublisher } from './slides/slide-publisher.js';
 import { Slide } from './slides/slide.entity.js';
 import { SlidesHandlers } from './slides/slides.handlers.js';
@@ -27,11 +31,11 @@ import { Task } from './tasks/task.entity.js';
 import { TasksHandlers } from './tasks/tasks.handlers.js';
 import { TasksService } from './tasks/tasks.service.js';
 
-export const CATALOG_ENTITIES = [CourseTemplate, CourseAuthor, Slide, Task, Enrollment, ProgramCourse];
-export const CATALOG_MIGRATIONS = [InitialCatalog1763800000000, IdempotencyKeys1764350000000, Authoring1764400000000];
+export const CATALOG_ENTITIES = [CourseTemplate, CourseAuthor, Slide, Task, Enrollment, Program, ProgramCourse];
+export const CATALOG_MIGRATIONS = [InitialCatalog1763800000000, IdempotencyKeys1764350000000, Authoring1764400000000, Programs1765330000000];
 
 @Module({
-  controllers: [CourseTemplatesHandlers, CourseAuthorsHandlers, SlidesHandlers, TasksHandlers, LockablesHandlers],
+  controllers: [CourseTemplatesHandlers, CourseAuthorsHandlers, SlidesHandlers, TasksHandlers, LockablesHandlers, ProgramsHandlers],
   providers: [
     IdentityDirectory,
     AuthoringGuard,
@@ -45,6 +49,7 @@ export const CATALOG_MIGRATIONS = [InitialCatalog1763800000000, IdempotencyKeys1
     SlidePublisher,
     SlidesService,
     TasksService,
+    ProgramsService,
     ...CATALOG_ENTITIES.map((entity) => tenantRepositoryProvider(entity)),
   ],
 })

@@ -22,4 +22,5 @@ export * from './catalog/course-authors.contract.js';
 export * from './catalog/lockables.contract.js';
 export * from './catalog/slides.contract.js';
 export * from './catalog/tasks.contract.js';
+export * from './catalog/programs.contract.js';
 export * from './locking/locks.contract.js';

@@ -8,6 +8,7 @@ import {
 } from '@lms/contracts';
 import { Database, forbidden, InjectTenantRepository, Outbox, type TenantRepository } from '@lms/platform';
 import { AuthoringGuard } from '../authoring/authoring-guard.js';
+import { ProgramsService } from '../programs/programs.service.js';
 import { SlidePublisher } from '../slides/slide-publisher.js';
 import { CourseTemplate } from './course-template.entity.js';
 import { courseTemplateArchived, courseTemplateNotScorm } from './course-template.errors.js';
@@ -23,10 +24,11 @@ export class CourseTemplateLifecycle {
     private readonly guard: AuthoringGuard,
     private readonly templates: CourseTemplatesService,
     private readonly slides: SlidePublisher,
+    private readonly programs: ProgramsService,
     @InjectTenantRepository(CourseTemplate) private readonly courses: TenantRepository<CourseTemplate>,
   ) {}
 
-  /** Soft delete. Archiving an archived course changes nothing and is still a success. */
+  /** Soft delete, which also takes the course out of its programs. Archiving an archived course changes nothing and is still a success. */
   async archive(ctx: RequestContext, id: number): Promise<void> {
     await this.db.transaction(async () => {
       const course = await this.templates.lock(ctx, id);
@@ -34,6 +36,7 @@ export class CourseTemplateLifecycle {
       await this.guard.assertCanWrite(ctx, { type: 'CourseTemplate', id });
       course.deletedAt = new Date();
       const saved = await this.courses.save(ctx, course);
+      await this.programs.removeCourse(ctx, id);
       await this.outbox.add(ctx, COURSE_TEMPLATE_DELETED_EVENT, courseTemplateEventData(saved), String(id));
     });
   }

@@ -1,6 +1,6 @@
-import { Entity, PrimaryColumn } from 'typeorm';
+import { Column, Entity, PrimaryColumn } from 'typeorm';
 
-/** A course template's place in a program. The program feature writes them; `program_ids` is read from them. */
+/** A course template's place in a program (1-based, dense). `program_ids` on course templates is read from them. */
 @Entity({ schema: 'catalog', name: 'program_courses' })
 export class ProgramCourse {
   @PrimaryColumn({ name: 'account_id', type: 'integer' })
@@ -11,4 +11,7 @@ export class ProgramCourse {
 
   @PrimaryColumn({ name: 'program_id', type: 'integer' })
   programId: number;
+
+  @Column({ type: 'integer' })
+  position: number;
 }

@@ -1,0 +1,37 @@
+import { Controller } from '@nestjs/common';
+import { Payload } from '@nestjs/microservices';
+import { type CreateProgramsBody, envelope, type IdParams, type ListProgramsQuery, PROGRAM_SUBJECTS as S, type RpcRequest, type UpdateProgramBody } from '@lms/contracts';
+import { Handles, noContent, paged, reply } from '@lms/platform';
+import { ProgramsService } from './programs.service.js';
+
+@Controller()
+export class ProgramsHandlers {
+  constructor(private readonly programs: ProgramsService) {}
+
+  @Handles(S.list)
+  async list(@Payload() { ctx, query }: RpcRequest<unknown, ListProgramsQuery>) {
+    const [programs, total] = await this.programs.list(ctx, query);
+    return paged(envelope('programs', await this.programs.present(ctx, programs)), total);
+  }
+
+  @Handles(S.show)
+  async show(@Payload() { ctx, params }: RpcRequest<unknown, object, IdParams>) {
+    return envelope('programs', await this.programs.present(ctx, [await this.programs.find(ctx, params.id)]));
+  }
+
+  @Handles(S.create)
+  async create(@Payload() { ctx, body }: RpcRequest<CreateProgramsBody>) {
+    return reply(envelope('programs', await this.programs.present(ctx, await this.programs.create(ctx, body.programs))), { status: 201 });
+  }
+
+  @Handles(S.update)
+  async update(@Payload() { ctx, params, body }: RpcRequest<UpdateProgramBody, object, IdParams>) {
+    return envelope('programs', await this.programs.present(ctx, [await this.programs.update(ctx, params.id, body.program)]));
+  }
+
+  @Handles(S.delete)
+  async delete(@Payload() { ctx, params }: RpcRequest<unknown, object, IdParams>) {
+    await this.programs.delete(ctx, params.id);
+    return noContent();
+  }
+}

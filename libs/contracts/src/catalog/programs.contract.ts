@@ -1,0 +1,109 @@
+import { Type } from 'class-transformer';
+import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsBoolean, IsDefined, IsInt, IsObject, IsOptional, Matches, Max, Min, ValidateIf, ValidateNested } from 'class-validator';
+import { MAX_ID, PageQuery } from '../common/query.js';
+import type { JsonSchema } from '../routes/route.js';
+import { IsText } from './text.js';
+
+export const PROGRAM_SUBJECTS = {
+  list: 'catalog.programs.list',
+  show: 'catalog.programs.show',
+  create: 'catalog.programs.create',
+  update: 'catalog.programs.update',
+  delete: 'catalog.programs.delete',
+} as const;
+
+/** data: ProgramEventData. `updated` also when an archived course leaves the program. */
+export const PROGRAM_CREATED_EVENT = 'catalog.program.created';
+export const PROGRAM_UPDATED_EVENT = 'catalog.program.updated';
+export const PROGRAM_DELETED_EVENT = 'catalog.program.deleted';
+
+/** How many courses one program holds at most. */
+export const MAX_PROGRAM_COURSES = 200;
+
+const Required = (required: boolean) => (required ? IsDefined() : ValidateIf((_, value) => value !== undefined));
+
+function programFields(create: boolean) {
+  class ProgramFields {
+    @Required(create) @IsText(255) @Matches(/\S/, { message: 'title must not be blank' })
+    title?: string;
+
+    @IsOptional() @IsText(20_000)
+    description?: string | null;
+
+    /** The program's courses in order (first is taken first); replaces the whole list on update. */
+    @Required(false)
+    @IsArray() @ArrayMaxSize(MAX_PROGRAM_COURSES) @ArrayUnique({ message: 'course_template_ids must not repeat a course' })
+    @IsInt({ each: true }) @Min(1, { each: true }) @Max(MAX_ID, { each: true })
+    course_template_ids?: number[];
+
+    @Required(false) @IsBoolean()
+    is_published?: boolean;
+
+    /** Learners may enroll themselves through the program's `enroll_url`. */
+    @Required(false) @IsBoolean()
+    open_enrollment?: boolean;
+  }
+  return ProgramFields;
+}
+
+export class ProgramRequest extends programFields(true) {}
+export class ProgramChanges extends programFields(false) {}
+
+export class CreateProgramsBody {
+  @IsDefined() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(100) @ValidateNested({ each: true }) @Type(() => ProgramRequest)
+  programs: ProgramRequest[];
+}
+
+export class UpdateProgramBody {
+  @IsDefined() @IsObject() @ValidateNested() @Type(() => ProgramChanges)
+  program: ProgramChanges;
+}
+
+export class ListProgramsQuery extends PageQuery {
+  /** Case-insensitive substring of the title. */
+  @IsOptional() @IsText(255)
+  search?: string;
+}
+
+export interface ProgramView {
+  id: string;
+  title: string;
+  description: string | null;
+  is_published: boolean;
+  author_id: string;
+  /** In program order. */
+  course_template_ids: string[];
+  courses_count: number;
+  open_enrollment: boolean;
+  uuid: string;
+  enroll_url: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ProgramEventData {
+  id: number;
+  title: string;
+  is_published: boolean;
+  open_enrollment: boolean;
+  course_template_ids: number[];
+}
+
+export const PROGRAM_SCHEMA: JsonSchema = {
+  type: 'object',
+  required: ['id', 'title', 'description', 'is_published', 'author_id', 'course_template_ids', 'courses_count', 'open_enrollment', 'uuid', 'enroll_url', 'created_at', 'updated_at'],
+  properties: {
+    id: { type: 'string', description: 'numeric text' },
+    title: { type: 'string' },
+    description: { type: ['string', 'null'] },
+    is_published: { type: 'boolean' },
+    author_id: { type: 'string', description: 'the creating user' },
+    course_template_ids: { type: 'array', items: { type: 'string' }, description: "the program's courses in order" },
+    courses_count: { type: 'integer', minimum: 0 },
+    open_enrollment: { type: 'boolean' },
+    uuid: { type: 'string', format: 'uuid', description: "the program's public enrollment id" },
+    enroll_url: { type: 'string' },
+    created_at: { type: 'string', format: 'date-time' },
+    updated_at: { type: 'string', format: 'date-time' },
+  },
+};

@@ -1,0 +1,30 @@
+import { IdParams } from '../common/query.js';
+import { CreateProgramsBody, ListProgramsQuery, PROGRAM_SCHEMA, PROGRAM_SUBJECTS as S, UpdateProgramBody } from '../catalog/programs.contract.js';
+import { defineRoute } from './route.js';
+
+const programs = { kind: 'envelope', key: 'programs', item: PROGRAM_SCHEMA } as const;
+const PATH = '/api/author/programs';
+
+/** Programs: ordered sets of course templates (the spec names them only by `program_ids`; docs/catalog.md). */
+export const CATALOG_PROGRAM_ROUTES = [
+  defineRoute({
+    method: 'GET', path: PATH, subject: S.list, status: 200, paged: true,
+    summary: 'List programs, newest first, optionally by title (case-insensitive substring)', query: ListProgramsQuery, response: programs,
+  }),
+  defineRoute({
+    method: 'GET', path: `${PATH}/:id`, subject: S.show, status: 200,
+    summary: 'Show a program with its courses in order', params: IdParams, response: programs,
+  }),
+  defineRoute({
+    method: 'POST', path: PATH, subject: S.create, status: 201,
+    summary: 'Create programs (all or nothing); every course must be a live course template of the account', body: CreateProgramsBody, response: programs,
+  }),
+  defineRoute({
+    method: ['PATCH', 'PUT'], path: `${PATH}/:id`, subject: S.update, status: 200,
+    summary: 'Change a program; course_template_ids replaces its course list', params: IdParams, body: UpdateProgramBody, response: programs,
+  }),
+  defineRoute({
+    method: 'DELETE', path: `${PATH}/:id`, subject: S.delete, status: 204,
+    summary: 'Delete a program (its courses stay)', params: IdParams, response: { kind: 'empty' },
+  }),
+];
