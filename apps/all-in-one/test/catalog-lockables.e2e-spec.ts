@@ -25,7 +25,9 @@ describeWithNats('catalog.lockables.describe (what the locking service asks cata
     const course = await f.createCourse({ title: 'Lockable' }, f.author);
     const body = { lockable_type: 'CourseTemplate', lockable_id: Number(course.id) };
     expect(await describeAs(ctxOf(f.cast.author, ['author']), body)).toEqual({ ok: true, body: { exists: true, canEdit: true } });
-    expect(await describeAs(ctxOf(f.otherAuthorUser, ['author']), body)).toEqual({ ok: true, body: { exists: true, canEdit: true } });
+    // Another author of the account is not an author of this course; an administrator edits everything.
+    expect(await describeAs(ctxOf(f.otherAuthorUser, ['author']), body)).toEqual({ ok: true, body: { exists: true, canEdit: false } });
+    expect(await describeAs(ctxOf(f.otherAuthorUser, ['admin']), body)).toEqual({ ok: true, body: { exists: true, canEdit: true } });
     expect(await describeAs(ctxOf(f.otherAuthorUser, ['learner']), body)).toEqual({ ok: true, body: { exists: true, canEdit: false } });
     expect(await describeAs(ctxOf(f.cast.stranger, ['admin']), body)).toEqual({ ok: true, body: { exists: false, canEdit: false } });
     expect(await describeAs(ctxOf(f.cast.author, ['author']), { lockable_type: 'CourseTemplate', lockable_id: 999999 })).toEqual({ ok: true, body: { exists: false, canEdit: false } });
@@ -40,7 +42,7 @@ describeWithNats('catalog.lockables.describe (what the locking service asks cata
     const task = (await f.author.post(TASKS, { tasks: [{ title: 'Lockable task' }] })).body.tasks[0];
     const body = { lockable_type: 'Task', lockable_id: Number(task.id) };
     expect(await describeAs(ctxOf(f.cast.author, ['author']), body)).toEqual({ ok: true, body: { exists: true, canEdit: true } });
-    expect(await describeAs(ctxOf(f.otherAuthorUser, ['author']), body)).toEqual({ ok: true, body: { exists: true, canEdit: true } });
+    expect(await describeAs(ctxOf(f.otherAuthorUser, ['author']), body)).toEqual({ ok: true, body: { exists: true, canEdit: false } });
     expect(await describeAs(ctxOf(f.otherAuthorUser, ['learner']), body)).toEqual({ ok: true, body: { exists: true, canEdit: false } });
     const bad = await describeAs(ctxOf(f.cast.author, ['author']), { lockable_type: 'Slide', lockable_id: 1 });
     expect(bad).toMatchObject({ ok: false, error: { status: 400 } });

@@ -75,10 +75,14 @@ describe('course authors, end to end', () => {
     expect((await f.admin.get(authorsOf(course.id))).status).toBe(200);
   });
 
-  it('lets any author of the account change the author list (the author audience)', async () => {
-    const course = await f.createCourse({ title: 'Open team' }, f.author);
-    expect((await add(course.id, [f.otherAuthorUser.userId], f.otherAuthor)).status).toBe(201);
+  it('lets the course’s authors change the author list; another author of the account reads it and gets 403', async () => {
+    const course = await f.createCourse({ title: 'Closed team' }, f.author);
+    const refused = await add(course.id, [f.otherAuthorUser.userId], f.otherAuthor);
+    expect([refused.status, refused.body.code]).toEqual([403, 'NOT_AN_AUTHOR']);
+    expect((await f.otherAuthor.delete(`${authorsOf(course.id)}/${f.cast.author.userId}`)).status).toBe(403);
     expect((await f.otherAuthor.get(authorsOf(course.id))).status).toBe(200);
+    expect((await add(course.id, [f.otherAuthorUser.userId], f.author)).status).toBe(201);
+    expect((await f.otherAuthor.delete(`${authorsOf(course.id)}/${f.cast.author.userId}`)).status).toBe(204);
   });
 
   it('answers 404 for another account’s course and a learner 403', async () => {

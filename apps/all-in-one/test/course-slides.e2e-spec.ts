@@ -119,7 +119,7 @@ describe('course slides, end to end', () => {
     expect(res.body.slides[0].draft_attributes).toEqual(cover);
   });
 
-  it('refuses bad update bodies and ids (400), unknown slides (404) and archived courses (400); other authors of the account may edit', async () => {
+  it('refuses bad update bodies and ids (400), unknown slides (404) and archived courses (400); authors not on the course may not edit (403)', async () => {
     const course = await f.createCourse({ title: 'Guarded slides' }, f.author);
     const [slide] = (await addSlides(course.id, [{ draft_attributes: attributes('A') }], f.author)).body.slides;
     for (const body of [{ slide: { new_position: 0 } }, { slide: { draft_attributes: { title: 'no allow_comments' } } }, { slides: [] }, { slide: { position: 1 } }]) {
@@ -129,8 +129,10 @@ describe('course slides, end to end', () => {
     expect((await f.author.get(`${slidesOf(course.id)}/999999`)).status).toBe(404);
     const other = await f.createCourse({ title: 'Other course' });
     expect((await f.admin.get(`${slidesOf(other.id)}/${slide.id}`)).status).toBe(404);
-    expect((await f.otherAuthor.patch(`${slidesOf(course.id)}/${slide.id}`, { slide: { estimated_time: 1 } })).status).toBe(200);
-    expect((await addSlides(course.id, [{ draft_attributes: attributes('X') }], f.otherAuthor)).status).toBe(201);
+    expect((await f.otherAuthor.patch(`${slidesOf(course.id)}/${slide.id}`, { slide: { estimated_time: 1 } })).status).toBe(403);
+    expect((await addSlides(course.id, [{ draft_attributes: attributes('X') }], f.otherAuthor)).status).toBe(403);
+    expect((await f.otherAuthor.delete(`${slidesOf(course.id)}/${slide.id}`)).status).toBe(403);
+    expect((await f.otherAuthor.get(`${slidesOf(course.id)}/${slide.id}`)).status).toBe(200);
     await f.author.delete(`${COURSES}/${course.id}`);
     const archived = await addSlides(course.id, [{ draft_attributes: attributes('Late') }], f.author);
     expect(archived.status).toBe(400);

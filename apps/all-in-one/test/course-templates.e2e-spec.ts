@@ -168,10 +168,16 @@ describe('course templates, end to end (gateway → NATS → catalog ⇄ identit
       expect((await f.admin.get(`${COURSES}/${course.id}`)).body.course_templates[0].title).toBe('Stable');
     });
 
-    it('lets another author of the account edit (the author audience), and is 400 when archived', async () => {
+    it('lets the course’s authors and administrators edit, refuses other authors (403, they still read it), and is 400 when archived', async () => {
       const course = await f.createCourse({ title: 'Guarded' }, f.author);
-      const res = await f.otherAuthor.patch(`${COURSES}/${course.id}`, { course_template: { title: 'Hijack' } });
-      expect(res.status).toBe(200);
+      const refused = await f.otherAuthor.patch(`${COURSES}/${course.id}`, { course_template: { title: 'Hijack' } });
+      expect([refused.status, refused.body.code]).toEqual([403, 'NOT_AN_AUTHOR']);
+      expect((await f.otherAuthor.post(`${COURSES}/${course.id}/publish`, {})).status).toBe(403);
+      expect((await f.otherAuthor.delete(`${COURSES}/${course.id}`)).status).toBe(403);
+      expect((await f.otherAuthor.get(`${COURSES}/${course.id}`)).body.course_templates[0].title).toBe('Guarded');
+      expect((await f.admin.patch(`${COURSES}/${course.id}`, { course_template: { title: 'By admin' } })).status).toBe(200);
+      expect((await f.author.post(`${COURSES}/${course.id}/authors`, { users: [{ user_id: f.otherAuthorUser.userId }] })).status).toBe(201);
+      expect((await f.otherAuthor.patch(`${COURSES}/${course.id}`, { course_template: { title: 'Shared' } })).status).toBe(200);
       expect((await f.author.delete(`${COURSES}/${course.id}`)).status).toBe(204);
       const archived = await f.author.patch(`${COURSES}/${course.id}`, { course_template: { title: 'Late' } });
       expect(archived.status).toBe(400);

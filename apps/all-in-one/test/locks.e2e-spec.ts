@@ -132,12 +132,17 @@ describe('edit locks on course templates and tasks, end to end', () => {
     expect(acquired.data.fencing_token).toBe(2);
   });
 
-  it('403 outside the author audience, 409 for another author while the lock is held, 404 for another account’s item or one that does not exist, on every method', async () => {
+  it('403 for a caller who may not edit the item, 409 for a co-author while the lock is held, 404 for another account’s item or one that does not exist, on every method', async () => {
     const course = await f.createCourse({ title: 'Not yours' }, f.author);
     const path = courseLock(course.id);
     const lockId = (await f.author.post(path)).body.lock.id;
-    // Another author of the account may edit the course (catalog's rule, docs/catalog.md), so they see the
-    // lock but neither take, renew nor release it while someone else holds it.
+    // An author of the account who is not an author of this course may not edit it: 403 on every method.
+    for (const res of [await f.otherAuthor.get(path), await f.otherAuthor.post(path), await renew(f.otherAuthor, path, lockHeader(lockId)), await release(f.otherAuthor, path, lockHeader(lockId))]) {
+      expect(res.status).toBe(403);
+      expect(res.body).toMatchObject({ code: 'NOT_AN_AUTHOR' });
+    }
+    // Made a co-author, they see the lock but neither take, renew nor release it while someone else holds it.
+    expect((await f.author.post(`${COURSES}/${course.id}/authors`, { users: [{ user_id: f.otherAuthorUser.userId }] }, lockHeader(lockId))).status).toBe(201);
     expect((await f.otherAuthor.get(path)).status).toBe(200);
     expect((await f.otherAuthor.post(path)).status).toBe(409);
     expect((await renew(f.otherAuthor, path, lockHeader(lockId))).status).toBe(409);
@@ -165,7 +170,8 @@ describe('edit locks on course templates and tasks, end to end', () => {
     expect(taken.body.lock).toMatchObject({ lockable_id: task.id, lockable_type: 'Task', holder_id: String(f.cast.author.userId) });
     expect((await f.admin.get(path)).body.lock).toMatchObject({ lockable_type: 'Task', expires_in: expect.any(Number) });
     expect((await f.admin.post(path)).status).toBe(409);
-    expect((await f.otherAuthor.post(path)).status).toBe(409);
+    // A task is edited by its creator and administrators: another author may not lock it.
+    expect((await f.otherAuthor.post(path)).status).toBe(403);
     expect((await renew(f.author, path, lockHeader(taken.body.lock.id))).status).toBe(204);
     expect((await release(f.author, path, lockHeader(taken.body.lock.id))).status).toBe(204);
     expect((await f.author.get(path)).status).toBe(404);

@@ -54,11 +54,12 @@ describe('BOLA/BFLA matrix: every route of the contract table × every kind of c
     t = await startTestSystem();
     const accountId = await t.factory.accountIdOf('default');
     const openapi = (await t.api.get('/api/openapi.json')).body as OpenApiDocument;
-    ctx = { admin: t.api, factory: t.factory, accountId, openapi };
     const users: Partial<Record<Persona, TestUser>> = {};
     for (const persona of ['learner', 'author', 'support', 'admin'] as const) users[persona] = await t.factory.user(accountId, PERSONA_ROLES[persona]);
     users.stranger = await t.factory.user(await t.factory.account(), PERSONA_ROLES.stranger);
     for (const [persona, user] of Object.entries(users)) tokens[persona as Persona] = user.token;
+    // Courses and tasks are edited by their authors: the author persona makes them, as an author's own.
+    ctx = { admin: t.api, factory: t.factory, accountId, openapi, author: t.api.as(tokens.author) };
   });
   afterAll(() => t?.close());
 

@@ -117,9 +117,13 @@ describe('tasks (checkpoints), end to end', () => {
     await f.eventOf('catalog.task.created', (d) => d.id === Number(copy.id) && d.cloned_from === Number(source.id));
   });
 
-  it('lets authors and administrators of the account change it; another account sees 404', async () => {
+  it('lets its creator and administrators change it, other authors read it (403 on writes); another account sees 404', async () => {
     const task = await createTask();
-    expect((await f.otherAuthor.patch(`${TASKS}/${task.id}`, { task: { title: 'x' } })).status).toBe(200);
+    const refused = await f.otherAuthor.patch(`${TASKS}/${task.id}`, { task: { title: 'x' } });
+    expect([refused.status, refused.body.code]).toEqual([403, 'NOT_AN_AUTHOR']);
+    expect((await f.otherAuthor.delete(`${TASKS}/${task.id}`)).status).toBe(403);
+    expect((await f.otherAuthor.get(`${TASKS}/${task.id}`)).status).toBe(200);
+    expect((await f.author.patch(`${TASKS}/${task.id}`, { task: { title: 'By its creator' } })).status).toBe(200);
     expect((await f.admin.patch(`${TASKS}/${task.id}`, { task: { title: 'By admin' } })).status).toBe(200);
     expect((await f.stranger.get(`${TASKS}/${task.id}`)).status).toBe(404);
     expect((await f.stranger.patch(`${TASKS}/${task.id}`, { task: { title: 'x' } })).status).toBe(404);

@@ -11,6 +11,12 @@ export interface FixtureContext {
   accountId: number;
   /** The gateway's OpenAPI document (`/api/openapi.json`): request schemas come from it. */
   openapi: OpenApiDocument;
+  /**
+   * Who creates authored records (course templates, tasks), which only their authors and administrators
+   * may change: the caller playing the author, so their own courses are what they are allowed on.
+   * Unset: the administrator.
+   */
+  author?: ApiClient;
 }
 
 export interface OpenApiDocument {
@@ -37,6 +43,17 @@ export function createdId(res: ApiResponse, what: string): string {
 }
 
 const learner = async (ctx: FixtureContext) => String((await ctx.factory.user(ctx.accountId, ['learner'])).userId);
+const postRoute = (collection: string) => ROUTES.find((r) => r.path === collection && r.methods.includes('POST'));
+
+/** A record made by `client` through its collection's POST route, with the body `bodyFor` gives it. */
+async function createThrough(ctx: FixtureContext, client: ApiClient, collection: string): Promise<string> {
+  const create = postRoute(collection);
+  if (!create) throw new Error(`no POST route for ${collection}`);
+  return createdId(await client.post(collection, await bodyFor(ctx, create, 'POST', {})), `a record of ${collection}`);
+}
+
+/** A course template or task, made by `ctx.author`: only its authors and administrators may change it. */
+const authored = (collection: string) => (ctx: FixtureContext) => createThrough(ctx, ctx.author ?? ctx.admin, collection);
 const group = async (ctx: FixtureContext) => createdId(await ctx.admin.post('/api/author/groups', { groups: [{ name: unique('group') }] }), 'a group');
 
 /**
@@ -49,6 +66,9 @@ export const PARAM_FIXTURES: Record<string, ParamFixture> = {
     tenant: true,
     create: async (ctx) => createdId(await ctx.admin.post('/api/author/custom_fields', { custom_fields: [{ name: unique('field') }] }), 'a custom field'),
   },
+  'course_templates/:id': { tenant: true, create: authored('/api/author/course_templates') },
+  'course_templates/:course_template_id': { tenant: true, create: authored('/api/author/course_templates') },
+  'tasks/:id': { tenant: true, create: authored('/api/author/tasks') },
   'groups/:id': { tenant: true, create: group },
   'groups/:group_id': { tenant: true, create: group },
   'learners/:id': {
@@ -140,12 +160,8 @@ export async function bodyFor(ctx: FixtureContext, route: RouteDefinition, metho
 /** A fixture made through the collection's own POST route (`/api/x` for `/api/x/:id`), when the table has one. */
 function collectionFixture(route: RouteDefinition, name: string): ParamFixture | undefined {
   const collection = route.path.slice(0, route.path.indexOf(`/:${name}`));
-  const create = ROUTES.find((r) => r.path === collection && r.methods.includes('POST'));
-  if (!create || collection.includes('/:')) return undefined;
-  return {
-    tenant: true,
-    create: async (ctx) => createdId(await ctx.admin.post(collection, await bodyFor(ctx, create, 'POST', {})), `a record of ${collection}`),
-  };
+  if (!postRoute(collection) || collection.includes('/:')) return undefined;
+  return { tenant: true, create: (ctx) => createThrough(ctx, ctx.admin, collection) };
 }
 
 export type FixtureLookup = { kind: 'fixture'; fixture: ParamFixture } | { kind: 'none' };
