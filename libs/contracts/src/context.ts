@@ -50,7 +50,10 @@ export interface FieldError {
   message: string;
 }
 
-/** What a service answers: a body with an optional status, paging total and headers; or an error. */
+/**
+ * What a service answers: a body with an optional status, paging total and headers; or an error. A list
+ * larger than its service counts answers `more` (whether a page follows) instead of `total`.
+ */
 export type RpcReply =
-  | { ok: true; status?: number; body?: unknown; total?: number; next?: string; headers?: Record<string, string> }
+  | { ok: true; status?: number; body?: unknown; total?: number; more?: boolean; next?: string; headers?: Record<string, string> }
   | { ok: false; error: RpcError };

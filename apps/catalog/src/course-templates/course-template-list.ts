@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { SelectQueryBuilder } from 'typeorm';
 import type { CourseTemplateFilter, CourseTemplateSort, CourseTemplateTitlesQuery, ListCourseTemplatesQuery, RequestContext } from '@lms/contracts';
 import { pageWindow } from '@lms/contracts';
-import { InjectTenantRepository, type TenantRepository } from '@lms/platform';
+import { InjectTenantRepository, type ListSize, listSize, type TenantRepository } from '@lms/platform';
 import { EnrollmentCounts } from '../enrollments/enrollment-counts.js';
 import { CourseTemplate } from './course-template.entity.js';
 
@@ -33,17 +33,18 @@ type Selection = Pick<ListCourseTemplatesQuery, 'filters' | 'search' | 'only_del
 
 /**
  * The list and titles queries. Every condition is one the migrations index for: the sorts have a partial
- * index each, the filters a covering one (the page total is an index-only count), the search a trigram one.
+ * index each, the filters a covering one, the search a trigram one. The total is counted up to
+ * `COUNT_CAP` rows (an index-only count that stops there); a bigger list answers whether a page follows.
  */
 @Injectable()
 export class CourseTemplateList {
   constructor(@InjectTenantRepository(CourseTemplate) private readonly courses: TenantRepository<CourseTemplate>) {}
 
-  async page(ctx: RequestContext, query: ListCourseTemplatesQuery): Promise<[CourseTemplate[], number]> {
+  async page(ctx: RequestContext, query: ListCourseTemplatesQuery): Promise<[CourseTemplate[], ListSize]> {
     return this.run(ctx, query, query, (qb) => qb);
   }
 
-  async titles(ctx: RequestContext, query: CourseTemplateTitlesQuery): Promise<[Pick<CourseTemplate, 'id' | 'title'>[], number]> {
+  async titles(ctx: RequestContext, query: CourseTemplateTitlesQuery): Promise<[Pick<CourseTemplate, 'id' | 'title'>[], ListSize]> {
     return this.run(ctx, query, query, (qb) => qb.select(['c.id', 'c.title']));
   }
 
@@ -52,7 +53,7 @@ export class CourseTemplateList {
     selection: Selection,
     paging: ListCourseTemplatesQuery | CourseTemplateTitlesQuery,
     shape: (qb: SelectQueryBuilder<CourseTemplate>) => SelectQueryBuilder<CourseTemplate>,
-  ): Promise<[T[], number]> {
+  ): Promise<[T[], ListSize]> {
     const where = this.where(ctx, selection);
     const { skip, take } = pageWindow(paging);
     // The page's ids first (an index-only scan, cheap even 100,000 rows deep), then only those rows.
@@ -61,15 +62,12 @@ export class CourseTemplateList {
       if (i === 0) page.orderBy(expression, direction, nulls);
       else page.addOrderBy(expression, direction, nulls);
     }
-    // count(*) rather than getManyAndCount's COUNT(DISTINCT id): the index-only plan stays possible.
-    const [idRows, total] = await Promise.all([
-      page.offset(skip).limit(take).getRawMany<{ id: number }>(),
-      where.clone().select('count(*)', 'n').getRawOne<{ n: string }>(),
-    ]);
-    const ids = idRows.map((row) => Number(row.id));
+    // One id past the page tells whether a page follows, for a list too big to count.
+    const [idRows, counted] = await Promise.all([page.offset(skip).limit(take + 1).getRawMany<{ id: number }>(), this.courses.countUpTo(where)]);
+    const ids = idRows.slice(0, take).map((row) => Number(row.id));
     const rows = ids.length === 0 ? [] : await shape(this.courses.query(ctx, 'c').andWhere('c.id IN (:...ids)', { ids })).getMany();
     const byId = new Map(rows.map((row) => [row.id, row]));
-    return [ids.flatMap((id) => byId.get(id) ?? []) as T[], Number(total?.n ?? 0)];
+    return [ids.flatMap((id) => byId.get(id) ?? []) as T[], listSize(counted, idRows.length > take)];
   }
 
   private where(ctx: RequestContext, q: Selection): SelectQueryBuilder<CourseTemplate> {

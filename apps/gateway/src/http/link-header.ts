@@ -5,7 +5,8 @@ export interface PageLinkInput {
   search: string;
   page: number;
   perPage: number;
-  total: number;
+  /** The list's exact size, or (a list too big to count) only whether a page follows: then no `last`. */
+  size: number | { more: boolean };
   /** The service's bookmark of the following page: `next` then carries it instead of a page number. */
   next?: string;
 }
@@ -26,14 +27,14 @@ export function lastPage(total: number, perPage: number): number {
   return Math.max(1, Math.ceil(total / perPage));
 }
 
-/** RFC 8288 `Link` value with first, prev, next and last, as path-absolute URLs. */
-export function pageLinks({ path, search, page, perPage, total, next }: PageLinkInput): string {
+/** RFC 8288 `Link` value with first, prev, next and (for a counted list) last, as path-absolute URLs. */
+export function pageLinks({ path, search, page, perPage, size, next }: PageLinkInput): string {
   const kept = search.split('&').filter((pair) => pair !== '' && !PAGING_KEYS.has(keyOf(pair)));
   const url = (n: number | string) => `${path}?${[...kept, `page=${n}`, `per_page=${perPage}`].join('&')}`;
-  const last = lastPage(total, perPage);
+  const last = typeof size === 'number' ? lastPage(size, perPage) : undefined;
   const links: [string, number | string][] = [['first', 1]];
-  if (page > 1) links.push(['prev', Math.min(page - 1, last)]);
-  if (page < last) links.push(['next', next ?? page + 1]);
-  links.push(['last', last]);
+  if (page > 1) links.push(['prev', last === undefined ? page - 1 : Math.min(page - 1, last)]);
+  if (last === undefined ? (size as { more: boolean }).more : page < last) links.push(['next', next ?? page + 1]);
+  if (last !== undefined) links.push(['last', last]);
   return links.map(([rel, n]) => `<${url(n)}>; rel="${rel}"`).join(', ');
 }

@@ -50,12 +50,11 @@ export class RouteForwarder {
     for (const [name, value] of Object.entries(headers)) {
       if (!RESERVED_HEADERS.has(name) && HEADER_NAME.test(name) && HEADER_VALUE.test(value)) reply.header(name, value);
     }
-    if (route.paged && page && answer.total !== undefined) {
-      reply.header(
-        'link',
-        pageLinks({ path: pathOf(request.url), search: searchOf(request.url), page: page.page, perPage: page.perPage, total: answer.total, next: answer.next }),
-      );
-      reply.header('x-total-count', String(answer.total));
+    const size = answer.total ?? (answer.more === undefined ? undefined : { more: answer.more });
+    if (route.paged && page && size !== undefined) {
+      reply.header('link', pageLinks({ path: pathOf(request.url), search: searchOf(request.url), page: page.page, perPage: page.perPage, size, next: answer.next }));
+      // Only a counted list has a total to tell.
+      if (typeof size === 'number') reply.header('x-total-count', String(size));
     }
 
     if (route.response.kind === 'redirect') {

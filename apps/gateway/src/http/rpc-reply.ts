@@ -19,6 +19,7 @@ export function parseRpcReply(subject: string, raw: unknown): RpcReply {
     throw new MalformedReplyError(subject, `success status ${String(raw.status)}`);
   }
   if (raw.total !== undefined && !(Number.isInteger(raw.total) && (raw.total as number) >= 0)) throw new MalformedReplyError(subject, 'total is not a count');
+  if (raw.more !== undefined && typeof raw.more !== 'boolean') throw new MalformedReplyError(subject, 'more is not a boolean');
   if (raw.next !== undefined && !(typeof raw.next === 'string' && decodeBookmark(raw.next))) throw new MalformedReplyError(subject, 'next is not a bookmark');
   if (raw.headers !== undefined && (!isObject(raw.headers) || Object.values(raw.headers).some((v) => typeof v !== 'string'))) {
     throw new MalformedReplyError(subject, 'headers are not strings');

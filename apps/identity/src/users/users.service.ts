@@ -17,7 +17,7 @@ import {
   type UserRolesEventData,
   type UserUpdateRequest,
 } from '@lms/contracts';
-import { Database, InjectTenantRepository, isUniqueViolation, MESSAGE_BUS, type MessageBus, Outbox, type TenantRepository, type TenantScope } from '@lms/platform';
+import { Database, InjectTenantRepository, isUniqueViolation, MESSAGE_BUS, type ListSize, type MessageBus, Outbox, type TenantRepository, type TenantScope } from '@lms/platform';
 import { CustomField } from '../custom-fields/custom-field.entity.js';
 import { UserCustomFieldValue } from './user-custom-field-value.entity.js';
 import { User } from './user.entity.js';
@@ -112,7 +112,7 @@ export class UsersService {
   }
 
   /** Live users by id; deleted ones with `with_deleted` or only them with `only_deleted`; hidden users never. */
-  list(scope: TenantScope, query: ListUsersQuery): Promise<{ rows: User[]; total: number; next?: string }> {
+  list(scope: TenantScope, query: ListUsersQuery): Promise<{ rows: User[]; total: ListSize; next?: string }> {
     const qb = this.users.query(scope, 'u').withDeleted().andWhere('u.hidden_at IS NULL');
     if (query.only_deleted) qb.andWhere('u.deleted_at IS NOT NULL');
     else if (!query.with_deleted) qb.andWhere('u.deleted_at IS NULL');

@@ -67,6 +67,15 @@ describe('TenantRepository: every operation stays inside the caller’s account'
     expect((await notes.query(A, 'n').andWhere('n.id IN (:...ids)', { ids: [a.id, b.id] }).getMany()).map((n) => n.id)).toEqual([a.id]);
   });
 
+  it('counts a list up to the cap, the caller’s rows only, and past it answers no count', async () => {
+    await notes.insertNew(A, ['a', 'b', 'c', 'd', 'e'].map((title) => ({ title })));
+    await notes.insertNew(B, ['a', 'b', 'c', 'd', 'e', 'f', 'g'].map((title) => ({ title })));
+    const query = () => notes.query(A, 'n').andWhere('n.title <> :skip', { skip: 'e' }).orderBy('n.title').offset(2).limit(1);
+    expect(await notes.countUpTo(query(), 4)).toBe(4);
+    expect(await notes.countUpTo(query(), 3)).toBeUndefined();
+    expect(await notes.countUpTo(notes.query(B, 'n'))).toBe(7);
+  });
+
   it('updates and deletes only the caller’s rows', async () => {
     const { a, b } = await seed();
     expect(await notes.update(A, { title: 'shared title' }, { title: 'renamed' })).toBe(1);

@@ -1,6 +1,13 @@
 import type { DeepPartial, EntityTarget, FindOptionsOrder, FindOptionsWhere, ObjectLiteral, QueryDeepPartialEntity, Repository, SelectQueryBuilder } from 'typeorm';
 import { encodeBookmark, type PageWindow } from '@lms/contracts';
+import type { ListSize } from '../messaging/reply.js';
 import type { Database } from './database.js';
+
+/** Lists count their rows up to this many; past it they answer only whether a page follows (`ListSize`). */
+export const COUNT_CAP = 10_000;
+
+/** The list's size from a count that may have stopped at the cap, and whether a page follows this one. */
+export const listSize = (counted: number | undefined, more: boolean): ListSize => counted ?? { more };
 
 /** Every tenant-owned row carries its account. */
 export interface TenantOwned extends ObjectLiteral {
@@ -108,20 +115,30 @@ export class TenantRepository<T extends TenantOwned> {
   }
 
   /**
-   * One page of `query` (built with `query()`) in id order, with the total of all its rows. After a
-   * bookmark the page starts past the bookmarked id, an index range that costs the same at any depth;
-   * otherwise at the page's offset. Answers the bookmark of the following page when this one is full.
+   * One page of `query` (built with `query()`) in id order, with the size of the whole list (`countUpTo`).
+   * After a bookmark the page starts past the bookmarked id, an index range that costs the same at any
+   * depth; otherwise at the page's offset. Answers the bookmark of the following page when this one is full.
    */
-  async page(query: SelectQueryBuilder<T>, alias: string, window: PageWindow): Promise<{ rows: T[]; total: number; next?: string }> {
+  async page(query: SelectQueryBuilder<T>, alias: string, window: PageWindow): Promise<{ rows: T[]; total: ListSize; next?: string }> {
     const after = window.after?.[0];
     const rows = query.clone().orderBy(`${alias}.id`, 'ASC').limit(window.take);
     if (typeof after === 'number') rows.andWhere(`${alias}.id > :pageAfterId`, { pageAfterId: after });
     else rows.offset(window.skip);
-    // COUNT(*) rather than getCount's COUNT(DISTINCT id): the same number without a sort of every row.
-    const [list, counted] = await Promise.all([rows.getMany(), query.clone().select('COUNT(*)::int', 'n').orderBy().getRawOne<{ n: number }>()]);
+    const [list, counted] = await Promise.all([rows.getMany(), this.countUpTo(query)]);
     const last = list.at(-1) as { id?: unknown } | undefined;
-    const next = list.length === window.take && typeof last?.id === 'number' ? encodeBookmark({ page: window.page + 1, after: [last.id] }) : undefined;
-    return { rows: list, total: counted?.n ?? 0, next };
+    const full = list.length === window.take;
+    const next = full && typeof last?.id === 'number' ? encodeBookmark({ page: window.page + 1, after: [last.id] }) : undefined;
+    return { rows: list, total: listSize(counted, full), next };
+  }
+
+  /**
+   * The number of rows `query` (built with `query()`) selects when it is at most `cap`, else undefined:
+   * the count stops at the cap, so a list of a million rows costs what one of `cap` rows costs.
+   */
+  async countUpTo(query: SelectQueryBuilder<T>, cap = COUNT_CAP): Promise<number | undefined> {
+    const [sql, parameters] = query.clone().select('1').orderBy().offset(undefined).limit(cap + 1).getQueryAndParameters();
+    const [row] = (await this.db.manager.query(`SELECT count(*)::int AS n FROM (${sql}) counted`, parameters)) as { n: number }[];
+    return row.n > cap ? undefined : row.n;
   }
 
   /** A query builder already filtered by account, for queries `find` cannot express. */

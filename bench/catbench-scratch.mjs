@@ -1,0 +1,11 @@
+import { createBenchDatabase } from './infra.mjs';
+import { startAllInOne } from './topologies.mjs';
+import { benchCatalogLists } from './catalog-lists.mjs';
+import { writeFileSync } from 'node:fs';
+const db = await createBenchDatabase('postgres://postgres@127.0.0.1:5432/postgres');
+const token = 'scratch-token-0123456789abcdef0123';
+const topo = await startAllInOne({ databaseUrl: db.url, natsUrl: 'nats://127.0.0.1:4222', namespace: 'leadscratch' + Date.now(), token });
+writeFileSync('/tmp/catbench.env', `DB=${db.url}\nURL=${topo.baseUrl}\nTOKEN=${token}\n`);
+await benchCatalogLists(topo, db.url, { count: 100000, durationS: 3, warmupS: 1, log: console.log });
+console.log('READY; kill me when done');
+await new Promise(() => {});
