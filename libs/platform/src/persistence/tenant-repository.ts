@@ -4,7 +4,7 @@ import type { ListSize } from '../messaging/reply.js';
 import type { Database } from './database.js';
 
 /** Lists count their rows up to this many; past it they answer only whether a page follows (`ListSize`). */
-export const COUNT_CAP = 10_000;
+export const COUNT_CAP = 1_000;
 
 /** The list's size from a count that may have stopped at the cap, and whether a page follows this one. */
 export const listSize = (counted: number | undefined, more: boolean): ListSize => counted ?? { more };
