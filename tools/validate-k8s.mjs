@@ -16,6 +16,9 @@ import { configEnvVars, listDeployables, ROOT } from './deploy-facts.mjs';
 import { natsPasswordVariable, renderAuthorization } from './nats-authorization.mjs';
 
 const NAMESPACE = 'learning-service';
+/** The work queue jobs-worker scales on: the events stream (no NATS_NAMESPACE in production) and the workers' durable consumer. */
+const { JOBS_WORKER_CONSUMER } = await import(path.join(ROOT, 'libs/contracts/src/jobs/jobs.contract.ts'));
+const JOBS_STREAM = 'EVENTS';
 const PART_OF = 'learning-service';
 
 /**
@@ -253,6 +256,12 @@ function checkScaledObject(object, deployments, problems) {
       if (typeof value !== 'string') problems.push(`${where}: trigger ${trigger.type} metadata ${key} must be a string`);
     }
   }
+  const queue = (spec.triggers ?? []).find((trigger) => trigger.type === 'nats-jetstream');
+  if (queue && (queue.metadata?.stream !== JOBS_STREAM || queue.metadata?.consumer !== JOBS_WORKER_CONSUMER)) {
+    problems.push(`${where}: nats-jetstream trigger must watch stream ${JOBS_STREAM}, consumer ${JOBS_WORKER_CONSUMER} (the workers' work queue)`);
+  }
+  // KEDA refuses a fallback beside CPU or memory triggers.
+  if (spec.fallback && (spec.triggers ?? []).some((trigger) => trigger.type === 'cpu' || trigger.type === 'memory')) problems.push(`${where}: fallback is not supported with cpu or memory triggers`);
   const min = spec.minReplicaCount ?? 0;
   const max = spec.maxReplicaCount ?? 100;
   if (!Number.isInteger(min) || !Number.isInteger(max) || min > max) problems.push(`${where}: minReplicaCount/maxReplicaCount invalid (${min}..${max})`);

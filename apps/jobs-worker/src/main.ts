@@ -1,9 +1,31 @@
-import { isEntrypoint, runStandalone, type Runtime, type ServiceDefinition, startService } from '@lms/platform';
+import { createFileStore, isEntrypoint, runStandalone, type Runtime, type ServiceDefinition, startService } from '@lms/platform';
+import type { JobExecutor } from './job-executor.js';
+import type { RetryPolicy } from './job-runner.js';
 import { JobsWorkerModule } from './jobs-worker.module.js';
+
+export type { Job, JobContext, JobExecutor, JobResult } from './job-executor.js';
+export { jobFileKey } from './job-executor.js';
+export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './job-runner.js';
+
+/** The job kinds this worker runs. */
+export const EXECUTORS: JobExecutor[] = [];
 
 /** Works in the `jobs` schema, whose migrations the jobs service owns and applies. */
 export const service: ServiceDefinition = { name: 'jobs-worker', schema: 'jobs', module: JobsWorkerModule, entities: [], migrations: [] };
 
-export const start = (runtime: Runtime) => startService(service, runtime);
+export interface WorkerOptions {
+  /** Job kinds of a test's own (a slow one, a failing one). */
+  extraExecutors?: JobExecutor[];
+  retry?: RetryPolicy;
+}
+
+export const start = (runtime: Runtime, options: WorkerOptions = {}) =>
+  startService(
+    {
+      ...service,
+      module: JobsWorkerModule.with([...EXECUTORS, ...(options.extraExecutors ?? [])], createFileStore(runtime.config, runtime.bus, { writer: true }), options.retry),
+    },
+    runtime,
+  );
 
 if (isEntrypoint(import.meta.url)) await runStandalone('jobs-worker', start, { needsDatabase: true, serveHealth: true });

@@ -24,3 +24,4 @@ export * from './catalog/slides.contract.js';
 export * from './catalog/tasks.contract.js';
 export * from './catalog/programs.contract.js';
 export * from './locking/locks.contract.js';
+export * from './jobs/jobs.contract.js';

@@ -3,7 +3,7 @@ import { connect } from '@nats-io/transport-node';
 
 /**
  * Deletes the JetStream streams a test system made in its namespace (those whose subjects live under
- * `<namespace>.`), so runs on a shared NATS server leave nothing behind.
+ * `<namespace>.`, and the object store bucket of its files), so runs on a shared NATS server leave nothing behind.
  */
 export async function deleteNamespaceStreams(natsUrl: string, namespace: string): Promise<number> {
   const nc = await connect({ servers: natsUrl });
@@ -12,7 +12,9 @@ export async function deleteNamespaceStreams(natsUrl: string, namespace: string)
     // Collect first: deleting while the paged listing runs would skip streams.
     const doomed: string[] = [];
     for await (const stream of jsm.streams.list()) {
-      if (stream.config.subjects?.some((subject) => subject.startsWith(`${namespace}.`))) doomed.push(stream.config.name);
+      // The files bucket (platform's filesBucket; the testing lib does not depend on the platform).
+      const files = stream.config.name === `OBJ_${namespace.toUpperCase().replace(/[^A-Z0-9_-]/g, '_')}_FILES`;
+      if (files || stream.config.subjects?.some((subject) => subject.startsWith(`${namespace}.`))) doomed.push(stream.config.name);
     }
     for (const name of doomed) await jsm.streams.delete(name);
     return doomed.length;

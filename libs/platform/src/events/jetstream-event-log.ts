@@ -98,7 +98,7 @@ export class JetStreamEventLog implements EventLog {
       while (!stopping) {
         try {
           const consumer = await this.js.consumers.get(this.eventsStream, options.durable);
-          messages = await consumer.consume({ max_messages: PULL_BATCH });
+          messages = await consumer.consume({ max_messages: options.prefetch ?? PULL_BATCH });
           // close() settles only once the iterator reaches its end, so it is never awaited before the loop.
           if (stopping) void messages.close();
           for await (const msg of messages) {

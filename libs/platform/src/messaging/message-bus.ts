@@ -28,6 +28,11 @@ export interface ConsumerOptions {
   /** Delay before each redelivery after a failure; the last value repeats. */
   backoffMs: number[];
   ackWaitMs?: number;
+  /**
+   * Messages a replica takes ahead of its handler (JetStream; the Postgres log takes one at a time). 1 for
+   * long work such as jobs: a replica busy with one then leaves the rest to idle replicas.
+   */
+  prefetch?: number;
 }
 
 export interface DeliveryInfo {

@@ -15,6 +15,8 @@ export interface BusRole {
   broadcasts?: readonly string[];
   /** Notices it listens to. */
   listens?: readonly string[];
+  /** The file store (the object store bucket `FILES`): `write` creates and replaces files, `read` only streams them. */
+  files?: 'read' | 'write';
 }
 
 const SERVICES = ['identity', 'catalog', 'scheduling', 'jobs', 'locking'] as const;
@@ -30,13 +32,14 @@ const RATE_LIMIT_USAGE = 'gateway.rate_limit.usage';
  * nothing and publishes the jobs service's events, whose schema it works in.
  */
 export const BUS_ROLES: Readonly<Record<string, BusRole>> = {
-  gateway: { calls: SERVICES, broadcasts: [RATE_LIMIT_USAGE], listens: [AUTH_INVALIDATE, RATE_LIMIT_USAGE] },
+  // The gateway serves files at signed URLs, streaming them from the object store: read access to that bucket only.
+  gateway: { calls: SERVICES, broadcasts: [RATE_LIMIT_USAGE], listens: [AUTH_INVALIDATE, RATE_LIMIT_USAGE], files: 'read' },
   identity: { serves: 'identity', publishesEventsOf: 'identity', broadcasts: [AUTH_INVALIDATE] },
   // Catalog asks identity for people and locking whether a write is fenced; locking asks catalog about lockables.
   catalog: { serves: 'catalog', publishesEventsOf: 'catalog', calls: ['identity', 'locking'] },
   scheduling: { serves: 'scheduling', publishesEventsOf: 'scheduling' },
   jobs: { serves: 'jobs', publishesEventsOf: 'jobs' },
-  'jobs-worker': { publishesEventsOf: 'jobs' },
+  'jobs-worker': { publishesEventsOf: 'jobs', files: 'write' },
   locking: { serves: 'locking', publishesEventsOf: 'locking', calls: ['catalog'] },
 };
 
@@ -86,16 +89,43 @@ function jetStreamApi(namespace: string): string[] {
   ];
 }
 
+/**
+ * The object store API of the files bucket (stream `OBJ_<NS>_FILES`, subjects `$O.<NS>_FILES.>`): a reader
+ * looks an object up and streams its chunks through an ordered consumer it deletes after; a writer also
+ * creates the bucket, publishes chunks and metadata, and purges the chunks a replaced object leaves.
+ */
+function objectStoreApi(namespace: string, access: 'read' | 'write'): string[] {
+  const bucket = `${streamPrefix(namespace)}FILES`;
+  const stream = `OBJ_${bucket}`;
+  const read = [
+    '$JS.API.INFO',
+    `$JS.API.STREAM.INFO.${stream}`,
+    `$JS.API.STREAM.MSG.GET.${stream}`,
+    `$JS.API.DIRECT.GET.${stream}`,
+    `$JS.API.DIRECT.GET.${stream}.>`,
+    `$JS.API.CONSUMER.CREATE.${stream}`,
+    `$JS.API.CONSUMER.CREATE.${stream}.>`,
+    `$JS.API.CONSUMER.INFO.${stream}.>`,
+    `$JS.API.CONSUMER.DELETE.${stream}.>`,
+    `$JS.FC.${stream}.>`,
+  ];
+  if (access === 'read') return read;
+  return [...read, `$JS.API.STREAM.CREATE.${stream}`, `$JS.API.STREAM.UPDATE.${stream}`, `$JS.API.STREAM.PURGE.${stream}`, `$O.${bucket}.>`];
+}
+
+const unique = (items: string[]) => [...new Set(items)];
+
 /** The NATS users of a system whose subjects and streams carry `namespace`. */
 export function natsUsers(namespace = '', roles: Readonly<Record<string, BusRole>> = BUS_ROLES): NatsUser[] {
   const at = (subject: string) => (namespace ? `${namespace}.${subject}` : subject);
   const broadcasts = Object.values(roles).flatMap((role) => role.broadcasts ?? []);
   return Object.entries(roles).map(([user, role]) => {
-    const publish = [
+    const publish = unique([
       ...(role.calls ?? []).map((service) => at(`${service}.>`)),
       ...(role.broadcasts ?? []).map(at),
       ...(role.publishesEventsOf ? [at(`events.${role.publishesEventsOf}.>`), at('dlq.>'), ...jetStreamApi(namespace)] : []),
-    ];
+      ...(role.files ? objectStoreApi(namespace, role.files) : []),
+    ]);
     // A caller of a service's subjects may not send the notices that live among them.
     const deny = broadcasts.filter((b) => !(role.broadcasts ?? []).includes(b) && (role.calls ?? []).some((s) => b.startsWith(`${s}.`))).map(at);
     const subscribe = [`${inboxPrefixOf(user)}.>`, ...(role.serves ? [at(`${role.serves}.>`)] : []), ...(role.listens ?? []).map(at)];

@@ -23,7 +23,7 @@ export interface ServiceDefinition {
   name: string;
   /** Postgres schema the service owns. */
   schema: string;
-  module: Type;
+  module: Type | DynamicModule;
   entities: MixedList<Constructor | EntitySchema>;
   migrations: Constructor[];
   /** Work after migrations and before serving, e.g. the first account's bootstrap. */

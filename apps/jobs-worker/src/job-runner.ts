@@ -1,0 +1,142 @@
+import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { type CloudEvent, JOB_REQUESTED_EVENT, type JobRequestedData, JOBS_WORKER_CONSUMER, type JobStatus } from '@lms/contracts';
+import { Database, type DeliveryInfo, type FileStore, LOGGER, type Logger, MESSAGE_BUS, type MessageBus, type Subscription } from '@lms/platform';
+import { FILE_STORE, JOB_EXECUTORS, type Job, type JobExecutor } from './job-executor.js';
+
+export interface RetryPolicy {
+  /** Attempts a job gets before it ends `failed`. */
+  maxAttempts: number;
+  /** Pause before each next attempt (and before the delivery that records the failure); the last value repeats. */
+  backoffMs: number[];
+  /**
+   * A worker that stops answering loses its job to another replica after this long (JetStream's ack wait;
+   * the Postgres log gives it back at once when the worker's session is gone). A live worker renews it.
+   */
+  leaseMs: number;
+}
+
+/** docs/jobs.md: three attempts, 2 s, 10 s and 30 s apart. */
+export const DEFAULT_RETRY_POLICY: RetryPolicy = { maxAttempts: 3, backoffMs: [2_000, 10_000, 30_000], leaseMs: 10_000 };
+export const RETRY_POLICY = Symbol('RETRY_POLICY');
+
+interface JobRow {
+  id: string;
+  account_id: number;
+  kind: string;
+  params: Record<string, unknown>;
+  status: JobStatus;
+  created_by: number | null;
+  attempts: number;
+}
+
+/**
+ * Takes jobs from the work queue shared by every jobs-worker replica (the durable consumer `jobs-worker`
+ * on the event log) one at a time, and moves each to its end state in the jobs schema.
+ *
+ * The log delivers a job until it is acknowledged: a worker killed mid-run leaves it to be delivered again,
+ * and a failing run is retried after a back-off. Every state change is guarded by the attempt that made
+ * it, so a worker that lost its lease cannot complete a job another attempt now owns. After maxAttempts
+ * failed (or lost) attempts the next delivery marks the job `failed` and is dead-lettered by the log.
+ */
+@Injectable()
+export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
+  private subscription?: Subscription;
+  private readonly byKind: Map<string, JobExecutor>;
+
+  constructor(
+    private readonly db: Database,
+    @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
+    @Inject(FILE_STORE) private readonly files: FileStore,
+    @Inject(JOB_EXECUTORS) executors: JobExecutor[],
+    @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(RETRY_POLICY) private readonly retry: RetryPolicy,
+  ) {
+    this.byKind = new Map(executors.map((e) => [e.kind, e]));
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    this.subscription = await this.bus.events.consume(
+      {
+        durable: JOBS_WORKER_CONSUMER,
+        types: [JOB_REQUESTED_EVENT],
+        // One delivery beyond the attempts: the one that records the failure, even when the last attempt's worker died.
+        maxDeliver: this.retry.maxAttempts + 1,
+        backoffMs: this.retry.backoffMs,
+        ackWaitMs: this.retry.leaseMs,
+        prefetch: 1,
+      },
+      (event, info) => this.handle(event, info),
+    );
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.subscription?.unsubscribe(); // the job in progress finishes first
+  }
+
+  private table(): string {
+    return `"${this.db.schema}".jobs`;
+  }
+
+  private async handle(event: CloudEvent, { deliveryCount: attempt }: DeliveryInfo): Promise<void> {
+    const { job_id: jobId } = event.data as JobRequestedData;
+    const [row] = (await this.db.manager.query(
+      `SELECT id, account_id, kind, params, status, created_by, attempts FROM ${this.table()} WHERE id = $1 AND account_id = $2`,
+      [jobId, event.accountid],
+    )) as JobRow[];
+    if (!row || row.status === 'done' || row.status === 'failed') return; // gone, or finished by an earlier delivery
+
+    const lost = row.status === 'running' ? [`attempt ${row.attempts} stopped before it finished (its worker was lost)`] : [];
+    const { maxAttempts } = this.retry;
+    if (attempt > maxAttempts) {
+      await this.update(jobId, `status = 'failed', finished_at = now(), error_messages = error_messages || $2::text[]`, [
+        [...lost, `gave up after ${maxAttempts} attempts`],
+      ]);
+      this.logger.error({ jobId, kind: row.kind }, 'job failed');
+      throw new Error(`job ${jobId} failed after ${maxAttempts} attempts`); // the log dead-letters this last delivery
+    }
+
+    await this.update(jobId, `status = 'running', attempts = $2, progress = 0, started_at = coalesce(started_at, now()), error_messages = error_messages || $3::text[]`, [attempt, lost]);
+    const job: Job = { id: row.id, accountId: row.account_id, kind: row.kind, params: row.params, createdBy: row.created_by, attempt };
+    try {
+      const executor = this.byKind.get(row.kind);
+      if (!executor) throw new Error(`no executor for job kind '${row.kind}'`);
+      const result = await executor.run(job, {
+        bus: this.bus,
+        files: this.files,
+        logger: this.logger.child({ jobId, kind: row.kind }),
+        progress: (percent) => this.progress(job, percent),
+      });
+      const file = result.file;
+      await this.updateOwned(jobId, attempt, `status = 'done', progress = 100, finished_at = now(), file_key = $3, file_name = $4, file_size = $5`, [
+        file?.key ?? null,
+        file?.name ?? null,
+        file?.size ?? null,
+      ]);
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      // Back to `pending` while it waits for its retry; the message stays with the job.
+      await this.updateOwned(jobId, attempt, `status = 'pending', error_messages = error_messages || $3::text[]`, [[`attempt ${attempt}: ${message}`]]);
+      this.logger.warn({ jobId, kind: row.kind, attempt, err }, 'job attempt failed');
+      throw err;
+    }
+  }
+
+  private async progress(job: Job, percent: number): Promise<void> {
+    const value = Math.max(0, Math.min(99, Math.floor(percent)));
+    await this.updateOwned(job.id, job.attempt, 'progress = $3', [value]);
+  }
+
+  /** Applies `set` to the job; its parameters are `$2`, `$3`, ... */
+  private async update(jobId: string, set: string, params: unknown[]): Promise<void> {
+    await this.db.manager.query(`UPDATE ${this.table()} SET ${set}, updated_at = now() WHERE id = $1`, [jobId, ...params]);
+  }
+
+  /** Applies `set` only while `attempt` still owns the running job; `$2` is the attempt, the parameters are `$3`, ... */
+  private async updateOwned(jobId: string, attempt: number, set: string, params: unknown[]): Promise<void> {
+    await this.db.manager.query(`UPDATE ${this.table()} SET ${set}, updated_at = now() WHERE id = $1 AND attempts = $2 AND status = 'running'`, [
+      jobId,
+      attempt,
+      ...params,
+    ]);
+  }
+}

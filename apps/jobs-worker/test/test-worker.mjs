@@ -1,0 +1,37 @@
+// A jobs-worker process with two job kinds of the tests' own, from the build `npm test` makes first:
+// `test.slow` writes its file in `chunks` pieces `delayMs` apart (time to kill the worker mid-run),
+// `test.fail` always throws. Short back-offs and lease keep the specs quick.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { runStandalone } from '@lms/platform';
+import { jobFileKey, start } from '../../../dist/apps/jobs-worker/main.js';
+
+const slow = {
+  kind: 'test.slow',
+  async run(job, context) {
+    process.stdout.write(`running ${job.id} attempt ${job.attempt}\n`);
+    const chunks = Number(job.params.chunks ?? 10);
+    const delayMs = Number(job.params.delayMs ?? 100);
+    async function* body() {
+      for (let i = 0; i < chunks; i += 1) {
+        await sleep(delayMs);
+        await context.progress((i * 100) / chunks);
+        yield Buffer.from(`chunk ${i}\n`);
+      }
+    }
+    const name = 'slow.txt';
+    const stored = await context.files.put(jobFileKey(job, name), body());
+    return { file: { key: stored.key, name, size: stored.size } };
+  },
+};
+
+const failing = {
+  kind: 'test.fail',
+  async run(job) {
+    throw new Error(`boom on attempt ${job.attempt}`);
+  },
+};
+
+await runStandalone('jobs-worker', (runtime) => start(runtime, { extraExecutors: [slow, failing], retry: { maxAttempts: 3, backoffMs: [200], leaseMs: 3_000 } }), {
+  needsDatabase: true,
+  serveHealth: true,
+});

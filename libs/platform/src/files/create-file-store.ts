@@ -1,0 +1,13 @@
+import { join } from 'node:path';
+import type { PlatformConfig } from '../config/config.js';
+import type { MessageBus } from '../messaging/message-bus.js';
+import { NatsBus } from '../messaging/nats-bus.js';
+import type { FileStore } from './file-store.js';
+import { FolderFileStore } from './folder-file-store.js';
+import { ObjectFileStore } from './object-file-store.js';
+
+/** The object store on the bus's NATS connection, or the `files` folder under DATA_DIR without NATS. */
+export function createFileStore(config: Pick<PlatformConfig, 'dataDir' | 'natsNamespace'>, bus: MessageBus, options: { writer: boolean }): FileStore {
+  if (bus instanceof NatsBus) return new ObjectFileStore(bus.connection, config.natsNamespace, options.writer);
+  return new FolderFileStore(join(config.dataDir, 'files', config.natsNamespace || 'default'));
+}

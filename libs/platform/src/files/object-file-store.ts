@@ -1,0 +1,63 @@
+import { Readable } from 'node:stream';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import { Objm, StorageType, type ObjectStore } from '@nats-io/obj';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { streamPrefix } from '../messaging/nats-access.js';
+import { assertFileKey, type FileStore, type OpenedFile, type StoredFile } from './file-store.js';
+
+/** The bucket of a namespace's files: `FILES`, or `<NS>_FILES`; its stream is `OBJ_<bucket>`. */
+export const filesBucket = (namespace: string): string => `${streamPrefix(namespace)}FILES`;
+
+/**
+ * Files in the JetStream object store (with NATS_URL): chunked, file-backed, replicated as the server is.
+ * A put under an existing name replaces the object, and its old chunks are purged.
+ */
+export class ObjectFileStore implements FileStore {
+  readonly bucket: string;
+  private store?: Promise<ObjectStore>;
+
+  /** `writer`: creates the bucket when missing (jobs-worker); a reader (the gateway) only opens it. */
+  constructor(
+    private readonly nc: NatsConnection,
+    namespace: string,
+    private readonly writer = true,
+  ) {
+    this.bucket = filesBucket(namespace);
+  }
+
+  async put(key: string, source: AsyncIterable<Uint8Array>): Promise<StoredFile> {
+    assertFileKey(key);
+    const store = await this.open$();
+    const info = await store.put({ name: key }, Readable.toWeb(Readable.from(source)) as unknown as ReadableStream<Uint8Array>);
+    return { key, size: info.size };
+  }
+
+  async open(key: string): Promise<OpenedFile | undefined> {
+    assertFileKey(key);
+    const store = await this.open$();
+    const result = await store.get(key);
+    if (!result) return undefined;
+    const stream = Readable.fromWeb(result.data as unknown as WebReadableStream<Uint8Array>);
+    // A corrupt or interrupted object fails the stream, so the client sees a cut response, not a short file.
+    result.error.then(
+      (err) => err && stream.destroy(err),
+      (err: unknown) => stream.destroy(err instanceof Error ? err : new Error(String(err))),
+    );
+    return { key, size: result.info.size, stream };
+  }
+
+  async delete(key: string): Promise<void> {
+    assertFileKey(key);
+    const store = await this.open$();
+    if (await store.info(key)) await store.delete(key);
+  }
+
+  private open$(): Promise<ObjectStore> {
+    const objm = new Objm(this.nc);
+    this.store ??= (this.writer ? objm.create(this.bucket, { storage: StorageType.File }) : objm.open(this.bucket, false)).catch((err: unknown) => {
+      this.store = undefined;
+      throw err;
+    });
+    return this.store;
+  }
+}
