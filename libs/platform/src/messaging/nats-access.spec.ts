@@ -31,7 +31,7 @@ describe('NATS users and permissions', () => {
     expect(allows(user('gateway').permissions.subscribe, AUTH_INVALIDATE_SUBJECT)).toBe(true);
   });
 
-  it('lets a service publish its own events only, and the gateway none', () => {
+  it('lets a service publish its own events only, and the gateway none (it only reads the files bucket)', () => {
     const own = (u: string) => eventSubject(`${u === 'jobs-worker' ? 'jobs' : u}.thing.happened`);
     for (const u of users.filter((x) => x.user !== 'gateway')) {
       expect(allows(u.permissions.publish, own(u.user))).toBe(true);
@@ -40,7 +40,11 @@ describe('NATS users and permissions', () => {
       }
     }
     expect(allows(user('gateway').permissions.publish, 'events.identity.user.deleted')).toBe(false);
-    expect(user('gateway').permissions.publish.allow.some((s) => s.startsWith('$JS.'))).toBe(false);
+    const gatewayJetStream = user('gateway').permissions.publish.allow.filter((s) => s.startsWith('$JS.') || s.startsWith('$O.'));
+    expect(gatewayJetStream.filter((s) => s !== '$JS.API.INFO' && !s.includes('.OBJ_FILES'))).toEqual([]);
+    expect(gatewayJetStream.some((s) => /STREAM\.(CREATE|UPDATE|PURGE)|^\$O\./.test(s))).toBe(false);
+    expect(allows(user('jobs-worker').permissions.publish, '$O.FILES.C.abc')).toBe(true);
+    expect(allows(user('jobs-worker').permissions.publish, '$JS.API.STREAM.PURGE.OBJ_FILES')).toBe(true);
   });
 
   it('gives each user its own reply inbox, and no user another’s', () => {
