@@ -13,12 +13,17 @@ import { CourseTemplatesHandlers } from './course-templates/course-templates.han
 import { CourseTemplatesService } from './course-templates/course-templates.service.js';
 import { IdentityDirectory } from './directory/identity-directory.js';
 import { EnrollmentCounts } from './enrollments/enrollment-counts.js';
+import { EnrollmentEventConsumers } from './enrollments/enrollment-event-consumers.js';
+import { EnrollmentLifecycle } from './enrollments/enrollment-lifecycle.service.js';
 import { Enrollment } from './enrollments/enrollment.entity.js';
+import { EnrollmentsHandlers } from './enrollments/enrollments.handlers.js';
+import { EnrollmentsService } from './enrollments/enrollments.service.js';
 import { LockablesHandlers } from './lockables/lockables.handlers.js';
 import { InitialCatalog1763800000000 } from './migrations/1763800000000-initial-catalog.js';
 import { IdempotencyKeys1764350000000 } from './migrations/1764350000000-idempotency-keys.js';
 import { Authoring1764400000000 } from './migrations/1764400000000-authoring.js';
 import { Programs1765330000000 } from './migrations/1765330000000-programs.js';
+import { Enrollments1765400000000 } from './migrations/1765400000000-enrollments.js';
 import { ProgramCourse } from './programs/program-course.entity.js';
 import { Program } from './programs/program.entity.js';
 import { ProgramsHandlers } from './programs/programs.handlers.js';
@@ -32,10 +37,10 @@ import { TasksHandlers } from './tasks/tasks.handlers.js';
 import { TasksService } from './tasks/tasks.service.js';
 
 export const CATALOG_ENTITIES = [CourseTemplate, CourseAuthor, Slide, Task, Enrollment, Program, ProgramCourse];
-export const CATALOG_MIGRATIONS = [InitialCatalog1763800000000, IdempotencyKeys1764350000000, Authoring1764400000000, Programs1765330000000];
+export const CATALOG_MIGRATIONS = [InitialCatalog1763800000000, IdempotencyKeys1764350000000, Authoring1764400000000, Programs1765330000000, Enrollments1765400000000];
 
 @Module({
-  controllers: [CourseTemplatesHandlers, CourseAuthorsHandlers, SlidesHandlers, TasksHandlers, LockablesHandlers, ProgramsHandlers],
+  controllers: [CourseTemplatesHandlers, CourseAuthorsHandlers, SlidesHandlers, TasksHandlers, LockablesHandlers, ProgramsHandlers, EnrollmentsHandlers],
   providers: [
     IdentityDirectory,
     AuthoringGuard,
@@ -50,6 +55,9 @@ export const CATALOG_MIGRATIONS = [InitialCatalog1763800000000, IdempotencyKeys1
     SlidesService,
     TasksService,
     ProgramsService,
+    EnrollmentsService,
+    EnrollmentLifecycle,
+    EnrollmentEventConsumers,
     ...CATALOG_ENTITIES.map((entity) => tenantRepositoryProvider(entity)),
   ],
 })

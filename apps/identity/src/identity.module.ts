@@ -42,6 +42,7 @@ export const IDENTITY_MIGRATIONS = [InitialIdentity1763800000000, SubAccounts176
     DirectoryService,
     tenantRepositoryProvider(User),
     tenantRepositoryProvider(SubAccount),
+    tenantRepositoryProvider(Group),
     ApiTokensService,
     tenantRepositoryProvider(ApiToken),
     CustomFieldsService,

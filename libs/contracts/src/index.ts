@@ -23,5 +23,6 @@ export * from './catalog/lockables.contract.js';
 export * from './catalog/slides.contract.js';
 export * from './catalog/tasks.contract.js';
 export * from './catalog/programs.contract.js';
+export * from './catalog/enrollments.contract.js';
 export * from './locking/locks.contract.js';
 export * from './jobs/jobs.contract.js';

@@ -103,7 +103,17 @@ export const PARAM_FIXTURES: Record<string, ParamFixture> = {
       return String(userId);
     },
   },
+  // A learner enrolled in a published course.
+  'enrollments/:id': {
+    tenant: true,
+    create: async (ctx) => {
+      const courseId = createdId(await ctx.admin.post('/api/author/course_templates', { course_templates: [publishedCourse()] }), 'a published course');
+      return createdId(await ctx.admin.post(`/api/author/course_templates/${courseId}/enrollments`, { enrollments: [{ user_id: Number(await learner(ctx)) }] }), 'an enrollment');
+    },
+  },
 };
+
+const publishedCourse = () => ({ title: unique('course'), is_published: true, has_unpublished_changes: false, default_days_until_due: 7, course_type: 'native' });
 
 /**
  * Request bodies a schema cannot describe (they name other records), by `METHOD path`. Every other
@@ -117,6 +127,9 @@ export const BODY_FIXTURES: Record<string, (ctx: FixtureContext, ids: Record<str
   'PATCH /api/author/course_templates/:course_template_id/slides/:id': async () => ({ slide: { draft_attributes: { allow_comments: false } } }),
   'PUT /api/author/course_templates/:course_template_id/slides/:id': async () => ({ slide: { draft_attributes: { allow_comments: null } } }),
   'POST /api/author/course_templates/:course_template_id/authors': async (ctx) => ({ users: [{ user_id: (await ctx.factory.user(ctx.accountId, ['author'])).userId }] }),
+  'POST /api/author/course_templates/:course_template_id/enrollments': async (ctx) => ({ enrollments: [{ user_id: Number(await learner(ctx)) }] }),
+  'PATCH /api/author/enrollments/:id': async () => ({ enrollments: [{ score: 50 }] }),
+  'PUT /api/author/enrollments/:id': async () => ({ enrollments: [{ state: 'active' }] }),
   'POST /api/admin/api_tokens': async (ctx) => ({ api_token: { user_id: await learner(ctx), name: unique('token') } }),
   'POST /api/author/groups/:group_id/learners': async (ctx) => ({ users: [{ user_id: Number(await learner(ctx)) }] }),
 };

@@ -1,5 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DIRECTORY_SUBJECTS, type DirectorySubAccountsReply, type DirectoryUser, type DirectoryUsersReply, type RequestContext } from '@lms/contracts';
+import {
+  DIRECTORY_SUBJECTS,
+  type DirectoryGroupMembersReply,
+  type DirectorySubAccountsReply,
+  type DirectoryUser,
+  type DirectoryUserSearchReply,
+  type DirectoryUsersReply,
+  type RequestContext,
+} from '@lms/contracts';
 import { contextSealFor, MESSAGE_BUS, type MessageBus, requestSigned, RUNTIME, type Runtime, type SignedRequestOptions } from '@lms/platform';
 
 /**
@@ -24,6 +32,16 @@ export class IdentityDirectory {
 
   async subAccounts(ctx: RequestContext, ids: number[] = []): Promise<DirectorySubAccountsReply> {
     return this.ask<DirectorySubAccountsReply>(ctx, DIRECTORY_SUBJECTS.subAccounts, { ids: [...new Set(ids)] });
+  }
+
+  /** Ids of the live users whose name, username or e-mail contains `search` (identity caps the answer). */
+  async searchUsers(ctx: RequestContext, search: string): Promise<DirectoryUserSearchReply> {
+    return this.ask<DirectoryUserSearchReply>(ctx, DIRECTORY_SUBJECTS.userSearch, { search });
+  }
+
+  /** Whether the group exists in the caller's account, and its live learners. */
+  async groupMembers(ctx: RequestContext, groupId: number): Promise<DirectoryGroupMembersReply> {
+    return this.ask<DirectoryGroupMembersReply>(ctx, DIRECTORY_SUBJECTS.groupMembers, { group_id: groupId });
   }
 
   private ask<T>(ctx: RequestContext, subject: string, body: object): Promise<T> {

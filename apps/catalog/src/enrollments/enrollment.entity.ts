@@ -1,8 +1,9 @@
+import type { EnrollmentRemovalReason, EnrollmentState } from '@lms/contracts';
 import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
 
 export type EnrollableType = 'CourseTemplate' | 'Task';
 
-/** A learner's enrollment in a course template or task. The enrollment feature writes them; authoring counts them. */
+/** A learner's enrollment in a course template or task; a removed one (deletedAt) stays as history. */
 @Entity({ schema: 'catalog', name: 'enrollments' })
 export class Enrollment {
   @PrimaryGeneratedColumn()
@@ -26,8 +27,9 @@ export class Enrollment {
   @Column({ type: 'boolean', default: true })
   required: boolean;
 
+  /** assigned → active → complete (docs/catalog.md); overdue is derived from dueAt, removal from deletedAt. */
   @Column({ type: 'text', default: 'assigned' })
-  state: string;
+  state: EnrollmentState;
 
   @Column({ name: 'started_at', type: 'timestamptz', nullable: true })
   startedAt: Date | null;
@@ -37,6 +39,26 @@ export class Enrollment {
 
   @Column({ name: 'due_at', type: 'timestamptz', nullable: true })
   dueAt: Date | null;
+
+  @Column({ type: 'integer', nullable: true })
+  score: number | null;
+
+  @Column({ type: 'real', default: 0 })
+  progress: number;
+
+  @Column({ name: 'expires_at', type: 'timestamptz', nullable: true })
+  expiresAt: Date | null;
+
+  /** The group whose enrollment brought the learner in. */
+  @Column({ name: 'group_id', type: 'integer', nullable: true })
+  groupId: number | null;
+
+  /** The program whose enrollment brought the learner in. */
+  @Column({ name: 'program_id', type: 'integer', nullable: true })
+  programId: number | null;
+
+  @Column({ name: 'removal_reason', type: 'text', nullable: true })
+  removalReason: EnrollmentRemovalReason | null;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;

@@ -1,6 +1,6 @@
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import { DIRECTORY_SUBJECTS, DirectorySubAccountsRequest, DirectoryUsersRequest, type RpcRequest } from '@lms/contracts';
+import { DIRECTORY_SUBJECTS, DirectoryGroupMembersRequest, DirectorySubAccountsRequest, DirectoryUserSearchRequest, DirectoryUsersRequest, type RpcRequest } from '@lms/contracts';
 import { Handles } from '@lms/platform';
 import { DirectoryService } from './directory.service.js';
 
@@ -17,5 +17,15 @@ export class DirectoryHandlers {
   @Handles(DIRECTORY_SUBJECTS.subAccounts, { body: DirectorySubAccountsRequest })
   async subAccounts(@Payload() { ctx, body }: RpcRequest<DirectorySubAccountsRequest>) {
     return this.directory.subAccounts(ctx, body.ids ?? []);
+  }
+
+  @Handles(DIRECTORY_SUBJECTS.userSearch, { body: DirectoryUserSearchRequest })
+  async userSearch(@Payload() { ctx, body }: RpcRequest<DirectoryUserSearchRequest>) {
+    return this.directory.search(ctx, body.search);
+  }
+
+  @Handles(DIRECTORY_SUBJECTS.groupMembers, { body: DirectoryGroupMembersRequest })
+  async groupMembers(@Payload() { ctx, body }: RpcRequest<DirectoryGroupMembersRequest>) {
+    return this.directory.groupMembers(ctx, body.group_id);
   }
 }

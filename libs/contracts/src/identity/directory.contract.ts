@@ -1,4 +1,4 @@
-import { ArrayMaxSize, IsArray, IsInt, IsOptional, Max, Min } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { MAX_ID } from '../common/query.js';
 import type { Role } from '../context.js';
 
@@ -10,7 +10,12 @@ import type { Role } from '../context.js';
 export const DIRECTORY_SUBJECTS = {
   users: 'identity.directory.users',
   subAccounts: 'identity.directory.sub_accounts',
+  userSearch: 'identity.directory.user_search',
+  groupMembers: 'identity.directory.group_members',
 } as const;
+
+/** How many ids a user search answers at most; `truncated` says when more users matched. */
+export const DIRECTORY_SEARCH_LIMIT = 10_000;
 
 /** `identity.directory.users`: the users with these ids, deleted ones included (hidden ones are nobody). */
 export class DirectoryUsersRequest {
@@ -57,4 +62,30 @@ export interface DirectorySubAccountsReply {
   /** The account has sub-accounts besides its root. */
   sub_accounts_exist: boolean;
   sub_accounts: DirectorySubAccount[];
+}
+
+/**
+ * `identity.directory.user_search`: ids of the live (not hidden) users of the caller's account whose
+ * name, username or e-mail contains `search` (case-insensitive), lowest ids first, at most
+ * DIRECTORY_SEARCH_LIMIT of them.
+ */
+export class DirectoryUserSearchRequest {
+  @IsString() @MaxLength(255)
+  search: string;
+}
+
+export interface DirectoryUserSearchReply {
+  ids: number[];
+  truncated: boolean;
+}
+
+/** `identity.directory.group_members`: whether the group exists in the caller's account, and its live learners. */
+export class DirectoryGroupMembersRequest {
+  @IsInt() @Min(1) @Max(MAX_ID)
+  group_id: number;
+}
+
+export interface DirectoryGroupMembersReply {
+  exists: boolean;
+  user_ids: number[];
 }

@@ -3,6 +3,7 @@ import { IDENTITY_ADMIN_SETTINGS_ROUTES } from './identity-admin-settings.routes
 import { IDENTITY_GROUP_ROUTES } from './identity-groups.routes.js';
 import { IDENTITY_USER_ROUTES } from './identity-users.routes.js';
 import { CATALOG_COURSE_TEMPLATE_ROUTES } from './catalog-course-templates.routes.js';
+import { CATALOG_ENROLLMENT_ROUTES } from './catalog-enrollments.routes.js';
 import { CATALOG_SLIDE_ROUTES } from './catalog-slides.routes.js';
 import { CATALOG_TASK_ROUTES } from './catalog-tasks.routes.js';
 import { CATALOG_PROGRAM_ROUTES } from './catalog-programs.routes.js';
@@ -12,4 +13,4 @@ import type { RouteDefinition } from './route.js';
 export * from './route.js';
 
 /** Every HTTP endpoint of the system; the gateway registers and documents exactly these. */
-export const ROUTES: RouteDefinition[] = [...IDENTITY_ROUTES, ...IDENTITY_GROUP_ROUTES, ...IDENTITY_ADMIN_SETTINGS_ROUTES, ...IDENTITY_USER_ROUTES, ...fencedByLocks([...CATALOG_COURSE_TEMPLATE_ROUTES, ...CATALOG_SLIDE_ROUTES, ...CATALOG_TASK_ROUTES]), ...CATALOG_PROGRAM_ROUTES, ...LOCKING_LOCK_ROUTES];
+export const ROUTES: RouteDefinition[] = [...IDENTITY_ROUTES, ...IDENTITY_GROUP_ROUTES, ...IDENTITY_ADMIN_SETTINGS_ROUTES, ...IDENTITY_USER_ROUTES, ...fencedByLocks([...CATALOG_COURSE_TEMPLATE_ROUTES, ...CATALOG_SLIDE_ROUTES, ...CATALOG_TASK_ROUTES]), ...CATALOG_PROGRAM_ROUTES, ...CATALOG_ENROLLMENT_ROUTES, ...LOCKING_LOCK_ROUTES];

@@ -1,0 +1,43 @@
+import { type ApiClient, eventually, type TestUser } from '@lms/testing';
+import { COURSES, type CatalogFixture, startCatalogFixture } from './catalog-fixture.js';
+
+export const ENROLLMENTS = '/api/author/enrollments';
+export const enrollmentsOf = (courseId: string | number) => `${COURSES}/${courseId}/enrollments`;
+
+/**
+ * The catalog fixture plus what the enrollment specs share: published courses, fresh learners, and
+ * enrolling through the API.
+ */
+export interface EnrollmentFixture extends CatalogFixture {
+  /** A published course (the administrator's), `fields` overriding the course request. */
+  publishedCourse(fields?: Record<string, unknown>): Promise<Record<string, any>>; // eslint-disable-line @typescript-eslint/no-explicit-any -- specs read arbitrary JSON
+  /** A fresh learner of the bootstrap account. */
+  newLearner(names?: { firstName?: string; lastName?: string }): Promise<TestUser>;
+  /** Enrolls the entries (201 expected) and answers the response body. */
+  enroll(courseId: string | number, entries: Record<string, unknown>[], api?: ApiClient): Promise<Record<string, any>>; // eslint-disable-line @typescript-eslint/no-explicit-any -- specs read arbitrary JSON
+  /** The learner's summary once `all` reaches `count` (the completion event travels through identity). */
+  summaryOnce(userId: number, count: number): Promise<Record<string, number>>;
+}
+
+export async function startEnrollmentFixture(durable: string): Promise<EnrollmentFixture> {
+  const f = await startCatalogFixture(durable);
+  return {
+    ...f,
+    publishedCourse: (fields = {}) => f.createCourse({ is_published: true, ...fields }),
+    async newLearner(names = {}) {
+      const user = await f.t.factory.user(f.cast.accountId, ['learner']);
+      if (names.firstName || names.lastName) await f.t.factory.setUserNames(user.userId, names);
+      return user;
+    },
+    async enroll(courseId, entries, api = f.admin) {
+      const res = await api.post(enrollmentsOf(courseId), { enrollments: entries });
+      if (res.status !== 201) throw new Error(`enrolling answered ${res.status}: ${res.text}`);
+      return res.body;
+    },
+    summaryOnce: (userId, count) =>
+      eventually(async () => {
+        const res = await f.admin.get(`/api/admin/users/${userId}/summary`);
+        return res.status === 200 && res.body.summary.all >= count ? (res.body.summary as Record<string, number>) : undefined;
+      }),
+  };
+}

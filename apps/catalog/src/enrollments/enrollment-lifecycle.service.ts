@@ -1,0 +1,138 @@
+import { Injectable } from '@nestjs/common';
+import {
+  CATALOG_ENROLLMENT_COMPLETED_EVENT,
+  type CatalogEnrollmentCompletedData,
+  ENROLLMENT_REMOVED_EVENT,
+  ENROLLMENT_UPDATED_EVENT,
+  type EnrollmentChanges,
+  type EnrollmentRemovalReason,
+  type RequestContext,
+} from '@lms/contracts';
+import { Database, InjectTenantRepository, Outbox, type TenantRepository, type TenantScope } from '@lms/platform';
+import { CourseTemplate } from '../course-templates/course-template.entity.js';
+import { Enrollment } from './enrollment.entity.js';
+import { completedInFuture, enrollmentNotFound, enrollmentTransitionInvalid } from './enrollment.errors.js';
+import { enrollmentEventData } from './enrollment.views.js';
+
+const DAY_MS = 86_400_000;
+/** Clocks of clients and servers differ a little: a completion this far ahead is still "now". */
+const CLOCK_SKEW_MS = 60_000;
+
+const dateOf = (value: string | null | undefined): Date | null | undefined => (value === undefined ? undefined : value === null ? null : new Date(value));
+const sameInstant = (a: Date | null, b: Date | null) => (a === null ? b === null : b !== null && a.getTime() === b.getTime());
+
+/**
+ * The moves of one enrollment (docs/catalog.md "Enrollment states"): assigned → active → complete, and
+ * removal from any state, which keeps the row as history. Each runs under the enrollment's row lock,
+ * so a completion happens once however many requests race for it, and emits
+ * `catalog.enrollment.completed` once.
+ */
+@Injectable()
+export class EnrollmentLifecycle {
+  constructor(
+    private readonly db: Database,
+    private readonly outbox: Outbox,
+    @InjectTenantRepository(Enrollment) private readonly enrollments: TenantRepository<Enrollment>,
+    @InjectTenantRepository(CourseTemplate) private readonly courses: TenantRepository<CourseTemplate>,
+  ) {}
+
+  async update(ctx: RequestContext, id: number, changes: EnrollmentChanges): Promise<Enrollment> {
+    return this.db.transaction(async () => {
+      const e = await this.lockLive(ctx, id);
+      const before = JSON.stringify(e);
+      const now = new Date();
+      const endAt = dateOf(changes.end_at);
+      const expiresAt = dateOf(changes.expires_at);
+      if (endAt !== undefined) e.dueAt = endAt;
+      if (expiresAt !== undefined) e.expiresAt = expiresAt;
+      if (changes.score !== undefined) e.score = changes.score;
+
+      let completedAt: Date | undefined;
+      if (changes.completed_at !== undefined) {
+        completedAt = new Date(changes.completed_at);
+        if (completedAt.getTime() > now.getTime() + CLOCK_SKEW_MS) throw completedInFuture();
+      } else if (changes.state === 'complete' && e.state !== 'complete') completedAt = now;
+
+      if (e.state === 'complete') {
+        // A completion is final; a new attempt is a re-enrollment. Repeating what is so changes nothing.
+        if (changes.state !== undefined && changes.state !== 'complete') throw enrollmentTransitionInvalid(id, 'complete', `it cannot become ${changes.state}; re-enroll the learner for a new attempt`);
+        if (completedAt && !sameInstant(completedAt, e.completedAt)) {
+          throw enrollmentTransitionInvalid(id, 'complete', 'its completion cannot be changed; re-enroll the learner for a new attempt', 'enrollments[0].completed_at');
+        }
+      } else if (completedAt) {
+        await this.complete(ctx, e, completedAt, expiresAt !== undefined);
+      } else if (changes.state === 'active' && e.state === 'assigned') {
+        e.state = 'active';
+        e.startedAt = now;
+      } else if (changes.state === 'assigned' && e.state === 'active') {
+        throw enrollmentTransitionInvalid(id, 'active', 'a started enrollment cannot go back to assigned');
+      }
+
+      if (JSON.stringify(e) === before) return e;
+      const saved = await this.enrollments.save(ctx, e);
+      await this.outbox.add(ctx, ENROLLMENT_UPDATED_EVENT, enrollmentEventData(saved), String(saved.id));
+      return saved;
+    });
+  }
+
+  /** Removes a live enrollment (204); it stays as history, listed with `state=removed`. */
+  async remove(ctx: RequestContext, id: number): Promise<void> {
+    await this.db.transaction(async () => {
+      const e = await this.lockLive(ctx, id);
+      await this.retire(ctx, e, 'removed');
+    });
+  }
+
+  /** `identity.user.deleted`: the user's open (not complete) enrollments are withdrawn; completions stay. */
+  async withdrawUser(scope: TenantScope, userId: number): Promise<number> {
+    return this.db.transaction(async () => {
+      const open = await this.enrollments
+        .query(scope, 'e')
+        .andWhere("e.user_id = :userId AND e.deleted_at IS NULL AND e.state <> 'complete'", { userId })
+        .orderBy('e.id', 'ASC')
+        .setLock('pessimistic_write')
+        .getMany();
+      for (const e of open) await this.retire(scope, e, 'user_deleted');
+      return open.length;
+    });
+  }
+
+  /** Ends a live enrollment as history with its reason, and announces it. */
+  async retire(scope: TenantScope, e: Enrollment, reason: EnrollmentRemovalReason): Promise<Enrollment> {
+    e.deletedAt = new Date();
+    e.removalReason = reason;
+    const saved = await this.enrollments.save(scope, e);
+    await this.outbox.add(scope, ENROLLMENT_REMOVED_EVENT, enrollmentEventData(saved), String(saved.id));
+    return saved;
+  }
+
+  /** assigned or active → complete, once: the caller holds the row lock. Starts it too, if it never was. */
+  private async complete(scope: TenantScope, e: Enrollment, completedAt: Date, expiryGiven: boolean): Promise<void> {
+    e.state = 'complete';
+    e.completedAt = completedAt;
+    if (!e.startedAt || e.startedAt > completedAt) e.startedAt = completedAt;
+    e.progress = 1;
+    if (!expiryGiven) {
+      const course = await this.courses.findOne(scope, { id: e.enrollableId });
+      if (course?.expires && course.defaultDaysUntilExpiration) e.expiresAt = new Date(completedAt.getTime() + course.defaultDaysUntilExpiration * DAY_MS);
+    }
+    const data: CatalogEnrollmentCompletedData = {
+      user_id: e.userId,
+      enrollment_id: e.id,
+      completed_at: completedAt.toISOString(),
+      due_at: e.dueAt?.toISOString() ?? null,
+      course_id: e.enrollableId,
+    };
+    await this.outbox.add(scope, CATALOG_ENROLLMENT_COMPLETED_EVENT, data, String(e.id));
+  }
+
+  /** A live course enrollment of the account, locked for this transaction; removed and foreign ones are 404. */
+  private async lockLive(scope: TenantScope, id: number): Promise<Enrollment> {
+    const e = await this.enrollments
+      .query(scope, 'e')
+      .andWhere("e.id = :id AND e.enrollable_type = 'CourseTemplate' AND e.deleted_at IS NULL", { id })
+      .setLock('pessimistic_write')
+      .getOne();
+    return e ?? Promise.reject(enrollmentNotFound(id));
+  }
+}

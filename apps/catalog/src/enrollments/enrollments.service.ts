@@ -1,0 +1,177 @@
+import { Injectable } from '@nestjs/common';
+import {
+  type DirectoryUser,
+  ENROLLMENT_CREATED_EVENT,
+  type EnrollmentEntry,
+  type ListEnrollmentsQuery,
+  pageWindow,
+  type RequestContext,
+  type SkippedEnrollmentView,
+} from '@lms/contracts';
+import { Database, InjectTenantRepository, Outbox, type TenantRepository, type TenantScope } from '@lms/platform';
+import { CourseTemplate } from '../course-templates/course-template.entity.js';
+import { courseTemplateArchived, courseTemplateNotFound } from '../course-templates/course-template.errors.js';
+import { IdentityDirectory } from '../directory/identity-directory.js';
+import { Enrollment } from './enrollment.entity.js';
+import { courseNotPublished, learnerInvalid, notAnEnroller } from './enrollment.errors.js';
+import { enrollmentEventData } from './enrollment.views.js';
+
+const DAY_MS = 86_400_000;
+
+/** Where an enrollment came from besides the request: the program whose enrollment made it. */
+export interface EnrollmentSource {
+  programId?: number;
+}
+
+export interface EnrollResult {
+  created: Enrollment[];
+  /** Users with a live enrollment in the course already: nothing changed for them. */
+  skipped: SkippedEnrollmentView[];
+}
+
+/** One learner to enroll, after groups were resolved to their learners. */
+interface Target {
+  userId: number;
+  required: boolean;
+  dueAt: Date | null | undefined;
+  groupId: number | null;
+}
+
+/**
+ * The due moment of a new enrollment when the request gives none: the course's `default_due_on_date`
+ * (the end of that day, UTC) when its due dates are absolute, else `default_days_until_due` days from
+ * now; 0 days means no due date.
+ */
+export function defaultDueAt(course: Pick<CourseTemplate, 'dueDateType' | 'defaultDueOnDate' | 'defaultDaysUntilDue'>, now = new Date()): Date | null {
+  const absolute = course.dueDateType === 'absolute' || (course.dueDateType === null && course.defaultDueOnDate !== null);
+  if (absolute && course.defaultDueOnDate) return new Date(`${course.defaultDueOnDate}T23:59:59.999Z`);
+  return course.defaultDaysUntilDue > 0 ? new Date(now.getTime() + course.defaultDaysUntilDue * DAY_MS) : null;
+}
+
+/** Enrolls learners in courses and lists a course's enrollments. Changes of one enrollment: EnrollmentLifecycle. */
+@Injectable()
+export class EnrollmentsService {
+  constructor(
+    private readonly db: Database,
+    private readonly outbox: Outbox,
+    private readonly directory: IdentityDirectory,
+    @InjectTenantRepository(Enrollment) private readonly enrollments: TenantRepository<Enrollment>,
+    @InjectTenantRepository(CourseTemplate) private readonly courses: TenantRepository<CourseTemplate>,
+  ) {}
+
+  /** Authors and administrators manage enrollments (the gateway checks the audience; a service checks again). */
+  assertMayManage(ctx: RequestContext): void {
+    if (!ctx.roles.includes('admin') && !ctx.roles.includes('author')) throw notAnEnroller();
+  }
+
+  /**
+   * Enrolls users and the current learners of groups in a published, live course. Unknown or deleted
+   * users and unknown groups are a 400 naming the entry, and enroll nobody; a user with a live enrollment
+   * in the course already is skipped and reported (a repeated or concurrent request enrolls once). The
+   * first entry naming a user decides their `required` and due date. Callers check who may enroll
+   * (`assertMayManage` for authors; a program's open enrollment has its own rule).
+   */
+  async enroll(ctx: RequestContext, courseTemplateId: number, entries: EnrollmentEntry[], source: EnrollmentSource = {}): Promise<EnrollResult> {
+    // Another account's course is a 404 before anything about the learners is told.
+    if (!(await this.courses.findOne(ctx, { id: courseTemplateId }))) throw courseTemplateNotFound(courseTemplateId);
+    const targets = await this.resolve(ctx, entries);
+    return this.db.transaction(async () => {
+      const course = await this.lockCourse(ctx, courseTemplateId);
+      const now = new Date();
+      const fallbackDue = defaultDueAt(course, now);
+      const rows = targets.map((t) => ({
+        enrollableType: 'CourseTemplate' as const,
+        enrollableId: course.id,
+        userId: t.userId,
+        subAccountId: course.subAccountId,
+        required: t.required,
+        state: 'assigned' as const,
+        dueAt: t.dueAt === undefined ? fallbackDue : t.dueAt,
+        groupId: t.groupId,
+        programId: source.programId ?? null,
+      }));
+      // ON CONFLICT DO NOTHING against the one-live-enrollment key: a learner enrolled already (even by a
+      // concurrent request) is skipped rather than failing the others.
+      const inserted = await this.enrollments.insertNew(ctx, rows, ['id']);
+      const ids = inserted.map((r) => Number(r.id));
+      const created = ids.length === 0 ? [] : await this.enrollments.query(ctx, 'e').andWhere('e.id = ANY(:ids)', { ids }).orderBy('e.id', 'ASC').getMany();
+      for (const enrollment of created) await this.outbox.add(ctx, ENROLLMENT_CREATED_EVENT, enrollmentEventData(enrollment), String(enrollment.id));
+      const createdUsers = new Set(created.map((e) => e.userId));
+      const skippedUsers = targets.map((t) => t.userId).filter((id) => !createdUsers.has(id));
+      const existing = skippedUsers.length === 0 ? [] : await this.live(ctx, course.id, skippedUsers);
+      const skipped = existing.map((e): SkippedEnrollmentView => ({ user_id: e.userId, reason: 'already_enrolled', enrollment_id: e.id }));
+      return { created, skipped };
+    });
+  }
+
+  /** A page of the course's enrollments, newest first, and their total. `search` asks identity who matches. */
+  async list(ctx: RequestContext, courseTemplateId: number, query: ListEnrollmentsQuery): Promise<[Enrollment[], number]> {
+    if (!(await this.courses.findOne(ctx, { id: courseTemplateId }))) throw courseTemplateNotFound(courseTemplateId);
+    const qb = this.enrollments
+      .query(ctx, 'e')
+      .andWhere("e.enrollable_type = 'CourseTemplate'")
+      .andWhere('e.enrollable_id = :course', { course: courseTemplateId });
+    if (query.state === 'removed') qb.andWhere('e.deleted_at IS NOT NULL');
+    else qb.andWhere('e.deleted_at IS NULL');
+    if (query.state === 'overdue') qb.andWhere("e.state <> 'complete' AND e.due_at < now()");
+    else if (query.state && query.state !== 'removed') qb.andWhere('e.state = :state', { state: query.state });
+    if (query.search) {
+      const { ids } = await this.directory.searchUsers(ctx, query.search);
+      qb.andWhere('e.user_id = ANY(:users)', { users: ids });
+    }
+    const { skip, take } = pageWindow(query);
+    const [rows, count] = await Promise.all([
+      qb.clone().orderBy('e.created_at', 'DESC').addOrderBy('e.id', 'DESC').offset(skip).limit(take).getMany(),
+      qb.clone().select('count(*)', 'n').getRawOne<{ n: string }>(),
+    ]);
+    return [rows, Number(count?.n ?? 0)];
+  }
+
+  /** Live enrollments of these users in the course. */
+  private live(scope: TenantScope, courseId: number, userIds: number[]): Promise<Enrollment[]> {
+    return this.enrollments
+      .query(scope, 'e')
+      .andWhere("e.enrollable_type = 'CourseTemplate' AND e.enrollable_id = :courseId AND e.deleted_at IS NULL", { courseId })
+      .andWhere('e.user_id = ANY(:userIds)', { userIds })
+      .orderBy('e.id', 'ASC')
+      .getMany();
+  }
+
+  /**
+   * The course, shared-locked for the transaction: enrollments of one course run side by side, while an
+   * archive (which takes the row for update) waits for them, and they for it.
+   */
+  private async lockCourse(scope: TenantScope, id: number): Promise<CourseTemplate> {
+    const course = await this.courses.query(scope, 'c').andWhere('c.id = :id', { id }).setLock('pessimistic_read').getOne();
+    if (!course) throw courseTemplateNotFound(id);
+    if (course.deletedAt) throw courseTemplateArchived(id);
+    if (!course.isPublished) throw courseNotPublished(id);
+    return course;
+  }
+
+  /** Users and groups to learners, checked with identity before anything is written. */
+  private async resolve(ctx: RequestContext, entries: EnrollmentEntry[]): Promise<Target[]> {
+    const users = await this.directory.users(ctx, entries.flatMap((e) => (e.user_id === undefined ? [] : [e.user_id])));
+    const targets: Target[] = [];
+    const seen = new Set<number>();
+    const add = (target: Target) => {
+      if (seen.has(target.userId)) return;
+      seen.add(target.userId);
+      targets.push(target);
+    };
+    for (const [i, entry] of entries.entries()) {
+      const base = { required: entry.required ?? true, dueAt: entry.end_at === undefined ? undefined : entry.end_at === null ? null : new Date(entry.end_at) };
+      if (entry.user_id !== undefined) {
+        const user: DirectoryUser | undefined = users.get(entry.user_id);
+        if (!user) throw learnerInvalid(i, 'user_id', entry.user_id, 'no such user');
+        if (user.deleted_at !== null) throw learnerInvalid(i, 'user_id', entry.user_id, 'the user is deleted');
+        add({ ...base, userId: user.id, groupId: null });
+      } else if (entry.group_id !== undefined) {
+        const group = await this.directory.groupMembers(ctx, entry.group_id);
+        if (!group.exists) throw learnerInvalid(i, 'group_id', entry.group_id, 'no such group');
+        for (const userId of group.user_ids) add({ ...base, userId, groupId: entry.group_id });
+      }
+    }
+    return targets;
+  }
+}
