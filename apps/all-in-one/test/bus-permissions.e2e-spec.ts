@@ -11,7 +11,9 @@ import {
   loadConfig,
   natsPasswordVariable,
   natsUsers,
+  ObjectFileStore,
   renderNatsAuthorization,
+  signFileUrl,
   type Deployable,
   type MessageBus,
   type Runtime,
@@ -145,6 +147,17 @@ describeWithServer('the bus with per-deployable NATS users and subject permissio
     expect(created.status).toBe(201);
     const id = created.body.custom_fields[0].id;
     expect((await api.get(`/api/author/custom_fields/${id}`)).body.custom_fields[0].name).toBe('Region');
+  });
+
+  it('lets jobs-worker write files and the gateway stream them at a signed URL, but not write them', async () => {
+    const key = `jobs/${uniqueName('job')}/dump.zip`;
+    const content = Buffer.from('PK zip bytes, as far as this test cares');
+    await new ObjectFileStore(await connectAs('jobs-worker'), namespace).put(key, [content]);
+    const res = await fetch(`${api.baseUrl}${signFileUrl(configFor('gateway').fileUrlSigningKey, key, 'dump.zip')}`);
+    expect(res.status).toBe(200);
+    expect(Buffer.from(await res.arrayBuffer()).equals(content)).toBe(true);
+    const gatewayUser = await connectAs('gateway');
+    await expect(new ObjectFileStore(gatewayUser, namespace, false).put(`${key}.forged`, [content])).rejects.toThrow();
   });
 
   it('lets identity publish its own events to JetStream', async () => {

@@ -1,6 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { Authenticator } from './auth/authenticator.js';
 import { Masquerade } from './auth/masquerade.js';
+import { FilesController } from './files/files.controller.js';
 import { GATEWAY_DEPS, type GatewayDeps } from './gateway-deps.js';
 import { HealthController } from './health/health.controller.js';
 import { RequestDrain } from './http/request-drain.js';
@@ -19,7 +20,7 @@ export class GatewayModule {
   static forRoot(deps: GatewayDeps): DynamicModule {
     return {
       module: GatewayModule,
-      controllers: [HealthController, MetricsController, OpenApiController],
+      controllers: [HealthController, MetricsController, OpenApiController, FilesController],
       providers: [{ provide: GATEWAY_DEPS, useValue: deps }, Authenticator, Masquerade, HttpMetrics, RateLimiter, RequestDrain, RequestObserver, RouteForwarder, RouteRegistrar, SecurityHeaders, ServiceClient],
     };
   }

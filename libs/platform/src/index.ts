@@ -36,3 +36,4 @@ export * from './files/file-store.js';
 export * from './files/folder-file-store.js';
 export * from './files/object-file-store.js';
 export * from './files/create-file-store.js';
+export * from './files/signed-url.js';

@@ -1,4 +1,4 @@
-import { createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
+import { createSecretKey, hkdfSync, randomBytes, type KeyObject } from 'node:crypto';
 
 /** Typed configuration read once at start; a bad value stops the process with a clear message. */
 export interface PlatformConfig {
@@ -17,6 +17,11 @@ export interface PlatformConfig {
    * logging the configuration cannot print it. Generated per process when there is no NATS_URL.
    */
   contextSigningKey: KeyObject;
+  /**
+   * Signs (jobs) and verifies (gateway) the URLs files are served at: FILE_URL_SIGNING_KEY, else derived
+   * from the context signing key (HKDF, its own label), so no deployment needs one more secret.
+   */
+  fileUrlSigningKey: KeyObject;
   dataDir: string;
   /** TCP port of the embedded Postgres (all-in-one mode without DATABASE_URL). */
   embeddedPostgresPort: number;
@@ -86,6 +91,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlatformConfig
   const namespace = env.NATS_NAMESPACE ?? '';
   if (!/^[A-Za-z0-9_-]*$/.test(namespace)) throw new ConfigError('NATS_NAMESPACE may hold only letters, digits, _ and -');
   const natsUrl = url(env, 'NATS_URL', ['nats:', 'tls:']);
+  const signingKey = contextSigningKey(env, natsUrl);
   return {
     port: int(env, 'PORT', 3000, 0, 65535),
     host: env.HOST || '0.0.0.0',
@@ -93,7 +99,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlatformConfig
     natsUrl,
     natsNamespace: namespace,
     natsCredentials: natsCredentials(env, natsUrl),
-    contextSigningKey: contextSigningKey(env, natsUrl),
+    contextSigningKey: signingKey,
+    fileUrlSigningKey: fileUrlSigningKey(env, signingKey),
     dataDir: env.DATA_DIR || '.data',
     embeddedPostgresPort: int(env, 'EMBEDDED_POSTGRES_PORT', 5433, 1, 65535),
     lockTtlSeconds: int(env, 'LOCK_TTL_SECONDS', 900, 1, 86_400),
@@ -129,6 +136,13 @@ function contextSigningKey(env: NodeJS.ProcessEnv, natsUrl: string | undefined):
     throw new ConfigError('CONTEXT_SIGNING_KEY must be set when NATS_URL is set: the gateway signs and every service verifies caller contexts with it (the same value everywhere, 32+ characters, e.g. openssl rand -base64 32)');
   }
   if (raw.length < MIN_CONTEXT_SIGNING_KEY_LENGTH) throw new ConfigError(`CONTEXT_SIGNING_KEY must be at least ${MIN_CONTEXT_SIGNING_KEY_LENGTH} characters`);
+  return createSecretKey(Buffer.from(raw, 'utf8'));
+}
+
+function fileUrlSigningKey(env: NodeJS.ProcessEnv, contextKey: KeyObject): KeyObject {
+  const raw = env.FILE_URL_SIGNING_KEY;
+  if (raw === undefined) return createSecretKey(Buffer.from(hkdfSync('sha256', contextKey.export(), Buffer.alloc(0), 'lms file urls', 32)));
+  if (raw.length < MIN_CONTEXT_SIGNING_KEY_LENGTH) throw new ConfigError(`FILE_URL_SIGNING_KEY must be at least ${MIN_CONTEXT_SIGNING_KEY_LENGTH} characters`);
   return createSecretKey(Buffer.from(raw, 'utf8'));
 }
 
