@@ -17,7 +17,7 @@ describe('files at signed URLs', () => {
   const expectProblem = async (res: Response, status: number, code: string) => {
     expect(res.status).toBe(status);
     expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-    expect((await res.json()).code).toBe(code);
+    expect(((await res.json()) as { code: string }).code).toBe(code);
   };
 
   beforeAll(async () => {

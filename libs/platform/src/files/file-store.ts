@@ -17,7 +17,7 @@ export interface OpenedFile extends StoredFile {
  * at all, so a job that runs again after its worker died leaves one file, never two or half of one.
  */
 export interface FileStore {
-  put(key: string, source: AsyncIterable<Uint8Array>): Promise<StoredFile>;
+  put(key: string, source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<StoredFile>;
   /** Undefined when there is no file at `key`. */
   open(key: string): Promise<OpenedFile | undefined>;
   delete(key: string): Promise<void>;

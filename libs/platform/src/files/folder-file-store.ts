@@ -10,7 +10,7 @@ import { assertFileKey, type FileStore, type OpenedFile, type StoredFile } from 
 export class FolderFileStore implements FileStore {
   constructor(readonly root: string) {}
 
-  async put(key: string, source: AsyncIterable<Uint8Array>): Promise<StoredFile> {
+  async put(key: string, source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<StoredFile> {
     assertFileKey(key);
     const path = join(this.root, key);
     await mkdir(dirname(path), { recursive: true });

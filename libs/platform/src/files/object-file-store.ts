@@ -25,7 +25,7 @@ export class ObjectFileStore implements FileStore {
     this.bucket = filesBucket(namespace);
   }
 
-  async put(key: string, source: AsyncIterable<Uint8Array>): Promise<StoredFile> {
+  async put(key: string, source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<StoredFile> {
     assertFileKey(key);
     const store = await this.open$();
     const info = await store.put({ name: key }, Readable.toWeb(Readable.from(source)) as unknown as ReadableStream<Uint8Array>);
