@@ -18,12 +18,14 @@ import { EnrollmentLifecycle } from './enrollments/enrollment-lifecycle.service.
 import { Enrollment } from './enrollments/enrollment.entity.js';
 import { EnrollmentsHandlers } from './enrollments/enrollments.handlers.js';
 import { EnrollmentsService } from './enrollments/enrollments.service.js';
+import { GroupEnrollment } from './enrollments/group-enrollment.entity.js';
 import { LockablesHandlers } from './lockables/lockables.handlers.js';
 import { InitialCatalog1763800000000 } from './migrations/1763800000000-initial-catalog.js';
 import { IdempotencyKeys1764350000000 } from './migrations/1764350000000-idempotency-keys.js';
 import { Authoring1764400000000 } from './migrations/1764400000000-authoring.js';
 import { Programs1765330000000 } from './migrations/1765330000000-programs.js';
 import { Enrollments1765400000000 } from './migrations/1765400000000-enrollments.js';
+import { GroupEnrollments1765410000000 } from './migrations/1765410000000-group-enrollments.js';
 import { ProgramCourse } from './programs/program-course.entity.js';
 import { Program } from './programs/program.entity.js';
 import { ProgramsHandlers } from './programs/programs.handlers.js';
@@ -36,8 +38,8 @@ import { Task } from './tasks/task.entity.js';
 import { TasksHandlers } from './tasks/tasks.handlers.js';
 import { TasksService } from './tasks/tasks.service.js';
 
-export const CATALOG_ENTITIES = [CourseTemplate, CourseAuthor, Slide, Task, Enrollment, Program, ProgramCourse];
-export const CATALOG_MIGRATIONS = [InitialCatalog1763800000000, IdempotencyKeys1764350000000, Authoring1764400000000, Programs1765330000000, Enrollments1765400000000];
+export const CATALOG_ENTITIES = [CourseTemplate, CourseAuthor, Slide, Task, Enrollment, GroupEnrollment, Program, ProgramCourse];
+export const CATALOG_MIGRATIONS = [InitialCatalog1763800000000, IdempotencyKeys1764350000000, Authoring1764400000000, Programs1765330000000, Enrollments1765400000000, GroupEnrollments1765410000000];
 
 @Module({
   controllers: [CourseTemplatesHandlers, CourseAuthorsHandlers, SlidesHandlers, TasksHandlers, LockablesHandlers, ProgramsHandlers, EnrollmentsHandlers],

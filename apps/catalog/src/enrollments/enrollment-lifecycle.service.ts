@@ -97,6 +97,23 @@ export class EnrollmentLifecycle {
     });
   }
 
+  /**
+   * `identity.group_membership.removed`: enrollments the group brought that the learner never started
+   * leave with them; a started (or completed) one stays.
+   */
+  async leaveGroup(scope: TenantScope, groupId: number, userId: number): Promise<number> {
+    return this.db.transaction(async () => {
+      const unstarted = await this.enrollments
+        .query(scope, 'e')
+        .andWhere("e.group_id = :groupId AND e.user_id = :userId AND e.deleted_at IS NULL AND e.state = 'assigned'", { groupId, userId })
+        .orderBy('e.id', 'ASC')
+        .setLock('pessimistic_write')
+        .getMany();
+      for (const e of unstarted) await this.retire(scope, e, 'left_group');
+      return unstarted.length;
+    });
+  }
+
   /** Ends a live enrollment as history with its reason, and announces it. */
   async retire(scope: TenantScope, e: Enrollment, reason: EnrollmentRemovalReason): Promise<Enrollment> {
     e.deletedAt = new Date();

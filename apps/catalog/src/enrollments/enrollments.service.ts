@@ -15,6 +15,7 @@ import { IdentityDirectory } from '../directory/identity-directory.js';
 import { Enrollment } from './enrollment.entity.js';
 import { courseNotPublished, learnerInvalid, notAnEnroller } from './enrollment.errors.js';
 import { enrollmentEventData } from './enrollment.views.js';
+import { GroupEnrollment } from './group-enrollment.entity.js';
 
 const DAY_MS = 86_400_000;
 
@@ -57,6 +58,7 @@ export class EnrollmentsService {
     private readonly directory: IdentityDirectory,
     @InjectTenantRepository(Enrollment) private readonly enrollments: TenantRepository<Enrollment>,
     @InjectTenantRepository(CourseTemplate) private readonly courses: TenantRepository<CourseTemplate>,
+    @InjectTenantRepository(GroupEnrollment) private readonly groupEnrollments: TenantRepository<GroupEnrollment>,
   ) {}
 
   /** Authors and administrators manage enrollments (the gateway checks the audience; a service checks again). */
@@ -65,7 +67,8 @@ export class EnrollmentsService {
   }
 
   /**
-   * Enrolls users and the current learners of groups in a published, live course. Unknown or deleted
+   * Enrolls users and the learners of groups in a published, live course; a group stays enrolled, so
+   * learners who join it later are enrolled too (`enrollNewMember`). Unknown or deleted
    * users and unknown groups are a 400 naming the entry, and enroll nobody; a user with a live enrollment
    * in the course already is skipped and reported (a repeated or concurrent request enrolls once). The
    * first entry naming a user decides their `required` and due date. Callers check who may enroll
@@ -75,33 +78,84 @@ export class EnrollmentsService {
     // Another account's course is a 404 before anything about the learners is told.
     if (!(await this.courses.findOne(ctx, { id: courseTemplateId }))) throw courseTemplateNotFound(courseTemplateId);
     const targets = await this.resolve(ctx, entries);
-    return this.db.transaction(async () => {
+    const groups = entries.filter((e) => e.group_id !== undefined);
+    const result = await this.db.transaction(async () => {
       const course = await this.lockCourse(ctx, courseTemplateId);
-      const now = new Date();
-      const fallbackDue = defaultDueAt(course, now);
-      const rows = targets.map((t) => ({
-        enrollableType: 'CourseTemplate' as const,
-        enrollableId: course.id,
-        userId: t.userId,
-        subAccountId: course.subAccountId,
-        required: t.required,
-        state: 'assigned' as const,
-        dueAt: t.dueAt === undefined ? fallbackDue : t.dueAt,
-        groupId: t.groupId,
-        programId: source.programId ?? null,
-      }));
-      // ON CONFLICT DO NOTHING against the one-live-enrollment key: a learner enrolled already (even by a
-      // concurrent request) is skipped rather than failing the others.
-      const inserted = await this.enrollments.insertNew(ctx, rows, ['id']);
-      const ids = inserted.map((r) => Number(r.id));
-      const created = ids.length === 0 ? [] : await this.enrollments.query(ctx, 'e').andWhere('e.id = ANY(:ids)', { ids }).orderBy('e.id', 'ASC').getMany();
-      for (const enrollment of created) await this.outbox.add(ctx, ENROLLMENT_CREATED_EVENT, enrollmentEventData(enrollment), String(enrollment.id));
-      const createdUsers = new Set(created.map((e) => e.userId));
-      const skippedUsers = targets.map((t) => t.userId).filter((id) => !createdUsers.has(id));
-      const existing = skippedUsers.length === 0 ? [] : await this.live(ctx, course.id, skippedUsers);
-      const skipped = existing.map((e): SkippedEnrollmentView => ({ user_id: e.userId, reason: 'already_enrolled', enrollment_id: e.id }));
-      return { created, skipped };
+      for (const entry of groups) await this.recordGroup(ctx, course.id, entry);
+      return this.insertTargets(ctx, course, targets, source);
     });
+    if (groups.length === 0) return result;
+    // Learners who joined a group between identity's answer and the commit above: the membership
+    // consumer found no group enrollment then, so a second look after the commit enrolls them.
+    const late = (await this.resolve(ctx, groups)).filter((t) => !result.created.some((e) => e.userId === t.userId) && !result.skipped.some((s) => s.user_id === t.userId));
+    if (late.length === 0) return result;
+    const more = await this.db.transaction(async () => this.insertTargets(ctx, await this.lockCourse(ctx, courseTemplateId), late, source));
+    return { created: [...result.created, ...more.created], skipped: [...result.skipped, ...more.skipped] };
+  }
+
+  /**
+   * `identity.group_membership.added`: the new member is enrolled in every live, published course the
+   * group is enrolled in, with the group's settings. Courses archived or unpublished since are passed over.
+   */
+  async enrollNewMember(scope: TenantScope, groupId: number, userId: number): Promise<Enrollment[]> {
+    return this.db.transaction(async () => {
+      const rules = await this.groupEnrollments.find(scope, { where: { groupId, enrollableType: 'CourseTemplate' }, order: { enrollableId: 'ASC' } });
+      const created: Enrollment[] = [];
+      for (const rule of rules) {
+        const course = await this.courses.query(scope, 'c').andWhere('c.id = :id', { id: rule.enrollableId }).setLock('pessimistic_read').getOne();
+        if (!course || course.deletedAt || !course.isPublished) continue;
+        const target: Target = { userId, required: rule.required, dueAt: rule.dueGiven ? rule.dueAt : undefined, groupId };
+        created.push(...(await this.insertTargets(scope, course, [target], {})).created);
+      }
+      return created;
+    });
+  }
+
+  /** `identity.group.deleted`: nobody joins it any more; the enrollments it brought stay. */
+  async forgetGroup(scope: TenantScope, groupId: number): Promise<void> {
+    await this.groupEnrollments.delete(scope, { groupId });
+  }
+
+  /** The group is enrolled in the course (the first enrollment of a group decides its settings). */
+  private async recordGroup(ctx: RequestContext, courseId: number, entry: EnrollmentEntry): Promise<void> {
+    await this.groupEnrollments.insertNew(ctx, [
+      {
+        groupId: entry.group_id,
+        enrollableType: 'CourseTemplate',
+        enrollableId: courseId,
+        required: entry.required ?? true,
+        dueAt: entry.end_at ? new Date(entry.end_at) : null,
+        dueGiven: entry.end_at !== undefined,
+        createdBy: ctx.userId,
+      },
+    ]);
+  }
+
+  /** Inserts the targets' enrollments in the caller's transaction (the course is locked); those enrolled already are skipped. */
+  private async insertTargets(scope: TenantScope, course: CourseTemplate, targets: Target[], source: EnrollmentSource): Promise<EnrollResult> {
+    const fallbackDue = defaultDueAt(course, new Date());
+    const rows = targets.map((t) => ({
+      enrollableType: 'CourseTemplate' as const,
+      enrollableId: course.id,
+      userId: t.userId,
+      subAccountId: course.subAccountId,
+      required: t.required,
+      state: 'assigned' as const,
+      dueAt: t.dueAt === undefined ? fallbackDue : t.dueAt,
+      groupId: t.groupId,
+      programId: source.programId ?? null,
+    }));
+    // ON CONFLICT DO NOTHING against the one-live-enrollment key: a learner enrolled already (even by a
+    // concurrent request) is skipped rather than failing the others.
+    const inserted = await this.enrollments.insertNew(scope, rows, ['id']);
+    const ids = inserted.map((r) => Number(r.id));
+    const created = ids.length === 0 ? [] : await this.enrollments.query(scope, 'e').andWhere('e.id = ANY(:ids)', { ids }).orderBy('e.id', 'ASC').getMany();
+    for (const enrollment of created) await this.outbox.add(scope, ENROLLMENT_CREATED_EVENT, enrollmentEventData(enrollment), String(enrollment.id));
+    const createdUsers = new Set(created.map((e) => e.userId));
+    const skippedUsers = targets.map((t) => t.userId).filter((id) => !createdUsers.has(id));
+    const existing = skippedUsers.length === 0 ? [] : await this.live(scope, course.id, skippedUsers);
+    const skipped = existing.map((e): SkippedEnrollmentView => ({ user_id: e.userId, reason: 'already_enrolled', enrollment_id: e.id }));
+    return { created, skipped };
   }
 
   /** A page of the course's enrollments, newest first, and their total. `search` asks identity who matches. */

@@ -1,0 +1,86 @@
+import { eventually } from '@lms/testing';
+import { ENROLLMENTS, type EnrollmentFixture, enrollmentsOf, startEnrollmentFixture } from './enrollment-fixture.js';
+
+const GROUPS = '/api/author/groups';
+
+describe('group enrollments, end to end', () => {
+  let f: EnrollmentFixture;
+
+  beforeAll(async () => {
+    f = await startEnrollmentFixture('e2e-group-enrollments');
+  });
+  afterAll(async () => {
+    await f?.close();
+  });
+
+  const newGroup = async (name: string, userIds: number[]) => {
+    const res = await f.admin.post(GROUPS, { groups: [{ name }] });
+    expect(res.status).toBe(201);
+    const id = Number(res.body.groups[0].id);
+    if (userIds.length > 0) expect((await f.admin.post(`${GROUPS}/${id}/learners`, { users: userIds.map((user_id) => ({ user_id })) })).status).toBe(201);
+    return id;
+  };
+  const learnersOf = async (courseId: string, query = '') =>
+    (await f.admin.get(`${enrollmentsOf(courseId)}?per_page=100${query}`)).body.enrollments.map((e: { links: { learner: { id: number } } }) => e.links.learner.id).sort((a: number, b: number) => a - b);
+
+  it("enrolls a group's current learners, and learners who join it later, with the group's settings", async () => {
+    const course = await f.publishedCourse({ title: 'Group course' });
+    const [a, b, c] = [await f.newLearner(), await f.newLearner(), await f.newLearner()];
+    const groupId = await newGroup('Sales', [a.userId, b.userId]);
+    // b is enrolled already: skipped and reported, the group's other learner enrolled.
+    await f.enroll(course.id, [{ user_id: b.userId }]);
+    const res = await f.author.post(enrollmentsOf(course.id), { enrollments: [{ group_id: groupId, required: false, end_at: '2033-01-01T00:00:00Z' }] });
+    expect(res.status).toBe(201);
+    expect(res.body.enrollments).toEqual([expect.objectContaining({ group_id: groupId, required: false, end_at: '2033-01-01T00:00:00.000Z', links: { learner: { id: a.userId } } })]);
+    expect(res.body.skipped).toEqual([expect.objectContaining({ user_id: b.userId, reason: 'already_enrolled' })]);
+
+    expect((await f.admin.post(`${GROUPS}/${groupId}/learners`, { users: [{ user_id: c.userId }] })).status).toBe(201);
+    await eventually(async () => ((await learnersOf(course.id)).includes(c.userId) ? true : undefined));
+    const joined = (await f.admin.get(enrollmentsOf(course.id))).body.enrollments.find((e: { links: { learner: { id: number } } }) => e.links.learner.id === c.userId);
+    expect(joined).toMatchObject({ group_id: groupId, required: false, end_at: '2033-01-01T00:00:00.000Z', state: 'assigned' });
+    expect(await learnersOf(course.id)).toEqual([a.userId, b.userId, c.userId].sort((x, y) => x - y));
+  });
+
+  it('keeps a started enrollment when its learner leaves the group, and removes one never started', async () => {
+    const course = await f.publishedCourse({ title: 'Leavers' });
+    const [started, idle] = [await f.newLearner(), await f.newLearner()];
+    const groupId = await newGroup('Support', [started.userId, idle.userId]);
+    const { enrollments } = await f.enroll(course.id, [{ group_id: groupId }]);
+    const startedId = enrollments.find((e: { links: { learner: { id: number } } }) => e.links.learner.id === started.userId).id;
+    expect((await f.admin.patch(`${ENROLLMENTS}/${startedId}`, { enrollments: [{ state: 'active' }] })).status).toBe(200);
+    for (const user of [started, idle]) expect((await f.admin.delete(`${GROUPS}/${groupId}/learners/${user.userId}`)).status).toBe(204);
+    await eventually(async () => ((await learnersOf(course.id, '&state=removed')).includes(idle.userId) ? true : undefined));
+    expect(await learnersOf(course.id)).toEqual([started.userId]);
+    const [left] = (await f.admin.get(`${enrollmentsOf(course.id)}?state=removed`)).body.enrollments;
+    expect(left).toMatchObject({ removal_reason: 'left_group', links: { learner: { id: idle.userId } } });
+
+    // Back in the group: enrolled again (a new enrollment); the started one is still the same.
+    expect((await f.admin.post(`${GROUPS}/${groupId}/learners`, { users: [{ user_id: idle.userId }, { user_id: started.userId }] })).status).toBe(201);
+    await eventually(async () => ((await learnersOf(course.id)).includes(idle.userId) ? true : undefined));
+    expect((await f.admin.get(`${enrollmentsOf(course.id)}?state=active`)).body.enrollments.map((e: { id: number }) => e.id)).toEqual([startedId]);
+  });
+
+  it('refuses deleted and foreign groups (400) and keeps what a deleted group brought', async () => {
+    const course = await f.publishedCourse({ title: 'Gone group' });
+    const member = await f.newLearner();
+    const groupId = await newGroup('Temporary', [member.userId]);
+    await f.enroll(course.id, [{ group_id: groupId }]);
+    expect((await f.admin.delete(`${GROUPS}/${groupId}`)).status).toBe(204);
+    const foreign = await f.stranger.post(GROUPS, { groups: [{ name: 'Elsewhere' }] });
+    const res = await f.admin.post(enrollmentsOf(course.id), { enrollments: [{ group_id: Number(foreign.body.groups[0].id) }] });
+    expect([res.status, res.body.code, res.body.errors]).toEqual([400, 'ENROLLMENT_LEARNER_INVALID', [{ field: 'enrollments[0].group_id', message: 'no such group' }]]);
+    const deleted = await f.admin.post(enrollmentsOf(course.id), { enrollments: [{ group_id: groupId }] });
+    expect([deleted.status, deleted.body.code]).toEqual([400, 'ENROLLMENT_LEARNER_INVALID']);
+    expect(await learnersOf(course.id)).toEqual([member.userId]);
+  });
+
+  it('enrolls an empty group (201, nobody yet) and its first learner later', async () => {
+    const course = await f.publishedCourse({ title: 'Empty group' });
+    const groupId = await newGroup('Newcomers', []);
+    const res = await f.admin.post(enrollmentsOf(course.id), { enrollments: [{ group_id: groupId }] });
+    expect([res.status, res.body.enrollments, res.body.skipped]).toEqual([201, [], []]);
+    const first = await f.newLearner();
+    await f.admin.post(`${GROUPS}/${groupId}/learners`, { users: [{ user_id: first.userId }] });
+    await eventually(async () => ((await learnersOf(course.id)).includes(first.userId) ? true : undefined));
+  });
+});
