@@ -235,6 +235,8 @@ describe('course templates, end to end (gateway → NATS → catalog ⇄ identit
       const event = await f.eventOf('catalog.course_template.published', (d) => d.id === Number(course.id));
       expect(event.data).toMatchObject({ notify_filter: 'in_progress', notify_message: 'New version', re_enroll: true, published_by: f.cast.author.userId });
       expect((await f.author.post(`${COURSES}/${course.id}/publish`)).status).toBe(200);
+      // Every parameter is optional, so clients that send no body at all publish too.
+      expect((await f.author.request('POST', `${COURSES}/${course.id}/publish`)).status).toBe(200);
     });
 
     it('validates notify_message (≤ 1000 characters), notify_filter and re_enroll', async () => {

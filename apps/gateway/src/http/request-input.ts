@@ -37,8 +37,11 @@ async function checkBody(route: RouteDefinition, body: unknown): Promise<{ value
     // A route without a body DTO forwards none; anything sent would be silently dropped, so it is refused.
     return isEmptyBody(body) ? { value: undefined, errors: [] } : { value: undefined, errors: [{ field: 'body', message: 'this endpoint takes no request body' }] };
   }
-  if (body === undefined || body === null) throw new ProblemError(400, 'BODY_REQUIRED', 'This endpoint needs a JSON request body (Content-Type: application/json).');
-  const result = await validateInput<object>(route.body, body);
+  // No body at all is `{}` where `{}` is valid (every field optional: publish, data dumps), as clients send them.
+  const result = await validateInput<object>(route.body, body ?? {});
+  if ((body === undefined || body === null) && !result.ok) {
+    throw new ProblemError(400, 'BODY_REQUIRED', 'This endpoint needs a JSON request body (Content-Type: application/json).');
+  }
   return result.ok ? { value: result.value, errors: [] } : { value: undefined, errors: result.errors };
 }
 
