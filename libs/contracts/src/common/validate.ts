@@ -9,14 +9,27 @@ export const MAX_OBJECT_KEYS = 1000;
 /** One 400 lists at most this many field errors, however many a request has. */
 export const MAX_FIELD_ERRORS = 50;
 
-/** Flattens nested class-validator errors into `{ field: 'custom_fields[0].name', message }`. */
+/**
+ * Which failing rule of a field speaks first: presence, then type, then the rest. class-validator
+ * evaluates a property's decorators in no order a reader would choose (`7` for a name fails "shorter
+ * than 255 characters" before "must be a string").
+ */
+const RULE_RANK = ['whitelistValidation', 'isDefined', 'isString', 'isInt', 'isNumber', 'isBoolean', 'isArray', 'isObject', 'isEnum', 'isIn'];
+const rankOf = (rule: string) => (RULE_RANK.includes(rule) ? RULE_RANK.indexOf(rule) : RULE_RANK.length);
+
+/** The one message a field gets: its first failing rule by `RULE_RANK` (issue 18: one field, one message). */
+function firstMessage(field: string, constraints: Record<string, string>): string | undefined {
+  const [rule] = Object.keys(constraints).sort((a, b) => rankOf(a) - rankOf(b));
+  if (rule === undefined) return undefined;
+  return rule === 'whitelistValidation' ? `unknown field ${field}` : constraints[rule];
+}
+
+/** Flattens nested class-validator errors into `{ field: 'custom_fields[0].name', message }`, one per field. */
 export function fieldErrors(errors: ValidationError[], parent = ''): FieldError[] {
   return errors.flatMap((error) => {
     const field = /^\d+$/.test(error.property) ? `${parent}[${error.property}]` : parent ? `${parent}.${error.property}` : error.property;
-    const own = Object.values(error.constraints ?? {}).map((message) =>
-      error.constraints?.whitelistValidation === message ? { field, message: `unknown field ${field}` } : { field, message },
-    );
-    return [...own, ...fieldErrors(error.children ?? [], field)];
+    const message = firstMessage(field, error.constraints ?? {});
+    return [...(message === undefined ? [] : [{ field, message }]), ...fieldErrors(error.children ?? [], field)];
   });
 }
 
