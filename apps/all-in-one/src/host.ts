@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import {
   assertAllInOneConfig,
   createBus,
@@ -11,7 +10,7 @@ import {
   type ServiceDefinition,
   migrateService,
 } from '@lms/platform';
-import { startEmbeddedPostgres } from '@lms/embedded-postgres';
+import { embeddedPostgresDir, startEmbeddedPostgres } from '@lms/embedded-postgres';
 
 /** Services in start order (jobs migrates the schema jobs-worker works in); the gateway comes last. */
 export const SERVICES = ['identity', 'catalog', 'scheduling', 'jobs', 'jobs-worker', 'locking'] as const;
@@ -54,7 +53,7 @@ export interface SystemOptions {
 /** Every deployable in one process: embedded Postgres and the in-process bus (events in that Postgres) unless DATABASE_URL / NATS_URL are set. */
 export async function startSystem({ config, logger = createLogger(config.logLevel, { mode: 'all-in-one' }) }: SystemOptions): Promise<System> {
   assertAllInOneConfig(config);
-  const embedded = config.databaseUrl ? undefined : await startEmbeddedPostgres(join(config.dataDir, 'postgres'), config.embeddedPostgresPort, logger);
+  const embedded = config.databaseUrl ? undefined : await startEmbeddedPostgres(embeddedPostgresDir(config.dataDir), config.embeddedPostgresPort, logger);
   const databaseUrl = config.databaseUrl ?? embedded!.url;
   const bus = await createBus(config, 'all-in-one', logger, databaseUrl);
   await bus.events.ensureStreams();
@@ -82,7 +81,7 @@ export async function startSystem({ config, logger = createLogger(config.logLeve
 
 /** Applies every service's migrations to the configured (or embedded) database, then stops. */
 export async function migrateAll(config: PlatformConfig, logger: Logger): Promise<void> {
-  const embedded = config.databaseUrl ? undefined : await startEmbeddedPostgres(join(config.dataDir, 'postgres'), config.embeddedPostgresPort, logger);
+  const embedded = config.databaseUrl ? undefined : await startEmbeddedPostgres(embeddedPostgresDir(config.dataDir), config.embeddedPostgresPort, logger);
   try {
     for (const name of SERVICES) {
       const { service } = await load(name);

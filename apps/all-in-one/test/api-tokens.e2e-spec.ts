@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import type { CloudEvent } from '@lms/contracts';
-import { type ApiClient, createTestDatabase, deleteNamespaceStreams, eventually, testNatsUrl, type TestDatabase, type TestUser, uniqueName } from '@lms/testing';
+import { ApiClient, createTestDatabase, deleteNamespaceStreams, embeddedSystemHome, type EmbeddedSystemHome, eventually, queryDatabase, testNatsUrl, type TestDatabase, type TestUser, uniqueName } from '@lms/testing';
 import { startTestSystem, type TestSystem } from './test-system.js';
 
 const TOKENS = '/api/admin/api_tokens';
@@ -279,7 +279,7 @@ describeCli('cli accounts:create', () => {
 
   it('creates an account on a fresh database and prints an administrator token that works against the running system', async () => {
     const created = await cli(['accounts:create', '--subdomain', 'acme', '--name', 'Acme Corp'], { DATABASE_URL: db.url });
-    expect(created.stderr).toBe('');
+    expect(created.stderr).toBe(`database: DATABASE_URL (${new URL(db.url).host})\n`);
     expect(created.code).toBe(0);
     const token = field(created.stdout, 'token');
     const accountId = Number(field(created.stdout, 'account_id'));
@@ -297,9 +297,9 @@ describeCli('cli accounts:create', () => {
     // The administrator can issue tokens in the new account: the CLI's token is a real admin of it.
     const admins = await db.query<{ id: number }>("SELECT id FROM identity.users WHERE account_id = $1 AND uid = 'admin'", [accountId]);
     expect((await api.post(TOKENS, { api_token: { user_id: 'uid:admin', name: 'second' } })).body.api_tokens[0].user_id).toBe(String(admins[0].id));
-  });
+  }, 120_000);
 
-  it('exits 1 for a taken subdomain, 2 for an invalid one, and 2 without DATABASE_URL, creating nothing', async () => {
+  it('exits 1 for a taken subdomain, 2 for an invalid one, and 2 for a DATABASE_URL that is not one, creating nothing', async () => {
     expect((await cli(['accounts:create', '--subdomain', 'taken', '--name', 'First'], { DATABASE_URL: db.url })).code).toBe(0);
     const before = await db.query<{ count: string }>('SELECT count(*) FROM identity.accounts');
     const taken = await cli(['accounts:create', '--subdomain', 'taken', '--name', 'Again'], { DATABASE_URL: db.url });
@@ -309,9 +309,47 @@ describeCli('cli accounts:create', () => {
     const invalid = await cli(['accounts:create', '--subdomain', 'Not_A_Label', '--name', 'Bad'], { DATABASE_URL: db.url });
     expect(invalid.code).toBe(2);
     expect(invalid.stderr).toMatch(/not a subdomain/);
-    const unconfigured = await cli(['accounts:create', '--subdomain', 'other', '--name', 'Other'], {});
-    expect(unconfigured.code).toBe(2);
-    expect(unconfigured.stderr).toMatch(/DATABASE_URL/);
+    const misconfigured = await cli(['accounts:create', '--subdomain', 'other', '--name', 'Other'], { DATABASE_URL: 'mysql://db/x' });
+    expect(misconfigured.code).toBe(2);
+    expect(misconfigured.stderr).toMatch(/DATABASE_URL must use postgres/);
     expect(await db.query<{ count: string }>('SELECT count(*) FROM identity.accounts')).toEqual(before);
+  }, 120_000);
+});
+
+describeCli('cli accounts:create in the embedded default (no DATABASE_URL)', () => {
+  let home: EmbeddedSystemHome;
+  const bootstrap = `bootstrap_${uniqueName('token')}`;
+
+  beforeAll(async () => {
+    home = await embeddedSystemHome({ token: bootstrap });
   });
+  afterAll(async () => {
+    await home?.remove();
+  });
+
+  const create = (subdomain: string) => cli(['accounts:create', '--subdomain', subdomain, '--name', subdomain], { DATA_DIR: home.dataDir, EMBEDDED_POSTGRES_PORT: home.env.EMBEDDED_POSTGRES_PORT });
+
+  it('uses the data folder npm start uses, whether the server is down or running, and says which', async () => {
+    // Down: the command starts the embedded Postgres for itself (initialising a fresh folder) and stops it.
+    const offline = await create('offline');
+    expect(offline.code).toBe(0);
+    expect(offline.stderr).toBe(`database: embedded Postgres in ${home.dataDir}/postgres (started for this command)\n`);
+
+    const system = await home.start();
+    const offlineToken = field(offline.stdout, 'token');
+    expect((await new ApiClient(home.baseUrl, offlineToken).get(TOKENS)).status).toBe(200);
+
+    // Running: the command joins the running server's database; its token works at once.
+    const online = await create('online');
+    expect(online.code).toBe(0);
+    expect(online.stderr).toBe(`database: embedded Postgres in ${home.dataDir}/postgres (the running server)\n`);
+    const onlineToken = field(online.stdout, 'token');
+    expect((await new ApiClient(home.baseUrl, onlineToken).get(TOKENS)).status).toBe(200);
+    // The server's first start found an account already there, so it bootstrapped none of its own.
+    const accounts = await queryDatabase<{ subdomain: string }>(home.databaseUrl, 'SELECT subdomain FROM identity.accounts ORDER BY id');
+    expect(accounts.map((a) => a.subdomain)).toEqual(['offline', 'online']);
+
+    system.kill('SIGTERM');
+    await home.gone(system);
+  }, 180_000);
 });

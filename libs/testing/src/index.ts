@@ -7,3 +7,4 @@ export * from './json-schema-sample.js';
 export * from './json-schema-arbitrary.js';
 export * from './route-fixtures.js';
 export * from './nats-server.js';
+export * from './embedded-system.js';
