@@ -1,4 +1,5 @@
 import { createSecretKey, hkdfSync, randomBytes, type KeyObject } from 'node:crypto';
+import { LOG_FORMATS } from '../observability/logger.js';
 
 /** Typed configuration read once at start; a bad value stops the process with a clear message. */
 export interface PlatformConfig {
@@ -82,6 +83,9 @@ function url(env: NodeJS.ProcessEnv, name: string, protocols: string[]): string 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlatformConfig {
   const logLevel = (env.LOG_LEVEL ?? 'info') as PlatformConfig['logLevel'];
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+  if (env.LOG_FORMAT !== undefined && !(LOG_FORMATS as readonly string[]).includes(env.LOG_FORMAT)) {
+    throw new ConfigError(`LOG_FORMAT must be one of ${LOG_FORMATS.join(', ')} (unset: pretty on a terminal, json otherwise)`);
+  }
   const token = env.BOOTSTRAP_ADMIN_TOKEN || undefined;
   if (token !== undefined && token.length < 16) throw new ConfigError('BOOTSTRAP_ADMIN_TOKEN must be at least 16 characters');
   const metricsToken = env.METRICS_TOKEN || undefined;
