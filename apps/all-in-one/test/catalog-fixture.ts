@@ -38,8 +38,8 @@ export interface CatalogFixture {
   close(): Promise<void>;
 }
 
-export async function startCatalogFixture(durable: string): Promise<CatalogFixture> {
-  const t = await startTestSystem();
+export async function startCatalogFixture(durable: string, env: Record<string, string> = {}): Promise<CatalogFixture> {
+  const t = await startTestSystem(env);
   const cast = await t.factory.cast();
   const otherAuthorUser = await t.factory.user(cast.accountId, ['author']);
   const supportUser = await t.factory.user(cast.accountId, ['author', 'support']);

@@ -19,8 +19,8 @@ export interface EnrollmentFixture extends CatalogFixture {
   summaryOnce(userId: number, count: number): Promise<Record<string, number>>;
 }
 
-export async function startEnrollmentFixture(durable: string): Promise<EnrollmentFixture> {
-  const f = await startCatalogFixture(durable);
+export async function startEnrollmentFixture(durable: string, env: Record<string, string> = {}): Promise<EnrollmentFixture> {
+  const f = await startCatalogFixture(durable, env);
   return {
     ...f,
     publishedCourse: (fields = {}) => f.createCourse({ is_published: true, ...fields }),

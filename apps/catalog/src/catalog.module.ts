@@ -26,6 +26,7 @@ import { Authoring1764400000000 } from './migrations/1764400000000-authoring.js'
 import { Programs1765330000000 } from './migrations/1765330000000-programs.js';
 import { Enrollments1765400000000 } from './migrations/1765400000000-enrollments.js';
 import { GroupEnrollments1765410000000 } from './migrations/1765410000000-group-enrollments.js';
+import { GroupEnrollmentSubAccounts1765420000000 } from './migrations/1765420000000-group-enrollment-sub-accounts.js';
 import { ProgramCourse } from './programs/program-course.entity.js';
 import { Program } from './programs/program.entity.js';
 import { ProgramsHandlers } from './programs/programs.handlers.js';
@@ -39,7 +40,7 @@ import { TasksHandlers } from './tasks/tasks.handlers.js';
 import { TasksService } from './tasks/tasks.service.js';
 
 export const CATALOG_ENTITIES = [CourseTemplate, CourseAuthor, Slide, Task, Enrollment, GroupEnrollment, Program, ProgramCourse];
-export const CATALOG_MIGRATIONS = [InitialCatalog1763800000000, IdempotencyKeys1764350000000, Authoring1764400000000, Programs1765330000000, Enrollments1765400000000, GroupEnrollments1765410000000];
+export const CATALOG_MIGRATIONS = [InitialCatalog1763800000000, IdempotencyKeys1764350000000, Authoring1764400000000, Programs1765330000000, Enrollments1765400000000, GroupEnrollments1765410000000, GroupEnrollmentSubAccounts1765420000000];
 
 @Module({
   controllers: [CourseTemplatesHandlers, CourseAuthorsHandlers, SlidesHandlers, TasksHandlers, LockablesHandlers, ProgramsHandlers, EnrollmentsHandlers],

@@ -86,7 +86,7 @@ export function toCourseTemplateView(course: CourseTemplate, extras: CourseTempl
     third_party_course_id: course.thirdPartyCourseId,
     external_course_id: course.externalCourseId,
     // The spec has no sections for authored courses: nothing is ever due by section.
-    next_section_due: null,
+    next_section_due: figures?.nextDue?.toISOString() ?? null,
     sub_account: subAccountView(course, extras.subAccounts),
     has_shared_enrollments: figures?.shared ?? false,
     tags: course.tags,

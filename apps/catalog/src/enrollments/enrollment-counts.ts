@@ -9,6 +9,8 @@ export interface EnrollmentFigures {
   counts: EnrollmentCountsView;
   /** Some enrollment belongs to another sub-account than the item's. */
   shared: boolean;
+  /** The nearest due moment still ahead among the open enrollments, or null. */
+  nextDue: Date | null;
 }
 
 interface CountRow {
@@ -19,6 +21,7 @@ interface CountRow {
   not_started: string;
   overdue: string;
   shared: boolean;
+  next_due: Date | null;
 }
 
 /**
@@ -31,7 +34,7 @@ export class EnrollmentCounts {
 
   /** Figures per item id; items without enrollments get zeros. `subAccounts` maps an item to its own sub-account. */
   async of(scope: TenantScope, type: EnrollableType, ids: number[], subAccounts: Map<number, number | null> = new Map()): Promise<Map<number, EnrollmentFigures>> {
-    const figures = new Map<number, EnrollmentFigures>(ids.map((id) => [id, { counts: { ...NO_ENROLLMENTS }, shared: false }]));
+    const figures = new Map<number, EnrollmentFigures>(ids.map((id) => [id, { counts: { ...NO_ENROLLMENTS }, shared: false, nextDue: null }]));
     if (ids.length === 0) return figures;
     const rows = await this.enrollments
       .query(scope, 'e')
@@ -42,6 +45,7 @@ export class EnrollmentCounts {
       .addSelect('count(*) FILTER (WHERE e.completed_at IS NULL AND e.started_at IS NULL)', 'not_started')
       .addSelect('count(*) FILTER (WHERE e.completed_at IS NULL AND e.due_at < now())', 'overdue')
       .addSelect('bool_or(e.sub_account_id IS NOT NULL AND e.sub_account_id IS DISTINCT FROM sub.sub_account_id)', 'shared')
+      .addSelect('min(e.due_at) FILTER (WHERE e.completed_at IS NULL AND e.due_at >= now())', 'next_due')
       .leftJoin(
         '(SELECT unnest(:ids::int[]) AS id, unnest(:subs::int[]) AS sub_account_id)',
         'sub',
@@ -60,6 +64,7 @@ export class EnrollmentCounts {
       figures.set(Number(row.enrollable_id), {
         counts: { all, required, optional: all - required, finished, not_started: notStarted, overdue: Number(row.overdue), in_progress: all - finished - notStarted },
         shared: row.shared === true,
+        nextDue: row.next_due ? new Date(row.next_due) : null,
       });
     }
     return figures;

@@ -33,6 +33,8 @@ export interface EnrollResult {
 /** One learner to enroll, after groups were resolved to their learners. */
 interface Target {
   userId: number;
+  /** The sub-account the enrollment is made from. */
+  subAccountId: number | null;
   required: boolean;
   dueAt: Date | null | undefined;
   groupId: number | null;
@@ -81,13 +83,13 @@ export class EnrollmentsService {
     const groups = entries.filter((e) => e.group_id !== undefined);
     const result = await this.db.transaction(async () => {
       const course = await this.lockCourse(ctx, courseTemplateId);
-      for (const entry of groups) await this.recordGroup(ctx, course.id, entry);
-      return this.insertTargets(ctx, course, targets, source);
+      for (const entry of groups) await this.recordGroup(ctx, course.id, entry, targets.subAccountId);
+      return this.insertTargets(ctx, course, targets.list, source);
     });
     if (groups.length === 0) return result;
     // Learners who joined a group between identity's answer and the commit above: the membership
     // consumer found no group enrollment then, so a second look after the commit enrolls them.
-    const late = (await this.resolve(ctx, groups)).filter((t) => !result.created.some((e) => e.userId === t.userId) && !result.skipped.some((s) => s.user_id === t.userId));
+    const late = (await this.resolve(ctx, groups)).list.filter((t) => !result.created.some((e) => e.userId === t.userId) && !result.skipped.some((s) => s.user_id === t.userId));
     if (late.length === 0) return result;
     const more = await this.db.transaction(async () => this.insertTargets(ctx, await this.lockCourse(ctx, courseTemplateId), late, source));
     return { created: [...result.created, ...more.created], skipped: [...result.skipped, ...more.skipped] };
@@ -104,7 +106,7 @@ export class EnrollmentsService {
       for (const rule of rules) {
         const course = await this.courses.query(scope, 'c').andWhere('c.id = :id', { id: rule.enrollableId }).setLock('pessimistic_read').getOne();
         if (!course || course.deletedAt || !course.isPublished) continue;
-        const target: Target = { userId, required: rule.required, dueAt: rule.dueGiven ? rule.dueAt : undefined, groupId };
+        const target: Target = { userId, subAccountId: rule.subAccountId ?? course.subAccountId, required: rule.required, dueAt: rule.dueGiven ? rule.dueAt : undefined, groupId };
         created.push(...(await this.insertTargets(scope, course, [target], {})).created);
       }
       return created;
@@ -117,7 +119,7 @@ export class EnrollmentsService {
   }
 
   /** The group is enrolled in the course (the first enrollment of a group decides its settings). */
-  private async recordGroup(ctx: RequestContext, courseId: number, entry: EnrollmentEntry): Promise<void> {
+  private async recordGroup(ctx: RequestContext, courseId: number, entry: EnrollmentEntry, subAccountId: number | null): Promise<void> {
     await this.groupEnrollments.insertNew(ctx, [
       {
         groupId: entry.group_id,
@@ -126,6 +128,7 @@ export class EnrollmentsService {
         required: entry.required ?? true,
         dueAt: entry.end_at ? new Date(entry.end_at) : null,
         dueGiven: entry.end_at !== undefined,
+        subAccountId,
         createdBy: ctx.userId,
       },
     ]);
@@ -138,7 +141,7 @@ export class EnrollmentsService {
       enrollableType: 'CourseTemplate' as const,
       enrollableId: course.id,
       userId: t.userId,
-      subAccountId: course.subAccountId,
+      subAccountId: t.subAccountId,
       required: t.required,
       state: 'assigned' as const,
       dueAt: t.dueAt === undefined ? fallbackDue : t.dueAt,
@@ -204,8 +207,12 @@ export class EnrollmentsService {
   }
 
   /** Users and groups to learners, checked with identity before anything is written. */
-  private async resolve(ctx: RequestContext, entries: EnrollmentEntry[]): Promise<Target[]> {
-    const users = await this.directory.users(ctx, entries.flatMap((e) => (e.user_id === undefined ? [] : [e.user_id])));
+  private async resolve(ctx: RequestContext, entries: EnrollmentEntry[]): Promise<{ list: Target[]; subAccountId: number | null }> {
+    const [users, { current }] = await Promise.all([
+      this.directory.users(ctx, entries.flatMap((e) => (e.user_id === undefined ? [] : [e.user_id]))),
+      this.directory.subAccounts(ctx),
+    ]);
+    const subAccountId = current?.id ?? null;
     const targets: Target[] = [];
     const seen = new Set<number>();
     const add = (target: Target) => {
@@ -214,7 +221,7 @@ export class EnrollmentsService {
       targets.push(target);
     };
     for (const [i, entry] of entries.entries()) {
-      const base = { required: entry.required ?? true, dueAt: entry.end_at === undefined ? undefined : entry.end_at === null ? null : new Date(entry.end_at) };
+      const base = { subAccountId, required: entry.required ?? true, dueAt: entry.end_at === undefined ? undefined : entry.end_at === null ? null : new Date(entry.end_at) };
       if (entry.user_id !== undefined) {
         const user: DirectoryUser | undefined = users.get(entry.user_id);
         if (!user) throw learnerInvalid(i, 'user_id', entry.user_id, 'no such user');
@@ -226,6 +233,6 @@ export class EnrollmentsService {
         for (const userId of group.user_ids) add({ ...base, userId, groupId: entry.group_id });
       }
     }
-    return targets;
+    return { list: targets, subAccountId };
   }
 }

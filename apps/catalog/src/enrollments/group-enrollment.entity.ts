@@ -26,6 +26,10 @@ export class GroupEnrollment {
   @Column({ name: 'due_given', type: 'boolean', default: false })
   dueGiven: boolean;
 
+  /** The sub-account the group was enrolled from; its later joiners' enrollments belong to it. */
+  @Column({ name: 'sub_account_id', type: 'integer', nullable: true })
+  subAccountId: number | null;
+
   @Column({ name: 'created_by', type: 'integer' })
   createdBy: number;
 
