@@ -53,7 +53,7 @@ describe('course template lists and titles, end to end', () => {
   });
 
   it('excludes courses with a live enrollment from no_enrollments, and counts it with includes[]=counts', async () => {
-    await queryDatabase(f.t.db.url, `INSERT INTO catalog.enrollments (account_id, enrollable_type, enrollable_id, user_id, required, started_at) VALUES ($1, 'CourseTemplate', $2, $3, false, now())`, [
+    await queryDatabase(f.t.db.url, `INSERT INTO catalog.enrollments (account_id, enrollable_type, enrollable_id, user_id, required, state, started_at) VALUES ($1, 'CourseTemplate', $2, $3, false, 'active', now())`, [
       f.cast.accountId, Number(c.foxtrot.id), f.cast.learner.userId,
     ]);
     expect(titlesOf((await list('?filters[]=no_enrollments')).body)).not.toContain('foxtrot');

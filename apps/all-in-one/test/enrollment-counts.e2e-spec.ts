@@ -30,7 +30,7 @@ describe('course enrollment figures from real enrollments, end to end', () => {
     const ids = posts.map((r) => r.body.enrollments.find((e: { links: { learner: { id: number } } }) => e.links.learner.id !== shared.userId).id as number);
 
     // 0..49 complete (40..49 asked twice at once), 50..74 start, 75..99 get a past due date; all at once.
-    const changes = ids.flatMap((id, i) => {
+    const changes = ids.flatMap((id, i): { id: number; change: Record<string, unknown> }[] => {
       if (i < 50) return Array.from({ length: i < 40 ? 1 : 2 }, () => ({ id, change: { completed_at: '2026-03-01T00:00:00Z' } }));
       if (i < 75) return [{ id, change: { state: 'active' } }];
       return [{ id, change: { end_at: new Date(Date.now() - DAY).toISOString() } }];

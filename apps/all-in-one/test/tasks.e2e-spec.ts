@@ -102,7 +102,7 @@ describe('tasks (checkpoints), end to end', () => {
 
   it('clones a task (200): a new id, unpublished, no enrollments, the same body and settings, authored by the caller', async () => {
     const source = await createTask({ title: 'Original', instructions: 'Do it', structured_body: 'body', requires_approval: true, default_approver_type: 'manager', is_published: true, default_days_until_due: 3 });
-    await queryDatabase(f.t.db.url, `INSERT INTO catalog.enrollments (account_id, enrollable_type, enrollable_id, user_id, completed_at) VALUES ($1, 'Task', $2, $3, now())`, [
+    await queryDatabase(f.t.db.url, `INSERT INTO catalog.enrollments (account_id, enrollable_type, enrollable_id, user_id, state, completed_at) VALUES ($1, 'Task', $2, $3, 'complete', now())`, [
       f.cast.accountId, Number(source.id), f.cast.learner.userId,
     ]);
     expect((await f.author.get(`${TASKS}/${source.id}`)).body.tasks[0].enrollment_counts).toEqual({ all: 1, overdue: 0, incomplete: 0, finished: 1 });
