@@ -88,6 +88,49 @@ function gate() {
     await sub.unsubscribe();
   });
 
+  it('answers a request to a subject the same connection serves in-process, as NATS would answer it', async () => {
+    let received: { tags: string[] } | undefined;
+    const held = gate();
+    const subs = [
+      server.serve('svc.local.echo', 'svc', async (payload) => {
+        received = payload as { tags: string[] };
+        received.tags.push('changed by the handler');
+        return { echo: payload };
+      }),
+      server.serve('svc.local.broken', 'svc', async () => {
+        throw new Error('secret internals');
+      }),
+      server.serve('svc.local.slow', 'svc', async () => {
+        await held.opened;
+        return 'late';
+      }),
+      server.serve('svc.local.*', 'svc', async () => 'wildcard'),
+    ];
+    const sent = { tags: ['a'] };
+    // 1 ms would be plenty for a local answer; a trip through the server would not be needed.
+    const reply = (await server.request('svc.local.echo', sent, 5000)) as { echo: { tags: string[] } };
+    expect(reply).toEqual({ echo: { tags: ['a', 'changed by the handler'] } });
+    expect(sent).toEqual({ tags: ['a'] });
+    expect(reply.echo).not.toBe(received);
+    const broken = await server.request('svc.local.broken', {}, 60_000).catch((err: unknown) => err);
+    expect(broken).toBeInstanceOf(Error);
+    expect((broken as Error).message).not.toContain('secret');
+    await expect(server.request('svc.local.slow', {}, 50)).rejects.toMatchObject({ subject: 'svc.local.slow', timeoutMs: 50 });
+    held.open();
+    await expect(server.request('svc.local.other', {}, 5000)).resolves.toBe('wildcard');
+    await Promise.all(subs.map((sub) => sub.unsubscribe()));
+    // Unsubscribed: the request goes to NATS, where nobody serves it any more.
+    await expect(server.request('svc.local.echo', {}, 60_000)).rejects.toBeInstanceOf(NoRespondersError);
+  });
+
+  it('carries many concurrent requests over one reply subscription, each reply to its own request', async () => {
+    const sub = server.serve('svc.many', 'svc', async (payload) => payload);
+    await server.ping();
+    const replies = await Promise.all(Array.from({ length: 200 }, (_, i) => client.request('svc.many', { i }, 5000)));
+    expect(replies).toEqual(Array.from({ length: 200 }, (_, i) => ({ i })));
+    await sub.unsubscribe();
+  });
+
   it('splits requests between servers of one queue group, each request answered once', async () => {
     const other = await open(namespace, 'server-2');
     const counts = { a: 0, b: 0 };

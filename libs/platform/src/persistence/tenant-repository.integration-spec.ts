@@ -1,4 +1,5 @@
-import { Column, Entity, PrimaryGeneratedColumn, type MigrationInterface, type QueryRunner } from 'typeorm';
+import { jest } from '@jest/globals';
+import { Column, CreateDateColumn, DeleteDateColumn, Entity, PrimaryGeneratedColumn, type MigrationInterface, type QueryRunner } from 'typeorm';
 import { createTestDatabase, type TestDatabase } from '@lms/testing';
 import { type Database, openDatabase } from './database.js';
 import { TenantRepository } from './tenant-repository.js';
@@ -15,13 +16,45 @@ class Note {
   title: string;
 }
 
+/** Soft deletes, dates, a nullable column and a transformer: what the cached lookup must hydrate as TypeORM does. */
+@Entity({ schema: 'tenanttest', name: 'cards' })
+class Card {
+  @PrimaryGeneratedColumn()
+  id: number;
+
+  @Column({ name: 'account_id', type: 'integer' })
+  accountId: number;
+
+  @Column({ type: 'text' })
+  title: string;
+
+  @Column({ name: 'secret', type: 'text', select: false, nullable: true })
+  secret: string | null;
+
+  @Column({ type: 'text', nullable: true, transformer: { to: (v: string[] | null) => (v ? v.join('|') : v), from: (v: string | null) => (v ? v.split('|') : v) } })
+  tags: string[] | null;
+
+  @Column({ type: 'boolean', default: false })
+  pinned: boolean;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+
+  @DeleteDateColumn({ name: 'deleted_at', type: 'timestamptz', nullable: true })
+  deletedAt: Date | null;
+}
+
 class CreateNotes1700000000000 implements MigrationInterface {
   name = 'CreateNotes1700000000000';
   async up(q: QueryRunner): Promise<void> {
     await q.query('CREATE TABLE tenanttest.notes (id serial PRIMARY KEY, account_id integer NOT NULL, title text NOT NULL)');
     await q.query('CREATE UNIQUE INDEX notes_account_title ON tenanttest.notes (account_id, title)');
+    await q.query(
+      'CREATE TABLE tenanttest.cards (id serial PRIMARY KEY, account_id integer NOT NULL, title text NOT NULL, secret text, tags text, pinned boolean NOT NULL DEFAULT false, created_at timestamptz NOT NULL DEFAULT now(), deleted_at timestamptz)',
+    );
   }
   async down(q: QueryRunner): Promise<void> {
+    await q.query('DROP TABLE tenanttest.cards');
     await q.query('DROP TABLE tenanttest.notes');
   }
 }
@@ -33,18 +66,22 @@ describe('TenantRepository: every operation stays inside the caller’s account'
   let testDb: TestDatabase;
   let db: Database;
   let notes: TenantRepository<Note>;
+  let cards: TenantRepository<Card>;
 
   beforeAll(async () => {
     testDb = await createTestDatabase();
-    db = await openDatabase({ url: testDb.url, schema: 'tenanttest', entities: [Note], migrations: [CreateNotes1700000000000] });
+    db = await openDatabase({ url: testDb.url, schema: 'tenanttest', entities: [Note, Card], migrations: [CreateNotes1700000000000] });
+    // As every service's outbox does: a subscriber to commits, which must not push loads off the cached path.
+    db.dataSource.subscribers.push({ afterTransactionCommit: () => undefined });
     notes = new TenantRepository(db, Note);
+    cards = new TenantRepository(db, Card);
   });
   afterAll(async () => {
     await db?.close();
     await testDb?.drop();
   });
   beforeEach(async () => {
-    await db.manager.query('TRUNCATE tenanttest.notes');
+    await db.manager.query('TRUNCATE tenanttest.notes, tenanttest.cards');
   });
 
   const seed = async () => ({
@@ -111,5 +148,45 @@ describe('TenantRepository: every operation stays inside the caller’s account'
       }),
     ).rejects.toThrow('roll back');
     expect(await notes.count(A)).toBe(0);
+  });
+
+  it('findOne by equal columns (the cached SQL) answers what TypeORM’s find answers, soft deletes and hidden columns included', async () => {
+    const typeorm = db.manager.getRepository(Card);
+    const live = await cards.insert(A, { title: 'live', secret: 's', tags: ['x', 'y'] });
+    const gone = await cards.insert(A, { title: 'gone', pinned: true });
+    await typeorm.softDelete({ id: gone.id });
+    const other = await cards.insert(B, { title: 'live' });
+    const viaTypeorm = async (where: object, withDeleted = false) => typeorm.findOne({ where: { ...where, accountId: A.accountId }, withDeleted });
+
+    const built = jest.spyOn(db.manager, 'findOne');
+    for (const [where, withDeleted] of [[{ id: live.id }, false], [{ id: gone.id }, false], [{ id: gone.id }, true], [{ title: 'live', pinned: false }, false], [{ id: String(live.id) }, false], [{ id: other.id }, false]] as const) {
+      const found = await cards.findOne(A, where as never, { withDeleted });
+      const expected = await viaTypeorm(where, withDeleted);
+      expect(found).toEqual(expected);
+      if (expected) expect(found).toBeInstanceOf(Card);
+    }
+    // Only the reference answers went through TypeORM's query building.
+    expect(built).toHaveBeenCalledTimes(6);
+    built.mockRestore();
+    const shown = await cards.findOne(A, { id: live.id });
+    expect(shown).toMatchObject({ tags: ['x', 'y'], pinned: false, deletedAt: null });
+    expect(shown?.createdAt).toBeInstanceOf(Date);
+    expect(shown).not.toHaveProperty('secret');
+    // Operators and transformed columns go TypeORM's way, with the same answer.
+    expect((await cards.findOne(A, { tags: ['x', 'y'] } as never))?.id).toBe(live.id);
+    expect(await cards.findOne(B, { id: live.id })).toBeNull();
+  });
+
+  it('findOne forUpdate locks the row inside a transaction and is refused outside one, as TypeORM refuses it', async () => {
+    const { a } = await seed();
+    await expect(notes.findOne(A, { id: a.id }, { forUpdate: true })).rejects.toThrow(/transaction/i);
+    const locked = await db.transaction(async () => {
+      const row = await notes.findOne(A, { id: a.id }, { forUpdate: true });
+      // SELECT … FOR UPDATE holds a RowShareLock on the table for the rest of the transaction.
+      const [lock] = (await db.manager.query("SELECT count(*)::int AS n FROM pg_locks WHERE pid = pg_backend_pid() AND mode = 'RowShareLock'")) as { n: number }[];
+      return { row, lock };
+    });
+    expect(locked.row?.title).toBe('shared title');
+    expect(locked.lock.n).toBeGreaterThan(0);
   });
 });

@@ -1,4 +1,5 @@
-import type { DeepPartial, EntityTarget, FindOptionsOrder, FindOptionsWhere, ObjectLiteral, QueryDeepPartialEntity, Repository, SelectQueryBuilder } from 'typeorm';
+import type { DeepPartial, EntityMetadata, EntityTarget, FindOptionsOrder, FindOptionsWhere, ObjectLiteral, QueryDeepPartialEntity, Repository, SelectQueryBuilder } from 'typeorm';
+import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata.js';
 import { encodeBookmark, type PageWindow } from '@lms/contracts';
 import type { ListSize } from '../messaging/reply.js';
 import type { Database } from './database.js';
@@ -35,6 +36,10 @@ export interface TenantFindOptions<T> {
  * so a forgotten filter cannot be written. Joins the transaction in progress.
  */
 export class TenantRepository<T extends TenantOwned> {
+  /** SQL of `findOne` by the set of filtered columns (and the options); null where TypeORM must build it. */
+  private readonly lookups = new Map<string, Lookup | null>();
+  private plainEntity?: boolean;
+
   constructor(
     private readonly db: Database,
     private readonly entity: EntityTarget<T>,
@@ -66,6 +71,8 @@ export class TenantRepository<T extends TenantOwned> {
    * transaction only).
    */
   findOne(scope: TenantScope, where: TenantWhere<T>, options: { withDeleted?: boolean; forUpdate?: boolean } = {}): Promise<T | null> {
+    const lookup = this.lookupFor(where, options);
+    if (lookup) return this.runLookup(lookup, scope, where);
     return this.repo.findOne({ where: this.scoped(scope, where), withDeleted: options.withDeleted, ...(options.forUpdate ? { lock: { mode: 'pessimistic_write' as const } } : {}) });
   }
 
@@ -141,8 +148,87 @@ export class TenantRepository<T extends TenantOwned> {
     return row.n > cap ? undefined : row.n;
   }
 
+  /**
+   * The hot path of every show, update and delete: a lookup by equal columns is one cached SQL text and a
+   * hydration by the entity's metadata, instead of a query builder, find options and an alias map built
+   * per call. Anything else (operators, null, relations, embedded columns, transformers on a filtered
+   * column, load listeners, inheritance, a lock outside a transaction) takes TypeORM's own path, so the
+   * result and the errors are TypeORM's.
+   */
+  private lookupFor(where: TenantWhere<T>, options: { withDeleted?: boolean; forUpdate?: boolean }): Lookup | null {
+    if (options.forUpdate && !this.db.inTransaction) return null;
+    const keys = Object.keys(where);
+    for (const key of keys) {
+      const value = (where as Record<string, unknown>)[key];
+      if (typeof value !== 'number' && typeof value !== 'string' && typeof value !== 'boolean') return null;
+    }
+    const cacheKey = `${keys.join(',')}|${options.withDeleted ? 'd' : ''}|${options.forUpdate ? 'u' : ''}`;
+    let lookup = this.lookups.get(cacheKey);
+    if (lookup === undefined) {
+      lookup = this.compileLookup(keys, options);
+      this.lookups.set(cacheKey, lookup);
+    }
+    return lookup;
+  }
+
+  private compileLookup(keys: string[], options: { withDeleted?: boolean; forUpdate?: boolean }): Lookup | null {
+    const metadata = this.repo.metadata;
+    this.plainEntity ??= isPlainEntity(metadata);
+    if (!this.plainEntity) return null;
+    const escape = (name: string) => this.db.dataSource.driver.escape(name);
+    const filtered = keys.map((key) => metadata.findColumnWithPropertyName(key));
+    if (filtered.some((column) => !column || column.transformer || column.propertyName === 'accountId')) return null;
+    const account = metadata.findColumnWithPropertyName('accountId');
+    if (!account) return null;
+    const columns = metadata.columns.filter((column) => column.isSelect && !column.isVirtual);
+    const conditions = [account, ...(filtered as ColumnMetadata[])].map((column, i) => `${escape(column.databaseName)} = $${i + 1}`);
+    if (metadata.deleteDateColumn && !options.withDeleted) conditions.push(`${escape(metadata.deleteDateColumn.databaseName)} IS NULL`);
+    const table = metadata.schema ? `${escape(metadata.schema)}.${escape(metadata.tableName)}` : escape(metadata.tableName);
+    const sql = `SELECT ${columns.map((column) => escape(column.databaseName)).join(', ')} FROM ${table} WHERE ${conditions.join(' AND ')} LIMIT 1${options.forUpdate ? ' FOR UPDATE' : ''}`;
+    return { sql, keys, columns, metadata };
+  }
+
+  private async runLookup(lookup: Lookup, scope: TenantScope, where: TenantWhere<T>): Promise<T | null> {
+    const params: unknown[] = [scope.accountId];
+    for (const key of lookup.keys) params.push((where as Record<string, unknown>)[key]);
+    const manager = this.db.manager;
+    const rows = (await manager.query(lookup.sql, params)) as Record<string, unknown>[];
+    if (rows.length === 0) return null;
+    const driver = manager.connection.driver;
+    const row = rows[0];
+    const entity = lookup.metadata.create(manager.queryRunner, { fromDeserializer: true }) as T;
+    for (const column of lookup.columns) {
+      const value = row[column.databaseName];
+      if (value !== undefined) column.setEntityValue(entity, driver.prepareHydratedValue(value, column));
+    }
+    return entity;
+  }
+
   /** A query builder already filtered by account, for queries `find` cannot express. */
   query(scope: TenantScope, alias: string): SelectQueryBuilder<T> {
     return this.repo.createQueryBuilder(alias).where(`${alias}.account_id = :tenantAccountId`, { tenantAccountId: scope.accountId });
   }
+}
+
+interface Lookup {
+  sql: string;
+  /** The filtered properties, in the order of their parameters ($2 onwards; $1 is the account). */
+  keys: string[];
+  columns: ColumnMetadata[];
+  metadata: EntityMetadata;
+}
+
+/** An entity TypeORM would load from its own columns alone: nothing joined, nested, inherited or listening. */
+function isPlainEntity(metadata: EntityMetadata): boolean {
+  return (
+    metadata.relations.length === 0 &&
+    metadata.embeddeds.length === 0 &&
+    metadata.afterLoadListeners.length === 0 &&
+    metadata.childEntityMetadatas.length === 0 &&
+    !metadata.inheritancePattern &&
+    !metadata.treeType &&
+    // Subscribers hear loads only through afterLoad (the outbox's listens to commits).
+    metadata.connection.subscribers.every((subscriber) => typeof subscriber.afterLoad !== 'function') &&
+    metadata.columns.every((column) => !column.relationMetadata && !column.embeddedMetadata)
+  );
 }
