@@ -25,6 +25,7 @@ import { Group } from './groups/group.entity.js';
 import { GroupMembership } from './groups/group-membership.entity.js';
 import { Groups1764100000000 } from './migrations/1764100000000-groups.js';
 import { SubAccountLocks1764400000000 } from './migrations/1764400000000-sub-account-locks.js';
+import { UsersListIndex1764500000000 } from './migrations/1764500000000-users-list-index.js';
 import { DirectoryHandlers } from './directory/directory.handlers.js';
 import { DirectoryService } from './directory/directory.service.js';
 import { Users1764000000000 } from './migrations/1764000000000-users.js';
@@ -32,7 +33,7 @@ import { IdempotencyKeys1764350000000 } from './migrations/1764350000000-idempot
 import { USERS_ENTITIES, UsersModule } from './users/users.module.js';
 
 export const IDENTITY_ENTITIES = [Account, SubAccount, User, ApiToken, CustomField, Group, GroupMembership, ImportProfile, NotificationTypeSetting, ...USERS_ENTITIES];
-export const IDENTITY_MIGRATIONS = [InitialIdentity1763800000000, SubAccounts1763900000000, Users1764000000000, Groups1764100000000, AdminSettings1764200000000, IdempotencyKeys1764350000000, SubAccountLocks1764400000000];
+export const IDENTITY_MIGRATIONS = [InitialIdentity1763800000000, SubAccounts1763900000000, Users1764000000000, Groups1764100000000, AdminSettings1764200000000, IdempotencyKeys1764350000000, SubAccountLocks1764400000000, UsersListIndex1764500000000];
 
 @Module({
   imports: [GroupsModule, ImportProfileModule, NotificationTypesModule, CrmAccountsModule, UsersModule],
