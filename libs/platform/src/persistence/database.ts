@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { DataSource, type EntityManager, type MixedList, type EntitySchema } from 'typeorm';
+import type { DataSource, EntityManager, MixedList, EntitySchema } from 'typeorm';
 import type { Logger } from '../observability/logger.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- TypeORM's own signature for entity and migration lists
@@ -53,6 +53,8 @@ const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 /** Connects, creates the schema if needed and applies pending migrations (one advisory lock serialises replicas). */
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  // Loaded here, not with the module: a deployable without a database (the gateway) never pays for TypeORM.
+  const { DataSource } = await import('typeorm');
   const dataSource = new DataSource({
     type: 'postgres',
     url: options.url,
