@@ -83,7 +83,10 @@ async function migrate(dataSource: DataSource, schema: string, logger?: Logger):
   try {
     // Replicas starting together must not race on the same migrations.
     await runner.query('SELECT pg_advisory_lock(hashtext($1))', [`migrate:${schema}`]);
-    await runner.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`);
+    // Only when missing: CREATE SCHEMA needs CREATE on the database even with IF NOT EXISTS, which a
+    // service's own role does not have where an operator made its schema (k8s/base/postgres/roles.sql).
+    const [{ exists }] = (await runner.query('SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1) AS exists', [schema])) as { exists: boolean }[];
+    if (!exists) await runner.query(`CREATE SCHEMA ${quoteIdent(schema)}`);
     const applied = await dataSource.runMigrations({ transaction: 'each' });
     for (const m of applied) logger?.info({ schema, migration: m.name }, 'migration applied');
   } finally {
