@@ -19,6 +19,7 @@ import { Enrollment } from './enrollments/enrollment.entity.js';
 import { EnrollmentsHandlers } from './enrollments/enrollments.handlers.js';
 import { EnrollmentsService } from './enrollments/enrollments.service.js';
 import { GroupEnrollment } from './enrollments/group-enrollment.entity.js';
+import { PublishEnrollments } from './enrollments/publish-enrollments.service.js';
 import { LockablesHandlers } from './lockables/lockables.handlers.js';
 import { InitialCatalog1763800000000 } from './migrations/1763800000000-initial-catalog.js';
 import { IdempotencyKeys1764350000000 } from './migrations/1764350000000-idempotency-keys.js';
@@ -60,6 +61,7 @@ export const CATALOG_MIGRATIONS = [InitialCatalog1763800000000, IdempotencyKeys1
     ProgramsService,
     EnrollmentsService,
     EnrollmentLifecycle,
+    PublishEnrollments,
     EnrollmentEventConsumers,
     ...CATALOG_ENTITIES.map((entity) => tenantRepositoryProvider(entity)),
   ],

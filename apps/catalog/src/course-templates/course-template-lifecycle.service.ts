@@ -9,6 +9,7 @@ import {
 import { Database, forbidden, InjectTenantRepository, Outbox, type TenantRepository } from '@lms/platform';
 import { AuthoringGuard } from '../authoring/authoring-guard.js';
 import { ProgramsService } from '../programs/programs.service.js';
+import { PublishEnrollments } from '../enrollments/publish-enrollments.service.js';
 import { SlidePublisher } from '../slides/slide-publisher.js';
 import { CourseTemplate } from './course-template.entity.js';
 import { courseTemplateArchived, courseTemplateNotScorm } from './course-template.errors.js';
@@ -24,6 +25,7 @@ export class CourseTemplateLifecycle {
     private readonly guard: AuthoringGuard,
     private readonly templates: CourseTemplatesService,
     private readonly slides: SlidePublisher,
+    private readonly enrollments: PublishEnrollments,
     private readonly programs: ProgramsService,
     @InjectTenantRepository(CourseTemplate) private readonly courses: TenantRepository<CourseTemplate>,
   ) {}
@@ -59,12 +61,15 @@ export class CourseTemplateLifecycle {
     return this.db.transaction(async () => {
       const course = await this.templates.lockForWrite(ctx, id);
       const publishedAt = await this.slides.publish(ctx, course.id);
-      return this.templates.publishFields(
-        ctx,
-        course,
-        { notify_filter: body.notify_filter ?? null, notify_message: body.notify_message ?? null, re_enroll: body.re_enroll ?? false },
-        publishedAt,
-      );
+      const notify = { notify_filter: body.notify_filter ?? null, notify_message: body.notify_message ?? null, re_enroll: body.re_enroll ?? false };
+      // Recipients are chosen before re-enrollment: `finished` names those who had finished.
+      const recipients = await this.enrollments.recipients(ctx, course.id, notify.notify_filter);
+      if (notify.re_enroll) await this.enrollments.reEnrollCompleted(ctx, course, publishedAt);
+      const published = await this.templates.publishFields(ctx, course, notify, publishedAt, recipients);
+      if (notify.notify_filter) {
+        await this.enrollments.announceRest(ctx, course.id, recipients, { published_at: publishedAt.toISOString(), notify_filter: notify.notify_filter, notify_message: notify.notify_message });
+      }
+      return published;
     });
   }
 

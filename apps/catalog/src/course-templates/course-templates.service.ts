@@ -7,6 +7,7 @@ import {
   type CourseTemplateChanges,
   type CourseTemplatePublishedData,
   type CourseTemplateRequest,
+  PUBLISH_RECIPIENTS_BATCH,
   type RequestContext,
 } from '@lms/contracts';
 import { Database, InjectTenantRepository, Outbox, type TenantRepository, type TenantScope } from '@lms/platform';
@@ -151,6 +152,7 @@ export class CourseTemplatesService {
     course: CourseTemplate,
     notify: Pick<CourseTemplatePublishedData, 'notify_filter' | 'notify_message' | 're_enroll'>,
     publishedAt = new Date(),
+    recipients: number[] = [],
   ): Promise<CourseTemplate> {
     Object.assign(course, { published: publishedFieldsOf(course), publishedAt, isPublished: true, hasUnpublishedChanges: false });
     const saved = await this.courses.save(ctx, course);
@@ -159,6 +161,8 @@ export class CourseTemplatesService {
       published_at: publishedAt.toISOString(),
       ...notify,
       published_by: ctx.userId,
+      recipients: recipients.slice(0, PUBLISH_RECIPIENTS_BATCH),
+      recipients_count: recipients.length,
     };
     await this.outbox.add(ctx, COURSE_TEMPLATE_PUBLISHED_EVENT, data, String(saved.id));
     return saved;

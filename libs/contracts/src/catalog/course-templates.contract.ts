@@ -324,6 +324,28 @@ export interface CourseTemplatePublishedData extends CourseTemplateEventData {
   notify_message: string | null;
   re_enroll: boolean;
   published_by: number;
+  /**
+   * Who is told (notify_filter among the course's live enrollments): user ids, the first
+   * PUBLISH_RECIPIENTS_BATCH of them; the rest follow in `catalog.course_template.publish_recipients`.
+   */
+  recipients: number[];
+  recipients_count: number;
+}
+
+/** Recipients per event: an event stays far below NATS's 1 MB message limit however large the course. */
+export const PUBLISH_RECIPIENTS_BATCH = 1000;
+
+/** The recipients of a publish beyond the first batch (data: PublishRecipientsData). */
+export const COURSE_TEMPLATE_PUBLISH_RECIPIENTS_EVENT = 'catalog.course_template.publish_recipients';
+
+export interface PublishRecipientsData {
+  course_template_id: number;
+  published_at: string;
+  notify_filter: NotifyFilter;
+  notify_message: string | null;
+  /** 2, 3, …: the published event carries batch 1. */
+  batch: number;
+  recipients: number[];
 }
 
 const int = { type: 'integer' } as const;
