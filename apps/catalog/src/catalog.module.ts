@@ -39,11 +39,13 @@ import { SlidesService } from './slides/slides.service.js';
 import { Task } from './tasks/task.entity.js';
 import { TasksHandlers } from './tasks/tasks.handlers.js';
 import { TasksService } from './tasks/tasks.service.js';
+import { CatalogDumpModule } from './catalog-dump.js';
 
 export const CATALOG_ENTITIES = [CourseTemplate, CourseAuthor, Slide, Task, Enrollment, GroupEnrollment, Program, ProgramCourse];
 export const CATALOG_MIGRATIONS = [InitialCatalog1763800000000, IdempotencyKeys1764350000000, Authoring1764400000000, Programs1765330000000, Enrollments1765400000000, GroupEnrollments1765410000000, GroupEnrollmentSubAccounts1765420000000];
 
 @Module({
+  imports: [CatalogDumpModule],
   controllers: [CourseTemplatesHandlers, CourseAuthorsHandlers, SlidesHandlers, TasksHandlers, LockablesHandlers, ProgramsHandlers, EnrollmentsHandlers],
   providers: [
     IdentityDirectory,

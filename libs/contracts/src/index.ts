@@ -26,3 +26,5 @@ export * from './catalog/programs.contract.js';
 export * from './catalog/enrollments.contract.js';
 export * from './locking/locks.contract.js';
 export * from './jobs/jobs.contract.js';
+export * from './jobs/dump.contract.js';
+export * from './jobs/data-dumps.contract.js';

@@ -37,3 +37,4 @@ export * from './files/folder-file-store.js';
 export * from './files/object-file-store.js';
 export * from './files/create-file-store.js';
 export * from './files/signed-url.js';
+export * from './dump/dump-module.js';

@@ -8,3 +8,4 @@ export * from './json-schema-arbitrary.js';
 export * from './route-fixtures.js';
 export * from './nats-server.js';
 export * from './embedded-system.js';
+export * from './zip-reader.js';

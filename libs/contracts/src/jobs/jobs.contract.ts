@@ -11,3 +11,10 @@ export interface JobRequestedData {
   job_id: string;
   kind: string;
 }
+
+/** The job kind of a data dump. */
+export const DATA_DUMP_JOB = 'data_dump';
+/** The name a data dump downloads as. */
+export const DATA_DUMP_FILE_NAME = 'data_dump.zip';
+/** One file per account: an account holds one dump at a time, and each new one replaces it whole. */
+export const dataDumpFileKey = (accountId: number): string => `dumps/${accountId}/${DATA_DUMP_FILE_NAME}`;

@@ -38,8 +38,9 @@ export const BUS_ROLES: Readonly<Record<string, BusRole>> = {
   // Catalog asks identity for people and locking whether a write is fenced; locking asks catalog about lockables.
   catalog: { serves: 'catalog', publishesEventsOf: 'catalog', calls: ['identity', 'locking'] },
   scheduling: { serves: 'scheduling', publishesEventsOf: 'scheduling' },
-  jobs: { serves: 'jobs', publishesEventsOf: 'jobs' },
-  'jobs-worker': { publishesEventsOf: 'jobs', files: 'write' },
+  // Both ask the services in the data dump (DUMP_SERVICES) for their models and rows.
+  jobs: { serves: 'jobs', publishesEventsOf: 'jobs', calls: ['identity', 'catalog'] },
+  'jobs-worker': { publishesEventsOf: 'jobs', files: 'write', calls: ['identity', 'catalog'] },
   locking: { serves: 'locking', publishesEventsOf: 'locking', calls: ['catalog'] },
 };
 

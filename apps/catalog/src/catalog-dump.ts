@@ -1,0 +1,12 @@
+import { dumpModule } from '@lms/platform';
+
+/** Catalog's part of the data dump (docs/jobs.md): its tables of the account, every column. */
+export const CatalogDumpModule = dumpModule('catalog', [
+  { model: 'course_templates' },
+  { model: 'course_authors', key: ['course_template_id', 'user_id'] },
+  { model: 'slides' },
+  { model: 'tasks' },
+  { model: 'programs' },
+  { model: 'program_courses', key: ['course_template_id', 'program_id'] },
+  { model: 'enrollments' },
+]);

@@ -1,0 +1,66 @@
+import { DATA_DUMP_JOB, DATA_DUMP_FILE_NAME, dataDumpFileKey, DUMP_SERVICES, dumpSubjects, type DumpModelsReply, type DumpRowsReply, type RequestContext } from '@lms/contracts';
+import { type ContextSeal, type MessageBus, requestSigned, type SignedRequestOptions } from '@lms/platform';
+import type { Job, JobContext, JobExecutor, JobResult } from '../job-executor.js';
+import { csvLine } from './csv.js';
+import { zipStream, type ZipEntry } from './zip-stream.js';
+
+/** Rows asked per page; a service answers fewer when a page grows past its byte cap. */
+export const DUMP_PAGE_ROWS = 5_000;
+
+export interface DataDumpOptions {
+  seal: ContextSeal;
+  timeoutMs: number;
+}
+
+/**
+ * A data dump (docs/jobs.md): a zip holding `<model>.csv` for each model every service in DUMP_SERVICES
+ * exports (or the `only` ones), each streamed page by page from its service over the bus (`<service>.dump.rows`)
+ * straight into the archive and the file store, so memory stays flat whatever the account's size. The
+ * services scope every page to the job's account from the sealed caller context: no other account's row
+ * can be asked for.
+ */
+export class DataDumpExecutor implements JobExecutor {
+  readonly kind = DATA_DUMP_JOB;
+
+  constructor(private readonly options: DataDumpOptions) {}
+
+  async run(job: Job, context: JobContext): Promise<JobResult> {
+    const ctx: RequestContext = { requestId: `job-${job.id}`, accountId: job.accountId, subAccountId: null, userId: job.createdBy ?? 0, roles: ['admin'] };
+    const only = Array.isArray(job.params.only) ? new Set(job.params.only as string[]) : undefined;
+    const parts: { service: string; model: string }[] = [];
+    for (const service of DUMP_SERVICES) {
+      const { models } = await requestSigned<DumpModelsReply>(this.ask(context.bus, service), ctx, dumpSubjects(service).models, {});
+      for (const model of models) if (!only || only.has(model)) parts.push({ service, model });
+    }
+    let done = 0;
+    const entries = (async function* (self: DataDumpExecutor): AsyncGenerator<ZipEntry> {
+      for (const part of parts) {
+        yield { name: `${part.model}.csv`, data: self.csv(context.bus, ctx, part.service, part.model) };
+        done += 1;
+        await context.progress((done * 100) / Math.max(parts.length, 1));
+      }
+    })(this);
+    const key = dataDumpFileKey(job.accountId);
+    const stored = await context.files.put(key, zipStream(entries));
+    return { file: { key, name: DATA_DUMP_FILE_NAME, size: stored.size } };
+  }
+
+  /** One model as CSV: its header, then its rows, a page at a time. */
+  private async *csv(bus: MessageBus, ctx: RequestContext, service: string, model: string): AsyncGenerator<Uint8Array> {
+    const options = this.ask(bus, service);
+    let after: string[] | undefined;
+    let header = true;
+    do {
+      const page = await requestSigned<DumpRowsReply>(options, ctx, dumpSubjects(service).rows, { model, limit: DUMP_PAGE_ROWS, ...(after ? { after } : {}) });
+      let text = header ? csvLine(page.columns) : '';
+      header = false;
+      for (const row of page.rows) text += csvLine(row);
+      yield Buffer.from(text, 'utf8');
+      after = page.next;
+    } while (after);
+  }
+
+  private ask(bus: MessageBus, service: string): SignedRequestOptions {
+    return { bus, seal: this.options.seal, timeoutMs: this.options.timeoutMs, service, unavailableCode: `${service.toUpperCase()}_UNAVAILABLE` };
+  }
+}

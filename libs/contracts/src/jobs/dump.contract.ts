@@ -1,0 +1,40 @@
+import { ArrayMaxSize, IsArray, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+
+/**
+ * The one generic dump subject pair every service with tables serves (platform `dumpModule`): the models it
+ * exports, and a page of one model's rows of the caller's account. A service joins the data dump by serving
+ * them and being listed in DUMP_SERVICES; its tables are in the dump without jobs changing.
+ */
+export const dumpSubjects = (service: string) => ({ models: `${service}.dump.models`, rows: `${service}.dump.rows` }) as const;
+
+/** Services asked for their part of a data dump, in the order their models appear. */
+export const DUMP_SERVICES = ['identity', 'catalog'] as const;
+
+/** Most rows a page may ask for; a service may answer fewer (it also caps a page's size in bytes). */
+export const MAX_DUMP_PAGE = 10_000;
+
+
+export interface DumpModelsReply {
+  models: string[];
+}
+
+/** `<service>.dump.rows`: the rows of `model` after `after` (the previous page's `next`), in key order. */
+export class DumpRowsRequest {
+  @IsString() @Matches(/^[a-z][a-z0-9_]{0,62}$/)
+  model: string;
+
+  @IsOptional() @IsArray() @ArrayMaxSize(8) @IsString({ each: true }) @MaxLength(200, { each: true })
+  after?: string[];
+
+  @IsInt() @Min(1) @Max(MAX_DUMP_PAGE)
+  limit: number;
+}
+
+export interface DumpRowsReply {
+  /** Column names, the CSV header. */
+  columns: string[];
+  /** Values in column order: strings, numbers, booleans, null, or JSON for arrays and objects. */
+  rows: unknown[][];
+  /** Where the next page starts; absent on the last page. */
+  next?: string[];
+}
