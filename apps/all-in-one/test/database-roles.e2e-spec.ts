@@ -1,16 +1,26 @@
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { createLogger, migrateService } from '@lms/platform';
 import { createTestDatabase, queryDatabase, type TestDatabase } from '@lms/testing';
-import { load, SERVICES } from '../src/host.js';
 
 /**
- * Least privilege in the database (issue 16): `k8s/base/postgres/roles.sql` on a real Postgres, every
- * service's migrations run as its own role, and no role reaches another service's schema.
+ * Least privilege in the database and migrations before rollout (issue 16): `k8s/base/postgres/roles.sql`
+ * on a real Postgres, then every service's init container command (`node main.js --migrate`, from the
+ * build `npm test` makes first) as its own role, and no role reaches another service's schema.
  */
 const SCHEMAS = ['identity', 'catalog', 'scheduling', 'jobs', 'locking'];
 const roleOf = (schema: string) => `lms_${schema}`;
+const describeBuilt = existsSync('dist/apps/catalog/main.js') ? describe : describe.skip;
 
-describe('one database role per service (k8s/base/postgres/roles.sql)', () => {
+/** `node dist/apps/<app>/main.js --migrate` with only `env`: its exit code and what it printed. */
+const migrate = (app: string, env: NodeJS.ProcessEnv) =>
+  new Promise<{ code: number; output: string }>((resolve) => {
+    execFile(process.execPath, [`dist/apps/${app}/main.js`, '--migrate'], { env: { PATH: process.env.PATH, LOG_FORMAT: 'json', ...env }, timeout: 60_000 }, (err, stdout, stderr) => {
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, output: stdout + stderr });
+    });
+  });
+
+describeBuilt('one database role per service (k8s/base/postgres/roles.sql), migrated by the init container command', () => {
   let db: TestDatabase;
   const as = (schema: string) => {
     const url = new URL(db.url);
@@ -31,12 +41,10 @@ describe('one database role per service (k8s/base/postgres/roles.sql)', () => {
     const script = await readFile('k8s/base/postgres/roles.sql', 'utf8');
     await queryDatabase(db.url, script);
     await queryDatabase(db.url, script);
-    const logger = createLogger('silent');
-    for (const name of SERVICES) {
-      const { service } = await load(name);
-      if (service) await migrateService(service, as(service.schema), logger);
-    }
-  }, 120_000);
+    // As the init containers do, no NATS_URL: migrating needs the database only.
+    const runs = await Promise.all(SCHEMAS.map(async (schema) => [schema, await migrate(schema, { DATABASE_URL: as(schema) })] as const));
+    for (const [schema, run] of runs) expect([schema, run.code, run.output]).toEqual([schema, 0, expect.stringContaining('schema is migrated')]);
+  }, 180_000);
   afterAll(() => db?.drop());
 
   it('lets each service migrate its own schema as its own role, which owns what it made', async () => {
@@ -70,4 +78,14 @@ describe('one database role per service (k8s/base/postgres/roles.sql)', () => {
     expect(await outcome('catalog', 'SELECT count(*) FROM catalog.course_templates')).toBe('ok');
     expect(await outcome('identity', 'SELECT count(*) FROM identity.users')).toBe('ok');
   });
+
+  it('migrates again with nothing to do, and exits 1 when it cannot migrate and 2 when there is nothing to migrate', async () => {
+    expect((await migrate('catalog', { DATABASE_URL: as('catalog') })).code).toBe(0);
+    // jobs-worker's init container runs the jobs service's migrations: the schema is theirs.
+    expect((await migrate('jobs', { DATABASE_URL: as('jobs') })).code).toBe(0);
+    const refused = await migrate('catalog', { DATABASE_URL: as('identity') });
+    expect([refused.code, refused.output]).toEqual([1, expect.stringContaining('migration failed')]);
+    expect((await migrate('gateway', {})).code).toBe(2);
+    expect((await migrate('catalog', {})).code).toBe(2);
+  }, 120_000);
 });

@@ -5,4 +5,4 @@ export const service: ServiceDefinition = { name: 'catalog', schema: 'catalog', 
 
 export const start = (runtime: Runtime) => startService(service, runtime);
 
-if (isEntrypoint(import.meta.url)) await runStandalone('catalog', start, { needsDatabase: true, serveHealth: true });
+if (isEntrypoint(import.meta.url)) await runStandalone('catalog', start, { service, serveHealth: true });

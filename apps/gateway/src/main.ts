@@ -111,4 +111,4 @@ export async function start(runtime: Runtime, routes: RouteDefinition[] = ROUTES
   };
 }
 
-if (isEntrypoint(import.meta.url)) await runStandalone('gateway', start, { needsDatabase: false, serveHealth: true, usesEvents: false });
+if (isEntrypoint(import.meta.url)) await runStandalone('gateway', start, { serveHealth: true, usesEvents: false });

@@ -13,4 +13,4 @@ export const service: ServiceDefinition = {
 
 export const start = (runtime: Runtime) => startService(service, runtime);
 
-if (isEntrypoint(import.meta.url)) await runStandalone('identity', start, { needsDatabase: true, serveHealth: true });
+if (isEntrypoint(import.meta.url)) await runStandalone('identity', start, { service, serveHealth: true });

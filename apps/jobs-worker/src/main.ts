@@ -29,4 +29,4 @@ export const start = (runtime: Runtime, options: WorkerOptions = {}) =>
     runtime,
   );
 
-if (isEntrypoint(import.meta.url)) await runStandalone('jobs-worker', start, { needsDatabase: true, serveHealth: true });
+if (isEntrypoint(import.meta.url)) await runStandalone('jobs-worker', start, { service, serveHealth: true });

@@ -3,7 +3,7 @@
 // `test.fail` always throws. Short back-offs and lease keep the specs quick.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { runStandalone } from '@lms/platform';
-import { jobFileKey, start } from '../../../dist/apps/jobs-worker/main.js';
+import { jobFileKey, service, start } from '../../../dist/apps/jobs-worker/main.js';
 
 const slow = {
   kind: 'test.slow',
@@ -32,6 +32,6 @@ const failing = {
 };
 
 await runStandalone('jobs-worker', (runtime) => start(runtime, { extraExecutors: [slow, failing], retry: { maxAttempts: 3, backoffMs: [200], leaseMs: 3_000 } }), {
-  needsDatabase: true,
+  service,
   serveHealth: true,
 });

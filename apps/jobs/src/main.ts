@@ -5,4 +5,4 @@ export const service: ServiceDefinition = { name: 'jobs', schema: 'jobs', module
 
 export const start = (runtime: Runtime) => startService(service, runtime);
 
-if (isEntrypoint(import.meta.url)) await runStandalone('jobs', start, { needsDatabase: true, serveHealth: true });
+if (isEntrypoint(import.meta.url)) await runStandalone('jobs', start, { service, serveHealth: true });

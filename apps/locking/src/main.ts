@@ -5,4 +5,4 @@ export const service: ServiceDefinition = { name: 'locking', schema: 'locking', 
 
 export const start = (runtime: Runtime) => startService(service, runtime);
 
-if (isEntrypoint(import.meta.url)) await runStandalone('locking', start, { needsDatabase: true, serveHealth: true });
+if (isEntrypoint(import.meta.url)) await runStandalone('locking', start, { service, serveHealth: true });

@@ -5,4 +5,4 @@ export const service: ServiceDefinition = { name: 'scheduling', schema: 'schedul
 
 export const start = (runtime: Runtime) => startService(service, runtime);
 
-if (isEntrypoint(import.meta.url)) await runStandalone('scheduling', start, { needsDatabase: true, serveHealth: true });
+if (isEntrypoint(import.meta.url)) await runStandalone('scheduling', start, { service, serveHealth: true });

@@ -5,6 +5,7 @@ import { createBus } from '../messaging/create-bus.js';
 import { startHealthServer } from '../observability/health-server.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import type { StartFn } from './runtime.js';
+import { migrateService, type ServiceDefinition } from './start-service.js';
 
 /** True when this module is the program node was started with (`node dist/apps/x/main.js`), not imported by the all-in-one host. */
 export function isEntrypoint(moduleUrl: string): boolean {
@@ -67,8 +68,8 @@ export function installShutdown(logger: Logger, close: () => Promise<void>, grac
 }
 
 export interface StandaloneOptions {
-  /** Services need DATABASE_URL; the gateway does not. */
-  needsDatabase: boolean;
+  /** A service's schema and migrations: it needs DATABASE_URL, and `--migrate` migrates it. The gateway has none. */
+  service?: ServiceDefinition;
   /** /healthz, /readyz, /metrics on HEALTH_PORT (every deployable run alone does). */
   serveHealth: boolean;
   /** False for the gateway: it has no event log, so it neither creates the streams nor holds JetStream permissions. */
@@ -80,7 +81,8 @@ export async function runStandalone(name: string, start: StartFn, options: Stand
   const config = loadConfigOrExit();
   // Deployables bind their own `service` field; binding it here too would print it twice.
   const logger = createLogger(config.logLevel);
-  const missing = [!config.natsUrl && 'NATS_URL', options.needsDatabase && !config.databaseUrl && 'DATABASE_URL'].filter(Boolean);
+  if (process.argv.includes('--migrate')) return migrateAndExit(name, options.service, config, logger);
+  const missing = [!config.natsUrl && 'NATS_URL', options.service && !config.databaseUrl && 'DATABASE_URL'].filter(Boolean);
   if (missing.length > 0) {
     logger.fatal({ service: name }, `${missing.join(' and ')} must be set when ${name} runs alone (npm start runs every deployable in one process on embedded defaults)`);
     process.exit(1);
@@ -100,4 +102,25 @@ export async function runStandalone(name: string, start: StartFn, options: Stand
     await deployable.close();
     await bus.close();
   });
+}
+
+/**
+ * `node main.js --migrate`: the deployable's migrations and nothing else (Kubernetes runs it in an init
+ * container, so a new version's pods start only on a migrated schema and a failed migration keeps them
+ * from replacing the running ones). Exit 0 when migrated, 1 when it failed, 2 when there is nothing to do it with.
+ */
+async function migrateAndExit(name: string, service: ServiceDefinition | undefined, config: PlatformConfig, logger: Logger): Promise<void> {
+  const own = logger.child({ service: name, mode: 'migrate' });
+  if (!service || !config.databaseUrl) {
+    own.fatal(service ? 'DATABASE_URL must be set to migrate' : `${name} has no schema to migrate`);
+    return exitFlushed(own, 2);
+  }
+  try {
+    await migrateService(service, config.databaseUrl, own);
+    own.info({ schema: service.schema }, 'schema is migrated');
+    exitFlushed(own, 0);
+  } catch (err) {
+    own.fatal({ err }, 'migration failed');
+    exitFlushed(own, 1);
+  }
 }
