@@ -20,6 +20,7 @@ import { EnrollmentsHandlers } from './enrollments/enrollments.handlers.js';
 import { EnrollmentsService } from './enrollments/enrollments.service.js';
 import { GroupEnrollment } from './enrollments/group-enrollment.entity.js';
 import { PublishEnrollments } from './enrollments/publish-enrollments.service.js';
+import { ReEnrollmentSweep } from './enrollments/re-enrollment-sweep.js';
 import { LockablesHandlers } from './lockables/lockables.handlers.js';
 import { InitialCatalog1763800000000 } from './migrations/1763800000000-initial-catalog.js';
 import { IdempotencyKeys1764350000000 } from './migrations/1764350000000-idempotency-keys.js';
@@ -28,6 +29,7 @@ import { Programs1765330000000 } from './migrations/1765330000000-programs.js';
 import { Enrollments1765400000000 } from './migrations/1765400000000-enrollments.js';
 import { GroupEnrollments1765410000000 } from './migrations/1765410000000-group-enrollments.js';
 import { GroupEnrollmentSubAccounts1765420000000 } from './migrations/1765420000000-group-enrollment-sub-accounts.js';
+import { EnrollmentExpiry1765430000000 } from './migrations/1765430000000-enrollment-expiry.js';
 import { ProgramCourse } from './programs/program-course.entity.js';
 import { Program } from './programs/program.entity.js';
 import { ProgramsHandlers } from './programs/programs.handlers.js';
@@ -42,7 +44,7 @@ import { TasksService } from './tasks/tasks.service.js';
 import { CatalogDumpModule } from './catalog-dump.js';
 
 export const CATALOG_ENTITIES = [CourseTemplate, CourseAuthor, Slide, Task, Enrollment, GroupEnrollment, Program, ProgramCourse];
-export const CATALOG_MIGRATIONS = [InitialCatalog1763800000000, IdempotencyKeys1764350000000, Authoring1764400000000, Programs1765330000000, Enrollments1765400000000, GroupEnrollments1765410000000, GroupEnrollmentSubAccounts1765420000000];
+export const CATALOG_MIGRATIONS = [InitialCatalog1763800000000, IdempotencyKeys1764350000000, Authoring1764400000000, Programs1765330000000, Enrollments1765400000000, GroupEnrollments1765410000000, GroupEnrollmentSubAccounts1765420000000, EnrollmentExpiry1765430000000];
 
 @Module({
   imports: [CatalogDumpModule],
@@ -64,6 +66,7 @@ export const CATALOG_MIGRATIONS = [InitialCatalog1763800000000, IdempotencyKeys1
     EnrollmentsService,
     EnrollmentLifecycle,
     PublishEnrollments,
+    ReEnrollmentSweep,
     EnrollmentEventConsumers,
     ...CATALOG_ENTITIES.map((entity) => tenantRepositoryProvider(entity)),
   ],

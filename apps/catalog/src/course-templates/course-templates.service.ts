@@ -37,6 +37,10 @@ const FIELD_MAP = {
   maintain_branding_in_sub_account: 'maintainBrandingInSubAccount',
   locked_attributes_enabled: 'lockedAttributesEnabled',
   locked_attributes: 'lockedAttributes',
+  expires: 'expires',
+  default_days_until_expiration: 'defaultDaysUntilExpiration',
+  auto_re_enroll: 'autoReEnroll',
+  re_enrollment_period: 'reEnrollmentPeriod',
 } as const satisfies Partial<Record<keyof CourseTemplateRequest, keyof CourseTemplate>>;
 
 type FieldValues = Partial<Pick<CourseTemplate, (typeof FIELD_MAP)[keyof typeof FIELD_MAP]>>;

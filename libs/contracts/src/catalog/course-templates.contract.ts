@@ -148,6 +148,20 @@ function courseTemplateFields(create: boolean) {
     @Required(false) @IsArray() @ArrayUnique() @IsIn(LOCKABLE_COURSE_ATTRIBUTES, { each: true, message: `each locked attribute must be one of: ${LOCKABLE_COURSE_ATTRIBUTES.join(', ')}` })
     locked_attributes?: string[];
 
+    /** Completions expire `default_days_until_expiration` days after they are made. */
+    @Required(false) @IsBoolean()
+    expires?: boolean;
+
+    @IsOptional() @IsInt() @Min(1) @Max(36_500)
+    default_days_until_expiration?: number | null;
+
+    /** An expiring completion gets a new attempt, `re_enrollment_period` days before it expires (0 or null: when it expires). */
+    @Required(false) @IsBoolean()
+    auto_re_enroll?: boolean;
+
+    @IsOptional() @IsInt() @Min(0) @Max(36_500)
+    re_enrollment_period?: number | null;
+
     /** Derived by the service (course + sub-account + root locks); accepted as the spec lists it, never stored. */
     @Required(false) @IsArray() @IsIn(LOCKABLE_COURSE_ATTRIBUTES, { each: true })
     derived_locked_attributes?: string[];

@@ -1,0 +1,72 @@
+import { eventually } from '@lms/testing';
+import { COURSES } from './catalog-fixture.js';
+import { ENROLLMENTS, type EnrollmentFixture, enrollmentsOf, startEnrollmentFixture } from './enrollment-fixture.js';
+import { startTestSystem, type TestSystem } from './test-system.js';
+
+const DAY = 86_400_000;
+const SWEEP = { ENROLLMENT_SWEEP_INTERVAL_MS: '100' };
+
+describe('expiration and automatic re-enrollment, end to end', () => {
+  let f: EnrollmentFixture;
+  /** A second replica of the whole system on the same database: both sweep. */
+  let replica: TestSystem;
+
+  beforeAll(async () => {
+    f = await startEnrollmentFixture('e2e-re-enrollment', SWEEP);
+    replica = await startTestSystem(SWEEP, f.t.db);
+  });
+  afterAll(async () => {
+    await replica?.close();
+    await f?.close();
+  });
+
+  const expiration = { expires: true, default_days_until_expiration: 1, auto_re_enroll: true, re_enrollment_period: 0 };
+
+  it('stores the expiration settings and shows them with includes[]=expiration', async () => {
+    const course = await f.publishedCourse({ title: 'Expiring settings', ...expiration, re_enrollment_period: 7 });
+    const listed = async () => (await f.admin.get(`${COURSES}?includes[]=expiration&search=Expiring%20settings`)).body.course_templates[0];
+    expect(await listed()).toMatchObject({ expires: true, default_days_until_expiration: 1, auto_re_enroll: true, re_enrollment_period: 7 });
+    expect((await f.admin.patch(`${COURSES}/${course.id}`, { course_template: { auto_re_enroll: false, default_days_until_expiration: null } })).status).toBe(200);
+    expect(await listed()).toMatchObject({ expires: true, default_days_until_expiration: null, auto_re_enroll: false });
+    expect((await f.admin.get(`${COURSES}?search=Expiring%20settings`)).body.course_templates[0].expires).toBeUndefined();
+    for (const bad of [{ expires: 'yes' }, { default_days_until_expiration: 0 }, { re_enrollment_period: -1 }, { auto_re_enroll: null }]) {
+      expect((await f.admin.patch(`${COURSES}/${course.id}`, { course_template: bad })).status).toBe(400);
+    }
+  });
+
+  it('re-enrolls expired completions once with two replicas sweeping, and leaves the others alone', async () => {
+    const course = await f.publishedCourse({ title: 'Recertify', ...expiration });
+    const manual = await f.publishedCourse({ title: 'Manual recert', ...expiration, auto_re_enroll: false });
+    const early = await f.publishedCourse({ title: 'Early recert', ...expiration, default_days_until_expiration: 10, re_enrollment_period: 30 });
+    const learners = await Promise.all(Array.from({ length: 30 }, () => f.newLearner()));
+    const twoDaysAgo = new Date(Date.now() - 2 * DAY).toISOString();
+    const complete = async (courseId: string, userId: number, completedAt = twoDaysAgo) => {
+      const { id } = (await f.enroll(courseId, [{ user_id: userId }])).enrollments[0];
+      const res = await f.admin.patch(`${ENROLLMENTS}/${id}`, { enrollments: [{ completed_at: completedAt }] });
+      expect(res.body.enrollments[0].expires_at).toBe(new Date(new Date(completedAt).getTime() + (courseId === early.id ? 10 : 1) * DAY).toISOString());
+      return id as number;
+    };
+    // Completed today with a 1-day expiry: not due yet.
+    const fresh = await f.newLearner();
+    await complete(course.id, fresh.userId, new Date().toISOString());
+    const expired = await Promise.all(learners.map((l) => complete(course.id, l.userId)));
+    const kept = await complete(manual.id, learners[0].userId);
+    // Expires in 8 days, re-enrolled 30 days before: due now.
+    await complete(early.id, learners[1].userId, new Date().toISOString().slice(0, 19) + 'Z');
+
+    const history = async (id: string) => (await f.admin.get(`${enrollmentsOf(id)}?state=removed&per_page=100`)).body.enrollments;
+    await eventually(async () => ((await history(course.id)).length >= 30 ? true : undefined), 20_000);
+    await eventually(async () => ((await history(early.id)).length === 1 ? true : undefined), 20_000);
+    await new Promise((r) => setTimeout(r, 500));
+    const removed = await history(course.id);
+    expect(removed.map((e: { id: number }) => e.id).sort()).toEqual([...expired].sort());
+    expect(removed.every((e: { removal_reason: string; state: string }) => e.removal_reason === 're_enrolled' && e.state === 'complete')).toBe(true);
+    const live = (await f.admin.get(`${enrollmentsOf(course.id)}?per_page=100`)).body.enrollments;
+    expect(live).toHaveLength(31);
+    expect(live.filter((e: { state: string }) => e.state === 'assigned').map((e: { links: { learner: { id: number } } }) => e.links.learner.id).sort()).toEqual(
+      learners.map((l) => l.userId).sort(),
+    );
+    expect((await f.admin.get(`${enrollmentsOf(manual.id)}?state=complete`)).body.enrollments.map((e: { id: number }) => e.id)).toEqual([kept]);
+    expect(await history(manual.id)).toEqual([]);
+  });
+});

@@ -1,0 +1,87 @@
+import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { Database, InjectTenantRepository, LOGGER, type Logger, RUNTIME, type Runtime, type TenantRepository } from '@lms/platform';
+import { CourseTemplate } from '../course-templates/course-template.entity.js';
+import { Enrollment } from './enrollment.entity.js';
+import { PublishEnrollments } from './publish-enrollments.service.js';
+
+/** Enrollments one sweep transaction takes at most; the sweep repeats until none is due. */
+const BATCH = 200;
+
+interface DueRow {
+  id: number;
+  account_id: number;
+  enrollable_id: number;
+}
+
+/**
+ * Automatic re-enrollment: a completion of a course with `auto_re_enroll` gets a new attempt
+ * `re_enrollment_period` days before it expires (at expiry when the period is 0 or unset). Every catalog
+ * replica sweeps on a timer, like the outbox relay: due enrollments are claimed `FOR UPDATE SKIP LOCKED`,
+ * so replicas share the work and one enrollment is re-enrolled once (the claimed row is retired in the
+ * claiming transaction; the others skip it while it is locked and no longer see it after).
+ */
+@Injectable()
+export class ReEnrollmentSweep implements OnApplicationBootstrap, OnModuleDestroy {
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+
+  constructor(
+    private readonly db: Database,
+    private readonly publish: PublishEnrollments,
+    @Inject(RUNTIME) private readonly runtime: Runtime,
+    @Inject(LOGGER) private readonly logger: Logger,
+    @InjectTenantRepository(Enrollment) private readonly enrollments: TenantRepository<Enrollment>,
+    @InjectTenantRepository(CourseTemplate) private readonly courses: TenantRepository<CourseTemplate>,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    const tick = () => {
+      if (this.running) return;
+      this.running = this.sweep()
+        .then((count) => void (count > 0 && this.logger.info({ count }, 'expiring completions re-enrolled')))
+        .catch((err: unknown) => this.logger.warn({ err }, 're-enrollment sweep failed; retried at the next tick'))
+        .finally(() => (this.running = undefined));
+    };
+    this.timer = setInterval(tick, this.runtime.config.enrollmentSweepIntervalMs);
+    this.timer.unref();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.running;
+  }
+
+  /** Re-enrolls every due completion, batch after batch; answers how many. */
+  async sweep(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const count = await this.sweepBatch();
+      total += count;
+      if (count < BATCH) return total;
+    }
+  }
+
+  private sweepBatch(): Promise<number> {
+    return this.db.transaction(async (manager) => {
+      // Across accounts by nature (a system task, not a request): each claimed row is then handled in its own account's scope.
+      const due: DueRow[] = await manager.query(
+        `SELECT e.id, e.account_id, e.enrollable_id
+           FROM catalog.enrollments e
+           JOIN catalog.course_templates c ON c.id = e.enrollable_id AND c.account_id = e.account_id
+          WHERE e.enrollable_type = 'CourseTemplate' AND e.deleted_at IS NULL AND e.state = 'complete'
+            AND e.expires_at IS NOT NULL AND c.auto_re_enroll AND c.deleted_at IS NULL
+            AND e.expires_at - make_interval(days => coalesce(c.re_enrollment_period, 0)) <= now()
+          ORDER BY e.expires_at, e.id
+          LIMIT $1
+          FOR UPDATE OF e SKIP LOCKED`,
+        [BATCH],
+      );
+      for (const row of due) {
+        const scope = { accountId: row.account_id };
+        const [enrollment, course] = await Promise.all([this.enrollments.findOne(scope, { id: row.id }), this.courses.findOne(scope, { id: row.enrollable_id })]);
+        if (enrollment && course) await this.publish.newAttempts(scope, course, [enrollment]);
+      }
+      return due.length;
+    });
+  }
+}
