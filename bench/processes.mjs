@@ -112,21 +112,28 @@ export function cpuTimeMs(handles) {
 }
 
 /** Resident memory (MiB) of the processes and all their descendants (embedded Postgres included), from /proc. */
-export function residentMiB(handles) {
+export function residentMiB(handles, field = 'rss') {
   const seen = new Set();
-  const rssKiB = (pid) => {
+  // RSS counts a page once per process that maps it; PSS splits a shared page between them, so the PSS of
+  // a process tree (Postgres backends sharing shared_buffers and the binary, node processes sharing node)
+  // adds up to the memory the tree really takes.
+  const own = (pid) =>
+    field === 'pss'
+      ? Number(/^Pss:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? 0)
+      : Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+  const kib = (pid) => {
     if (seen.has(pid)) return 0;
     seen.add(pid);
     let total = 0;
     try {
-      total += Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+      total += own(pid);
       for (const task of readdirSync(`/proc/${pid}/task`)) {
-        for (const child of readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim().split(/\s+/).filter(Boolean)) total += rssKiB(Number(child));
+        for (const child of readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim().split(/\s+/).filter(Boolean)) total += kib(Number(child));
       }
     } catch {
       // the process ended meanwhile
     }
     return total;
   };
-  return handles.reduce((sum, { child }) => sum + rssKiB(child.pid), 0) / 1024;
+  return handles.reduce((sum, { child }) => sum + kib(child.pid), 0) / 1024;
 }

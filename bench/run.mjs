@@ -179,7 +179,7 @@ async function benchTopology(topology, tag, databaseUrl) {
 /** Idle resident memory of each process of a topology (after its load, 3 s quiet) and its time to ready. */
 async function idleMemory(topology) {
   await sleep(3000);
-  return { topology: topology.name, readyMs: topology.readyMs, processes: topology.handles.map((handle) => ({ name: handle.name, rssMiB: residentMiB([handle]) })), totalMiB: residentMiB(topology.handles) };
+  return { topology: topology.name, readyMs: topology.readyMs, processes: topology.handles.map((handle) => ({ name: handle.name, rssMiB: residentMiB([handle]) })), totalMiB: residentMiB(topology.handles), totalPssMiB: residentMiB(topology.handles, 'pss') };
 }
 
 const started = new Date();
@@ -275,7 +275,7 @@ try {
   process.stdout.write(`load average (1/5/15 min) before: ${machine.loadAverageBefore}, after: ${machine.loadAverageAfter}\n\n`);
   process.stdout.write(`${formatTable(results)}\n\n`);
   for (const m of memory) {
-    process.stdout.write(`${m.topology}: ready ${(m.readyMs / 1000).toFixed(1)} s after start; idle RSS ${m.totalMiB.toFixed(0)} MiB (${m.processes.map((p) => `${p.name} ${p.rssMiB.toFixed(0)}`).join(', ')}; descendants such as Postgres included)\n`);
+    process.stdout.write(`${m.topology}: ready ${(m.readyMs / 1000).toFixed(1)} s after start; idle RSS ${m.totalMiB.toFixed(0)} MiB (${m.processes.map((p) => `${p.name} ${p.rssMiB.toFixed(0)}`).join(', ')}; descendants such as Postgres included), PSS ${m.totalPssMiB.toFixed(0)} MiB (shared pages counted once)\n`);
   }
   if (memory.length > 0) process.stdout.write('\n');
   if (eventDelivery) process.stdout.write(`${formatEventTable(eventDelivery)}\n\n`);

@@ -6,6 +6,8 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { freePort, startChild, stopChildren, waitReady } from './processes.mjs';
 
+/** The V8 flags every deployable runs with (docker/Dockerfile's NODE_OPTIONS, package.json's start scripts): measured as deployed. */
+export const DEPLOYED_NODE_FLAGS = ['--max-semi-space-size=4'];
 const entry = (name) => fileURLToPath(new URL(`../dist/apps/${name}/main.js`, import.meta.url));
 export const RAW_SCRIPT = fileURLToPath(new URL('./raw-baseline.mjs', import.meta.url));
 
@@ -58,7 +60,7 @@ export async function startAllInOne({ databaseUrl, natsUrl, namespace, token, no
     // The limiter runs (its cost is measured) but never refuses the benchmark's one token.
     RATE_LIMIT_PER_TOKEN: '1000000000',
     LOG_LEVEL: 'warn',
-  }, nodeArgs('all-in-one'));
+  }, [...DEPLOYED_NODE_FLAGS, ...nodeArgs('all-in-one')]);
   const baseUrl = `http://127.0.0.1:${port}`;
   await readyOrStop([handle], [[handle, `${baseUrl}/readyz`]]);
   const readyMs = performance.now() - started;
@@ -73,7 +75,7 @@ export async function startEmbedded({ token, dataDir }) {
   const started = performance.now();
   const port = await freePort();
   const env = { PORT: String(port), HOST: '127.0.0.1', HEALTH_PORT: String(await freePort()), DATA_DIR: dataDir, EMBEDDED_POSTGRES_PORT: String(await freePort()), BOOTSTRAP_ADMIN_TOKEN: token, LOG_LEVEL: 'warn', DATABASE_URL: undefined, NATS_URL: undefined };
-  const handle = startChild('all-in-one (embedded)', entry('all-in-one'), env);
+  const handle = startChild('all-in-one (embedded)', entry('all-in-one'), env, DEPLOYED_NODE_FLAGS);
   const baseUrl = `http://127.0.0.1:${port}`;
   await readyOrStop([handle], [[handle, `${baseUrl}/readyz`]]);
   return { name: 'all-in-one, embedded Postgres', baseUrl, handles: [handle], readyMs: performance.now() - started, close: () => stopChildren([handle]) };
@@ -101,7 +103,7 @@ export async function startSeparate({ databaseUrl, natsUrl, namespace, token, no
           BOOTSTRAP_ADMIN_TOKEN: token,
           RATE_LIMIT_PER_TOKEN: '1000000000',
           LOG_LEVEL: 'warn',
-        }, nodeArgs(name));
+        }, [...DEPLOYED_NODE_FLAGS, ...nodeArgs(name)]);
         started.push(handle);
         // Services serve /readyz on HEALTH_PORT; the gateway on its HTTP port.
         const url = name === 'gateway' ? `http://127.0.0.1:${port}/readyz` : `http://127.0.0.1:${healthPort}/readyz`;
