@@ -1,7 +1,7 @@
 import { isEntrypoint, runStandalone, type Runtime, type ServiceDefinition, startService } from '@lms/platform';
-import { SCHEDULING_MIGRATIONS, SchedulingModule } from './scheduling.module.js';
+import { SCHEDULING_ENTITIES, SCHEDULING_MIGRATIONS, SchedulingModule } from './scheduling.module.js';
 
-export const service: ServiceDefinition = { name: 'scheduling', schema: 'scheduling', module: SchedulingModule, entities: [], migrations: SCHEDULING_MIGRATIONS };
+export const service: ServiceDefinition = { name: 'scheduling', schema: 'scheduling', module: SchedulingModule, entities: SCHEDULING_ENTITIES, migrations: SCHEDULING_MIGRATIONS };
 
 export const start = (runtime: Runtime) => startService(service, runtime);
 

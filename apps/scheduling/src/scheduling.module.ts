@@ -1,9 +1,32 @@
 import { Module } from '@nestjs/common';
+import { IdentityDirectory, tenantRepositoryProvider } from '@lms/platform';
+import { LiveCourseEnrollment } from './learners/live-course-enrollment.entity.js';
+import { LiveCourseLearnersHandlers } from './learners/live-course-learners.handlers.js';
+import { LiveCourseLearnersService } from './learners/live-course-learners.service.js';
+import { LiveCourse } from './live-courses/live-course.entity.js';
+import { LiveCoursePresenter } from './live-courses/live-course.presenter.js';
+import { LiveCoursesHandlers } from './live-courses/live-courses.handlers.js';
+import { LiveCoursesService } from './live-courses/live-courses.service.js';
 import { InitialScheduling1763800000000 } from './migrations/1763800000000-initial-scheduling.js';
 import { IdempotencyKeys1764350000000 } from './migrations/1764350000000-idempotency-keys.js';
+import { LiveCourses1764500000000 } from './migrations/1764500000000-live-courses.js';
+import { Registration } from './registrations/registration.entity.js';
+import { SeatRelease } from './registrations/seat-release.js';
+import { WaitlistPlace } from './registrations/waitlist-place.entity.js';
+import { Session } from './sessions/session.entity.js';
 
-export const SCHEDULING_MIGRATIONS = [InitialScheduling1763800000000, IdempotencyKeys1764350000000];
+export const SCHEDULING_ENTITIES = [LiveCourse, LiveCourseEnrollment, Session, Registration, WaitlistPlace];
+export const SCHEDULING_MIGRATIONS = [InitialScheduling1763800000000, IdempotencyKeys1764350000000, LiveCourses1764500000000];
 
-/** Feature modules of the scheduling service are added here as they land. */
-@Module({})
+@Module({
+  controllers: [LiveCoursesHandlers, LiveCourseLearnersHandlers],
+  providers: [
+    IdentityDirectory,
+    LiveCoursesService,
+    LiveCoursePresenter,
+    LiveCourseLearnersService,
+    SeatRelease,
+    ...SCHEDULING_ENTITIES.map((entity) => tenantRepositoryProvider(entity)),
+  ],
+})
 export class SchedulingModule {}

@@ -28,3 +28,5 @@ export * from './locking/locks.contract.js';
 export * from './jobs/jobs.contract.js';
 export * from './jobs/dump.contract.js';
 export * from './jobs/data-dumps.contract.js';
+export * from './scheduling/live-courses.contract.js';
+export * from './scheduling/registrations.contract.js';

@@ -38,3 +38,4 @@ export * from './files/object-file-store.js';
 export * from './files/create-file-store.js';
 export * from './files/signed-url.js';
 export * from './dump/dump-module.js';
+export * from './directory/identity-directory.js';

@@ -54,6 +54,7 @@ async function createThrough(ctx: FixtureContext, client: ApiClient, collection:
 
 /** A course template or task, made by `ctx.author`: only its authors and administrators may change it. */
 const authored = (collection: string) => (ctx: FixtureContext) => createThrough(ctx, ctx.author ?? ctx.admin, collection);
+const liveCourse = async (ctx: FixtureContext) => createdId(await ctx.admin.post('/api/author/live_courses', { live_courses: [{ title: unique('live') }] }), 'a live course');
 const group = async (ctx: FixtureContext) => createdId(await ctx.admin.post('/api/author/groups', { groups: [{ name: unique('group') }] }), 'a group');
 
 /**
@@ -93,6 +94,12 @@ export const PARAM_FIXTURES: Record<string, ParamFixture> = {
     create: async (ctx, earlier) =>
       createdId(await ctx.admin.post(`/api/author/course_templates/${earlier.course_template_id}/slides`, slideBody()), 'a slide'),
   },
+  'live_courses/:live_course_id': { tenant: true, create: liveCourse },
+  'learners/:live_course_enrollment_id': {
+    tenant: true,
+    create: async (ctx, earlier) =>
+      createdId(await ctx.admin.post(`/api/author/live_courses/${earlier.live_course_id}/learners`, { learners: [{ user_id: Number(await learner(ctx)) }] }), 'a live course enrollment'),
+  },
   // A second author, so removing one never hits the last-author rule.
   'authors/:id': {
     tenant: true,
@@ -130,6 +137,7 @@ export const BODY_FIXTURES: Record<string, (ctx: FixtureContext, ids: Record<str
   'POST /api/author/course_templates/:course_template_id/enrollments': async (ctx) => ({ enrollments: [{ user_id: Number(await learner(ctx)) }] }),
   'PATCH /api/author/enrollments/:id': async () => ({ enrollments: [{ score: 50 }] }),
   'PUT /api/author/enrollments/:id': async () => ({ enrollments: [{ state: 'active' }] }),
+  'POST /api/author/live_courses/:live_course_id/learners': async (ctx) => ({ learners: [{ user_id: Number(await learner(ctx)) }] }),
   'POST /api/admin/api_tokens': async (ctx) => ({ api_token: { user_id: await learner(ctx), name: unique('token') } }),
   'POST /api/author/groups/:group_id/learners': async (ctx) => ({ users: [{ user_id: Number(await learner(ctx)) }] }),
 };

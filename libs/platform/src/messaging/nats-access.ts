@@ -37,7 +37,8 @@ export const BUS_ROLES: Readonly<Record<string, BusRole>> = {
   identity: { serves: 'identity', publishesEventsOf: 'identity', broadcasts: [AUTH_INVALIDATE] },
   // Catalog asks identity for people and locking whether a write is fenced; locking asks catalog about lockables.
   catalog: { serves: 'catalog', publishesEventsOf: 'catalog', calls: ['identity', 'locking'] },
-  scheduling: { serves: 'scheduling', publishesEventsOf: 'scheduling' },
+  // Scheduling asks identity for people (learners, instructors).
+  scheduling: { serves: 'scheduling', publishesEventsOf: 'scheduling', calls: ['identity'] },
   // Both ask the services in the data dump (DUMP_SERVICES) for their models and rows.
   jobs: { serves: 'jobs', publishesEventsOf: 'jobs', calls: ['identity', 'catalog'] },
   'jobs-worker': { publishesEventsOf: 'jobs', files: 'write', calls: ['identity', 'catalog'] },

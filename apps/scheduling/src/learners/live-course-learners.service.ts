@@ -1,0 +1,76 @@
+import { Injectable } from '@nestjs/common';
+import { In } from 'typeorm';
+import {
+  LIVE_COURSE_ENROLLMENT_CREATED_EVENT,
+  LIVE_COURSE_ENROLLMENT_REMOVED_EVENT,
+  type ListLiveCourseLearnersQuery,
+  type LiveCourseEnrollmentEventData,
+  type LiveCourseEnrollmentView,
+  pageWindow,
+  type RequestContext,
+} from '@lms/contracts';
+import { Database, IdentityDirectory, InjectTenantRepository, Outbox, type TenantRepository } from '@lms/platform';
+import { cannotEnroll, liveCourseEnrollmentNotFound } from '../live-courses/live-course.errors.js';
+import { toEnrollmentView } from '../live-courses/live-course.views.js';
+import { LiveCoursesService } from '../live-courses/live-courses.service.js';
+import { SeatRelease } from '../registrations/seat-release.js';
+import { LiveCourseEnrollment } from './live-course-enrollment.entity.js';
+
+const eventData = (row: LiveCourseEnrollment): LiveCourseEnrollmentEventData => ({ live_course_id: row.liveCourseId, enrollment_id: row.id, user_id: row.userId });
+
+/** Who takes part in a live course: only enrolled users register for its sessions. */
+@Injectable()
+export class LiveCourseLearnersService {
+  constructor(
+    private readonly db: Database,
+    private readonly outbox: Outbox,
+    private readonly courses: LiveCoursesService,
+    private readonly directory: IdentityDirectory,
+    private readonly seats: SeatRelease,
+    @InjectTenantRepository(LiveCourseEnrollment) private readonly enrollments: TenantRepository<LiveCourseEnrollment>,
+  ) {}
+
+  async list(ctx: RequestContext, courseId: number, query: ListLiveCourseLearnersQuery): Promise<[LiveCourseEnrollmentView[], number]> {
+    await this.courses.find(ctx, courseId);
+    const { skip, take } = pageWindow(query);
+    const [rows, total] = await this.enrollments.findAndCount(ctx, { where: { liveCourseId: courseId }, order: { id: 'ASC' }, skip, take });
+    const users = await this.directory.users(ctx, rows.map((r) => r.userId));
+    return [rows.map((row) => toEnrollmentView(row, users.get(row.userId))), total];
+  }
+
+  /** All or nothing: each user must exist, not be deleted, and not be enrolled already. */
+  async enroll(ctx: RequestContext, courseId: number, userIds: number[]): Promise<LiveCourseEnrollmentView[]> {
+    const users = await this.directory.users(ctx, userIds);
+    const rows = await this.db.transaction(async () => {
+      await this.courses.lock(ctx, courseId);
+      const existing = new Set((await this.enrollments.find(ctx, { where: { liveCourseId: courseId, userId: In(userIds) } })).map((e) => e.userId));
+      const seen = new Set<number>();
+      for (const [i, userId] of userIds.entries()) {
+        const user = users.get(userId);
+        if (!user || user.deleted_at !== null) throw cannotEnroll(userId, i, 'no such user');
+        if (existing.has(userId) || seen.has(userId)) throw cannotEnroll(userId, i, 'the user is enrolled in this live course already');
+        seen.add(userId);
+      }
+      const created: LiveCourseEnrollment[] = [];
+      for (const userId of userIds) {
+        const row = await this.enrollments.insert(ctx, { liveCourseId: courseId, userId });
+        await this.outbox.add(ctx, LIVE_COURSE_ENROLLMENT_CREATED_EVENT, eventData(row), String(courseId));
+        created.push(row);
+      }
+      return created;
+    });
+    return rows.map((row) => toEnrollmentView(row, users.get(row.userId)));
+  }
+
+  /** Removes the enrollment with the user's registrations and waitlist places in the course's sessions; freed seats go to the waitlist. */
+  async remove(ctx: RequestContext, courseId: number, enrollmentId: number): Promise<void> {
+    await this.db.transaction(async () => {
+      await this.courses.lock(ctx, courseId);
+      const row = await this.enrollments.findOne(ctx, { id: enrollmentId, liveCourseId: courseId });
+      if (!row) throw liveCourseEnrollmentNotFound(courseId, enrollmentId);
+      await this.seats.withdrawFromCourse(ctx, courseId, row.userId);
+      await this.enrollments.delete(ctx, { id: row.id });
+      await this.outbox.add(ctx, LIVE_COURSE_ENROLLMENT_REMOVED_EVENT, eventData(row), String(courseId));
+    });
+  }
+}

@@ -1,0 +1,54 @@
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  DIRECTORY_SUBJECTS,
+  type DirectoryGroupMembersReply,
+  type DirectorySubAccountsReply,
+  type DirectoryUser,
+  type DirectoryUserSearchReply,
+  type DirectoryUsersReply,
+  type RequestContext,
+} from '@lms/contracts';
+import type { MessageBus } from '../messaging/message-bus.js';
+import { contextSealFor } from '../rpc/context-seal.js';
+import { requestSigned, type SignedRequestOptions } from '../rpc/signed-request.js';
+import type { Runtime } from '../runtime/runtime.js';
+import { MESSAGE_BUS, RUNTIME } from '../runtime/start-service.js';
+
+/**
+ * A service's view of people and sub-accounts: asked of identity over NATS request/reply (design §1: never
+ * its schema). Identity's own errors come back as they are; no answer is a 503.
+ */
+@Injectable()
+export class IdentityDirectory {
+  private readonly identity: SignedRequestOptions;
+
+  constructor(@Inject(MESSAGE_BUS) bus: MessageBus, @Inject(RUNTIME) runtime: Runtime) {
+    this.identity = { bus, seal: contextSealFor(runtime.config), timeoutMs: runtime.config.rpcTimeoutMs, service: 'identity', unavailableCode: 'IDENTITY_UNAVAILABLE' };
+  }
+
+  /** Users of the caller's account by id, deleted ones included; unknown (or hidden) ids are absent from the map. */
+  async users(ctx: RequestContext, ids: number[]): Promise<Map<number, DirectoryUser>> {
+    const unique = [...new Set(ids)];
+    if (unique.length === 0) return new Map();
+    const reply = await this.ask<DirectoryUsersReply>(ctx, DIRECTORY_SUBJECTS.users, { ids: unique });
+    return new Map(reply.users.map((user) => [user.id, user]));
+  }
+
+  async subAccounts(ctx: RequestContext, ids: number[] = []): Promise<DirectorySubAccountsReply> {
+    return this.ask<DirectorySubAccountsReply>(ctx, DIRECTORY_SUBJECTS.subAccounts, { ids: [...new Set(ids)] });
+  }
+
+  /** Ids of the live users whose name, username or e-mail contains `search` (identity caps the answer). */
+  async searchUsers(ctx: RequestContext, search: string): Promise<DirectoryUserSearchReply> {
+    return this.ask<DirectoryUserSearchReply>(ctx, DIRECTORY_SUBJECTS.userSearch, { search });
+  }
+
+  /** Whether the group exists in the caller's account, and its live learners. */
+  async groupMembers(ctx: RequestContext, groupId: number): Promise<DirectoryGroupMembersReply> {
+    return this.ask<DirectoryGroupMembersReply>(ctx, DIRECTORY_SUBJECTS.groupMembers, { group_id: groupId });
+  }
+
+  private ask<T>(ctx: RequestContext, subject: string, body: object): Promise<T> {
+    return requestSigned<T>(this.identity, ctx, subject, body);
+  }
+}
