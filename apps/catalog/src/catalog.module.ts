@@ -30,6 +30,10 @@ import { Enrollments1765400000000 } from './migrations/1765400000000-enrollments
 import { GroupEnrollments1765410000000 } from './migrations/1765410000000-group-enrollments.js';
 import { GroupEnrollmentSubAccounts1765420000000 } from './migrations/1765420000000-group-enrollment-sub-accounts.js';
 import { EnrollmentExpiry1765430000000 } from './migrations/1765430000000-enrollment-expiry.js';
+import { Markets1765433000000 } from './migrations/1765433000000-markets.js';
+import { Market, MarketItem } from './markets/market.entity.js';
+import { MarketsHandlers } from './markets/markets.handlers.js';
+import { MarketsService } from './markets/markets.service.js';
 import { ProgramCourse } from './programs/program-course.entity.js';
 import { Program } from './programs/program.entity.js';
 import { ProgramsHandlers } from './programs/programs.handlers.js';
@@ -43,12 +47,18 @@ import { TasksHandlers } from './tasks/tasks.handlers.js';
 import { TasksService } from './tasks/tasks.service.js';
 import { CatalogDumpModule } from './catalog-dump.js';
 
-export const CATALOG_ENTITIES = [CourseTemplate, CourseAuthor, Slide, Task, Enrollment, GroupEnrollment, Program, ProgramCourse];
-export const CATALOG_MIGRATIONS = [InitialCatalog1763800000000, IdempotencyKeys1764350000000, Authoring1764400000000, Programs1765330000000, Enrollments1765400000000, GroupEnrollments1765410000000, GroupEnrollmentSubAccounts1765420000000, EnrollmentExpiry1765430000000];
+/** Rows owned by an account: reached only through tenant repositories. */
+const TENANT_ENTITIES = [CourseTemplate, CourseAuthor, Slide, Task, Enrollment, GroupEnrollment, Program, ProgramCourse];
+/** Markets are shared reference data (each names the accounts that see it). */
+export const CATALOG_ENTITIES = [...TENANT_ENTITIES, Market, MarketItem];
+export const CATALOG_MIGRATIONS = [
+  InitialCatalog1763800000000, IdempotencyKeys1764350000000, Authoring1764400000000, Programs1765330000000, Enrollments1765400000000, GroupEnrollments1765410000000,
+  GroupEnrollmentSubAccounts1765420000000, EnrollmentExpiry1765430000000, Markets1765433000000,
+];
 
 @Module({
   imports: [CatalogDumpModule],
-  controllers: [CourseTemplatesHandlers, CourseAuthorsHandlers, SlidesHandlers, TasksHandlers, LockablesHandlers, ProgramsHandlers, EnrollmentsHandlers],
+  controllers: [CourseTemplatesHandlers, CourseAuthorsHandlers, SlidesHandlers, TasksHandlers, LockablesHandlers, ProgramsHandlers, EnrollmentsHandlers, MarketsHandlers],
   providers: [
     IdentityDirectory,
     AuthoringGuard,
@@ -68,7 +78,8 @@ export const CATALOG_MIGRATIONS = [InitialCatalog1763800000000, IdempotencyKeys1
     PublishEnrollments,
     ReEnrollmentSweep,
     EnrollmentEventConsumers,
-    ...CATALOG_ENTITIES.map((entity) => tenantRepositoryProvider(entity)),
+    MarketsService,
+    ...TENANT_ENTITIES.map((entity) => tenantRepositoryProvider(entity)),
   ],
 })
 export class CatalogModule {}

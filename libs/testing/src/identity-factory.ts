@@ -22,7 +22,7 @@ export interface TestCast {
  * roles, and a bearer token, written straight into the identity schema of a running system's database.
  */
 export class IdentityFactory {
-  constructor(private readonly databaseUrl: string) {}
+  constructor(readonly databaseUrl: string) {}
 
   private query<T>(text: string, values: unknown[] = []): Promise<T[]> {
     return queryDatabase<T>(this.databaseUrl, text, values);

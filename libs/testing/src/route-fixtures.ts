@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { ROUTES, type RouteDefinition } from '@lms/contracts';
 import type { ApiClient, ApiResponse } from './http-client.js';
 import type { IdentityFactory } from './identity-factory.js';
+import { queryDatabase } from './infra.js';
 import { resolveSchema, sampleOf, type Schema, type SchemaComponents } from './json-schema-sample.js';
 
 /** What route fixtures are made with: the owning account's administrator over the API, and the row factory. */
@@ -40,6 +41,21 @@ export function createdId(res: ApiResponse, what: string): string {
     if (record && typeof record === 'object' && 'id' in record) return String((record as { id: unknown }).id);
   }
   throw new Error(`creating ${what} answered no id: ${res.text.slice(0, 300)}`);
+}
+
+/**
+ * A market every account sees, holding one fresh item (markets are shared reference data an operator
+ * loads; docs/catalog.md), written straight into the catalog schema.
+ */
+async function marketItem(ctx: FixtureContext, market: string): Promise<string> {
+  const id = unique('item');
+  await queryDatabase(
+    ctx.factory.databaseUrl,
+    `WITH m AS (INSERT INTO catalog.markets (id, name) VALUES ($1, $1) ON CONFLICT (id) DO UPDATE SET account_ids = NULL RETURNING id)
+     INSERT INTO catalog.market_items (market_id, id, title) SELECT m.id, $2, $2 FROM m`,
+    [market, id],
+  );
+  return id;
 }
 
 const learner = async (ctx: FixtureContext) => String((await ctx.factory.user(ctx.accountId, ['learner'])).userId);
@@ -100,6 +116,15 @@ export const PARAM_FIXTURES: Record<string, ParamFixture> = {
     create: async (ctx, earlier) =>
       createdId(await ctx.admin.post(`/api/author/live_courses/${earlier.live_course_id}/learners`, { learners: [{ user_id: Number(await learner(ctx)) }] }), 'a live course enrollment'),
   },
+  // Markets are shared by the accounts they name (here: every account), so another account's caller is let through.
+  'markets/:market_id': {
+    tenant: false,
+    create: async (ctx) => {
+      await marketItem(ctx, 'third_party_a');
+      return 'third_party_a';
+    },
+  },
+  'items/:id': { tenant: false, create: async (ctx, earlier) => marketItem(ctx, earlier.market_id) },
   // A second author, so removing one never hits the last-author rule.
   'authors/:id': {
     tenant: true,

@@ -94,8 +94,11 @@ export class CourseTemplatesService {
     return course;
   }
 
-  /** All or nothing. Each course belongs to the caller's sub-account; the caller becomes its first author. */
-  async create(ctx: RequestContext, inputs: CourseTemplateRequest[]): Promise<CourseTemplate[]> {
+  /**
+   * All or nothing. Each course belongs to the caller's sub-account; the caller becomes its first author.
+   * `preset` sets what no request may (a market item's `third_party_course_id`).
+   */
+  async create(ctx: RequestContext, inputs: CourseTemplateRequest[], preset: Partial<Pick<CourseTemplate, 'thirdPartyCourseId'>> = {}): Promise<CourseTemplate[]> {
     const { current } = await this.directory.subAccounts(ctx);
     return this.db.transaction(async () => {
       const created: CourseTemplate[] = [];
@@ -105,6 +108,7 @@ export class CourseTemplatesService {
         const course = await this.courses.insert(ctx, {
           ...fields,
           ...typeState({ courseType, scorm: null }),
+          ...preset,
           subAccountId: current?.id ?? null,
           authorId: ctx.userId,
           uuid: randomUUID(),

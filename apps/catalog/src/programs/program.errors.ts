@@ -1,8 +1,6 @@
-import { badRequest, forbidden, notFound } from '@lms/platform';
+import { badRequest, notFound } from '@lms/platform';
 
 export const programNotFound = (id: number) => notFound('PROGRAM_NOT_FOUND', `Program ${id} does not exist.`);
 
 export const programCourseInvalid = (field: string, id: number, why: string) =>
   badRequest('PROGRAM_COURSE_INVALID', `Course template ${id} cannot be part of a program: ${why}.`, [{ field, message: `course template ${id} ${why}` }]);
-
-export const notAProgramAuthor = () => forbidden('NOT_AN_AUTHOR', 'Only authors and administrators of the account may change programs.');

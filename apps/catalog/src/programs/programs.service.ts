@@ -13,11 +13,12 @@ import {
   type RequestContext,
 } from '@lms/contracts';
 import { Database, InjectTenantRepository, Outbox, type TenantRepository, type TenantScope } from '@lms/platform';
+import { assertAuthorAudience } from '../authoring/author-audience.js';
 import { containsPattern } from '../course-templates/course-template-list.js';
 import { CourseTemplate } from '../course-templates/course-template.entity.js';
 import { ProgramCourse } from './program-course.entity.js';
 import { Program } from './program.entity.js';
-import { notAProgramAuthor, programCourseInvalid, programNotFound } from './program.errors.js';
+import { programCourseInvalid, programNotFound } from './program.errors.js';
 import { programEventData, toProgramView } from './program.views.js';
 
 type ProgramFields = Partial<Pick<Program, 'title' | 'description' | 'isPublished' | 'openEnrollment'>>;
@@ -59,7 +60,7 @@ export class ProgramsService {
 
   /** All or nothing; the caller is each program's author. */
   async create(ctx: RequestContext, inputs: ProgramRequest[]): Promise<Program[]> {
-    this.assertMayWrite(ctx);
+    assertAuthorAudience(ctx, 'change programs');
     return this.db.transaction(async () => {
       await this.lockCourses(ctx, inputs.flatMap((input, i) => (input.course_template_ids ?? []).map((id, j) => ({ id, field: `programs[${i}].course_template_ids[${j}]` }))));
       const created: Program[] = [];
@@ -75,7 +76,7 @@ export class ProgramsService {
   }
 
   async update(ctx: RequestContext, id: number, changes: ProgramChanges): Promise<Program> {
-    this.assertMayWrite(ctx);
+    assertAuthorAudience(ctx, 'change programs');
     return this.db.transaction(async () => {
       const courseIds = changes.course_template_ids;
       const locked = courseIds ? this.lockCourses(ctx, courseIds.map((courseId, j) => ({ id: courseId, field: `program.course_template_ids[${j}]` }))) : Promise.resolve();
@@ -97,7 +98,7 @@ export class ProgramsService {
 
   /** Soft delete: the row stays for the enrollments made through it; its course list goes. */
   async delete(ctx: RequestContext, id: number): Promise<void> {
-    this.assertMayWrite(ctx);
+    assertAuthorAudience(ctx, 'change programs');
     await this.db.transaction(async () => {
       const program = await this.lockProgram(ctx, id);
       const courseIds = await this.courseIdsOf(ctx, id);
@@ -143,11 +144,6 @@ export class ProgramsService {
   async courseIdsOf(scope: TenantScope, programId: number): Promise<number[]> {
     const rows = await this.memberships.find(scope, { where: { programId }, order: { position: 'ASC' } });
     return rows.map((row) => row.courseTemplateId);
-  }
-
-  /** The gateway admits only the author audience; a service never trusts that it was asked through it. */
-  private assertMayWrite(ctx: RequestContext): void {
-    if (!ctx.roles.includes('admin') && !ctx.roles.includes('author')) throw notAProgramAuthor();
   }
 
   private async lockProgram(ctx: RequestContext, id: number): Promise<Program> {
