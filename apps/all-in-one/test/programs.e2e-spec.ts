@@ -55,7 +55,7 @@ describe('programs, end to end', () => {
     const listed = await f.author.get(`${COURSES}?search=${encodeURIComponent('C')}&includes[]=programs`);
     expect(listed.body.course_templates.find((x: { id: string }) => x.id === c.id).program_ids).toEqual([sales.id]);
     // Create and update answers of a course always carry program_ids.
-    const updated = await f.author.patch(`${COURSES}/${a.id}`, { course_template: { title: 'A2' } });
+    const updated = await f.admin.patch(`${COURSES}/${a.id}`, { course_template: { title: 'A2' } });
     expect(updated.body.course_templates[0].program_ids).toEqual([sales.id, support.id]);
   });
 
@@ -83,7 +83,7 @@ describe('programs, end to end', () => {
     const patched = await f.author.patch(`${PROGRAMS}/${program.id}`, { program: { title: 'Renamed', is_published: true } });
     expect(patched.status).toBe(200);
     expect(patched.body.programs[0]).toMatchObject({ title: 'Renamed', is_published: true, course_template_ids: [a.id, b.id] });
-    const put = await f.otherAuthor.put(`${PROGRAMS}/${program.id}`, { program: { course_template_ids: [Number(c.id), Number(a.id)], open_enrollment: true, description: 'd' } });
+    const put = await f.author.put(`${PROGRAMS}/${program.id}`, { program: { course_template_ids: [Number(c.id), Number(a.id)], open_enrollment: true, description: 'd' } });
     expect(put.status).toBe(200);
     expect(put.body.programs[0]).toMatchObject({ title: 'Renamed', description: 'd', open_enrollment: true, course_template_ids: [c.id, a.id], courses_count: 2 });
     expect(await programIdsOf(b.id)).toEqual([]);
@@ -97,7 +97,7 @@ describe('programs, end to end', () => {
   it('refuses bad input with 400 naming the field and changes nothing', async () => {
     const course = await f.createCourse();
     const archived = await f.createCourse();
-    expect((await f.author.delete(`${COURSES}/${archived.id}`)).status).toBe(204);
+    expect((await f.admin.delete(`${COURSES}/${archived.id}`)).status).toBe(204);
     const foreign = await f.createCourse({}, f.stranger);
     const program = await createProgram({ title: 'Unchanged', course_template_ids: [Number(course.id)] });
     const cases: [unknown, string][] = [
@@ -148,7 +148,7 @@ describe('programs, end to end', () => {
     const [a, b, c] = [await f.createCourse(), await f.createCourse(), await f.createCourse()];
     const one = await createProgram({ course_template_ids: [Number(a.id), Number(b.id), Number(c.id)] });
     const two = await createProgram({ course_template_ids: [Number(b.id)] });
-    expect((await f.author.delete(`${COURSES}/${b.id}`)).status).toBe(204);
+    expect((await f.admin.delete(`${COURSES}/${b.id}`)).status).toBe(204);
     expect((await f.author.get(`${PROGRAMS}/${one.id}`)).body.programs[0]).toMatchObject({ course_template_ids: [a.id, c.id], courses_count: 2 });
     expect((await f.author.get(`${PROGRAMS}/${two.id}`)).body.programs[0]).toMatchObject({ course_template_ids: [], courses_count: 0 });
     await f.eventOf('catalog.program.updated', (d) => d.id === Number(two.id) && (d.course_template_ids as number[]).length === 0);
@@ -156,7 +156,7 @@ describe('programs, end to end', () => {
     const d = await f.createCourse();
     const appended = await f.author.patch(`${PROGRAMS}/${one.id}`, { program: { course_template_ids: [Number(a.id), Number(c.id), Number(d.id)] } });
     expect(appended.body.programs[0].course_template_ids).toEqual([a.id, c.id, d.id]);
-    expect((await f.author.post(`${COURSES}/${b.id}/restore`)).status).toBe(200);
+    expect((await f.admin.post(`${COURSES}/${b.id}/restore`)).status).toBe(200);
     expect(await programIdsOf(b.id)).toEqual([]);
   });
 
@@ -165,11 +165,24 @@ describe('programs, end to end', () => {
     const program = await createProgram();
     const ids = courses.map((c) => Number(c.id));
     const answers = await Promise.all([
-      ...courses.map((c) => f.author.delete(`${COURSES}/${c.id}`)),
-      ...ids.map((_, i) => f.otherAuthor.put(`${PROGRAMS}/${program.id}`, { program: { course_template_ids: ids.slice(i) } })),
+      ...courses.map((c) => f.admin.delete(`${COURSES}/${c.id}`)),
+      ...ids.map((_, i) => f.author.put(`${PROGRAMS}/${program.id}`, { program: { course_template_ids: ids.slice(i) } })),
     ]);
     expect(answers.map((r) => r.status).every((s) => s === 204 || s === 200 || s === 400)).toBe(true);
     expect((await f.author.get(`${PROGRAMS}/${program.id}`)).body.programs[0].course_template_ids).toEqual([]);
+  });
+
+  it("lets the program's author and administrators change it; other authors read it and get 403", async () => {
+    const program = await createProgram({ title: 'Mine' });
+    expect((await f.otherAuthor.get(`${PROGRAMS}/${program.id}`)).status).toBe(200);
+    const refused = await f.otherAuthor.patch(`${PROGRAMS}/${program.id}`, { program: { title: 'Theirs' } });
+    expect(refused.status).toBe(403);
+    expect(refused.body.code).toBe('NOT_AN_AUTHOR');
+    expect((await f.otherAuthor.put(`${PROGRAMS}/${program.id}`, { program: { title: 'Theirs' } })).status).toBe(403);
+    expect((await f.otherAuthor.delete(`${PROGRAMS}/${program.id}`)).status).toBe(403);
+    expect((await f.author.get(`${PROGRAMS}/${program.id}`)).body.programs[0].title).toBe('Mine');
+    expect((await f.admin.patch(`${PROGRAMS}/${program.id}`, { program: { title: 'By admin' } })).status).toBe(200);
+    expect((await f.admin.delete(`${PROGRAMS}/${program.id}`)).status).toBe(204);
   });
 
   it('keeps accounts apart: another account sees 404 and an empty list; learners are outside the audience', async () => {

@@ -68,7 +68,7 @@ async function createThrough(ctx: FixtureContext, client: ApiClient, collection:
   return createdId(await client.post(collection, await bodyFor(ctx, create, 'POST', {})), `a record of ${collection}`);
 }
 
-/** A course template or task, made by `ctx.author`: only its authors and administrators may change it. */
+/** A course template, task or program, made by `ctx.author`: only its authors and administrators may change it. */
 const authored = (collection: string) => (ctx: FixtureContext) => createThrough(ctx, ctx.author ?? ctx.admin, collection);
 const liveCourse = async (ctx: FixtureContext) => createdId(await ctx.admin.post('/api/author/live_courses', { live_courses: [{ title: unique('live') }] }), 'a live course');
 const group = async (ctx: FixtureContext) => createdId(await ctx.admin.post('/api/author/groups', { groups: [{ name: unique('group') }] }), 'a group');
@@ -86,6 +86,7 @@ export const PARAM_FIXTURES: Record<string, ParamFixture> = {
   'course_templates/:id': { tenant: true, create: authored('/api/author/course_templates') },
   'course_templates/:course_template_id': { tenant: true, create: authored('/api/author/course_templates') },
   'tasks/:id': { tenant: true, create: authored('/api/author/tasks') },
+  'programs/:id': { tenant: true, create: authored('/api/author/programs') },
   'groups/:id': { tenant: true, create: group },
   'groups/:group_id': { tenant: true, create: group },
   'learners/:id': {

@@ -18,7 +18,7 @@ import { containsPattern } from '../course-templates/course-template-list.js';
 import { CourseTemplate } from '../course-templates/course-template.entity.js';
 import { ProgramCourse } from './program-course.entity.js';
 import { Program } from './program.entity.js';
-import { programCourseInvalid, programNotFound } from './program.errors.js';
+import { notAProgramAuthor, programCourseInvalid, programNotFound } from './program.errors.js';
 import { programEventData, toProgramView } from './program.views.js';
 
 type ProgramFields = Partial<Pick<Program, 'title' | 'description' | 'isPublished' | 'openEnrollment'>>;
@@ -60,7 +60,7 @@ export class ProgramsService {
 
   /** All or nothing; the caller is each program's author. */
   async create(ctx: RequestContext, inputs: ProgramRequest[]): Promise<Program[]> {
-    assertAuthorAudience(ctx, 'change programs');
+    assertAuthorAudience(ctx, 'create programs');
     return this.db.transaction(async () => {
       await this.lockCourses(ctx, inputs.flatMap((input, i) => (input.course_template_ids ?? []).map((id, j) => ({ id, field: `programs[${i}].course_template_ids[${j}]` }))));
       const created: Program[] = [];
@@ -76,7 +76,6 @@ export class ProgramsService {
   }
 
   async update(ctx: RequestContext, id: number, changes: ProgramChanges): Promise<Program> {
-    assertAuthorAudience(ctx, 'change programs');
     return this.db.transaction(async () => {
       const courseIds = changes.course_template_ids;
       const locked = courseIds ? this.lockCourses(ctx, courseIds.map((courseId, j) => ({ id: courseId, field: `program.course_template_ids[${j}]` }))) : Promise.resolve();
@@ -98,7 +97,6 @@ export class ProgramsService {
 
   /** Soft delete: the row stays for the enrollments made through it; its course list goes. */
   async delete(ctx: RequestContext, id: number): Promise<void> {
-    assertAuthorAudience(ctx, 'change programs');
     await this.db.transaction(async () => {
       const program = await this.lockProgram(ctx, id);
       const courseIds = await this.courseIdsOf(ctx, id);
@@ -146,9 +144,15 @@ export class ProgramsService {
     return rows.map((row) => row.courseTemplateId);
   }
 
+  /**
+   * The program locked for a change by its creator or an administrator (the rule courses and tasks
+   * follow); other authors of the account read it and get 403. Another account's program is a 404 first.
+   */
   private async lockProgram(ctx: RequestContext, id: number): Promise<Program> {
     const program = await this.programs.query(ctx, 'p').andWhere('p.id = :id AND p.deleted_at IS NULL', { id }).setLock('pessimistic_write').getOne();
-    return program ?? Promise.reject(programNotFound(id));
+    if (!program) throw programNotFound(id);
+    if (!ctx.roles.includes('admin') && !(ctx.roles.includes('author') && program.authorId === ctx.userId)) throw notAProgramAuthor(id);
+    return program;
   }
 
   /**
