@@ -39,8 +39,11 @@ function sampleOf(schema: Schema | undefined, schemas: Record<string, Schema>, n
   const props = schema.properties as Record<string, Schema> | undefined;
   if (type === 'object' || props) {
     const requiredNames = (schema.required as string[] | undefined) ?? [];
+    // Exactly one of several fields (`oneOf` of required sets): the first alternative's, not the others'.
+    const alternatives = (schema.oneOf as Schema[] | undefined) ?? [];
+    const excluded = new Set(alternatives.slice(1).flatMap((alternative) => (alternative.required as string[] | undefined) ?? []));
     const out: Record<string, Json> = {};
-    for (const [key, prop] of Object.entries(props ?? {})) {
+    for (const [key, prop] of Object.entries(props ?? {}).filter(([key]) => !excluded.has(key))) {
       const value = sampleOf(prop, schemas, key, requiredNames.includes(key));
       if (value !== undefined) out[key] = value;
     }

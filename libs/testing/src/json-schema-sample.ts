@@ -59,7 +59,14 @@ export function sampleOf(schema: Schema | undefined, components: SchemaComponent
   if (Array.isArray(s.enum) && s.enum.length > 0) return s.enum[0];
   for (const key of ['oneOf', 'anyOf', 'allOf'] as const) {
     const options = s[key];
-    if (Array.isArray(options) && options.length > 0) return sampleOf(options[0] as Schema, components, depth + 1);
+    if (!Array.isArray(options) || options.length === 0) continue;
+    const first = options[0] as Schema;
+    // Alternatives that only name required fields (exactly one of user_id and group_id) constrain the
+    // object beside them: the first alternative's fields become required.
+    if (first.type === undefined && first.properties === undefined && Array.isArray(first.required)) {
+      return sampleOf({ ...s, [key]: undefined, required: [...((s.required as string[]) ?? []), ...(first.required as string[])] }, components, depth);
+    }
+    return sampleOf(first, components, depth + 1);
   }
   const type = Array.isArray(s.type) ? s.type.find((t) => t !== 'null') : s.type;
   switch (type) {

@@ -1,4 +1,5 @@
 import { Type } from 'class-transformer';
+import { JSONSchema } from 'class-validator-jsonschema';
 import {
   ArrayMaxSize,
   ArrayMinSize,
@@ -56,6 +57,7 @@ const OneLearnerSource = () =>
   });
 
 /** One entry of `POST .../enrollments`: a user, or a group (its learners, now and later). */
+@JSONSchema({ oneOf: [{ required: ['user_id'] }, { required: ['group_id'] }] })
 export class EnrollmentEntry {
   @ValidateIf((o: EnrollmentEntry) => o.user_id !== undefined || o.group_id === undefined)
   @OneLearnerSource() @IsInt() @Min(1) @Max(MAX_ID)
