@@ -64,7 +64,7 @@ export async function deleteNamespaceStreams(natsUrl, namespaces) {
     const names = [];
     for await (const info of jsm.streams.list()) names.push(info.config.name);
     for (const name of names) {
-      if (prefixes.some((prefix) => name.startsWith(prefix))) {
+      if (prefixes.some((prefix) => name.startsWith(prefix) || name === `OBJ_${prefix}FILES`)) {
         await jsm.streams.delete(name);
         deleted.push(name);
       }
