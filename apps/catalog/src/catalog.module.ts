@@ -4,6 +4,8 @@ import { AuthoringGuard } from './authoring/authoring-guard.js';
 import { LockFence } from './authoring/lock-fence.js';
 import { CourseAuthor } from './course-authors/course-author.entity.js';
 import { CourseAuthorsHandlers } from './course-authors/course-authors.handlers.js';
+import { CourseReportsHandlers } from './course-reports/course-reports.handlers.js';
+import { CourseReportsService } from './course-reports/course-reports.service.js';
 import { CourseAuthorsService } from './course-authors/course-authors.service.js';
 import { CourseTemplateLifecycle } from './course-templates/course-template-lifecycle.service.js';
 import { CourseTemplateList } from './course-templates/course-template-list.js';
@@ -58,7 +60,7 @@ export const CATALOG_MIGRATIONS = [
 
 @Module({
   imports: [CatalogDumpModule],
-  controllers: [CourseTemplatesHandlers, CourseAuthorsHandlers, SlidesHandlers, TasksHandlers, LockablesHandlers, ProgramsHandlers, EnrollmentsHandlers, MarketsHandlers],
+  controllers: [CourseTemplatesHandlers, CourseAuthorsHandlers, SlidesHandlers, TasksHandlers, LockablesHandlers, ProgramsHandlers, EnrollmentsHandlers, MarketsHandlers, CourseReportsHandlers],
   providers: [
     IdentityDirectory,
     AuthoringGuard,
@@ -79,6 +81,7 @@ export const CATALOG_MIGRATIONS = [
     ReEnrollmentSweep,
     EnrollmentEventConsumers,
     MarketsService,
+    CourseReportsService,
     ...TENANT_ENTITIES.map((entity) => tenantRepositoryProvider(entity)),
   ],
 })

@@ -25,6 +25,7 @@ export * from './catalog/tasks.contract.js';
 export * from './catalog/programs.contract.js';
 export * from './catalog/enrollments.contract.js';
 export * from './catalog/markets.contract.js';
+export * from './catalog/course-reports.contract.js';
 export * from './catalog/text.js';
 export * from './locking/locks.contract.js';
 export * from './jobs/jobs.contract.js';

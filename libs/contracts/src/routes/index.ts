@@ -8,6 +8,7 @@ import { CATALOG_SLIDE_ROUTES } from './catalog-slides.routes.js';
 import { CATALOG_TASK_ROUTES } from './catalog-tasks.routes.js';
 import { CATALOG_PROGRAM_ROUTES } from './catalog-programs.routes.js';
 import { CATALOG_MARKET_ROUTES } from './catalog-markets.routes.js';
+import { CATALOG_COURSE_REPORT_ROUTES } from './catalog-course-reports.routes.js';
 import { fencedByLocks, LOCKING_LOCK_ROUTES } from './locking-locks.routes.js';
 import { JOBS_DATA_DUMP_ROUTES } from './jobs-data-dumps.routes.js';
 import type { RouteDefinition } from './route.js';
@@ -16,4 +17,4 @@ import { SCHEDULING_LIVE_COURSE_ROUTES } from './scheduling-live-courses.routes.
 export * from './route.js';
 
 /** Every HTTP endpoint of the system; the gateway registers and documents exactly these. */
-export const ROUTES: RouteDefinition[] = [...IDENTITY_ROUTES, ...IDENTITY_GROUP_ROUTES, ...IDENTITY_ADMIN_SETTINGS_ROUTES, ...IDENTITY_USER_ROUTES, ...fencedByLocks([...CATALOG_COURSE_TEMPLATE_ROUTES, ...CATALOG_SLIDE_ROUTES, ...CATALOG_TASK_ROUTES]), ...CATALOG_PROGRAM_ROUTES, ...CATALOG_ENROLLMENT_ROUTES, ...CATALOG_MARKET_ROUTES, ...LOCKING_LOCK_ROUTES, ...JOBS_DATA_DUMP_ROUTES, ...SCHEDULING_LIVE_COURSE_ROUTES];
+export const ROUTES: RouteDefinition[] = [...IDENTITY_ROUTES, ...IDENTITY_GROUP_ROUTES, ...IDENTITY_ADMIN_SETTINGS_ROUTES, ...IDENTITY_USER_ROUTES, ...fencedByLocks([...CATALOG_COURSE_TEMPLATE_ROUTES, ...CATALOG_SLIDE_ROUTES, ...CATALOG_TASK_ROUTES]), ...CATALOG_PROGRAM_ROUTES, ...CATALOG_ENROLLMENT_ROUTES, ...CATALOG_MARKET_ROUTES, ...CATALOG_COURSE_REPORT_ROUTES, ...LOCKING_LOCK_ROUTES, ...JOBS_DATA_DUMP_ROUTES, ...SCHEDULING_LIVE_COURSE_ROUTES];

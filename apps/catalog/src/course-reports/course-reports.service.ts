@@ -1,0 +1,102 @@
+import { Injectable } from '@nestjs/common';
+import type { ReportView } from '@lms/contracts';
+import { InjectTenantRepository, type TenantRepository, type TenantScope } from '@lms/platform';
+import { CourseTemplatesService } from '../course-templates/course-templates.service.js';
+import { Enrollment } from '../enrollments/enrollment.entity.js';
+import { Slide } from '../slides/slide.entity.js';
+
+/** Slide types that hold questions (SlideAttributes `type` is a lower-case word the player knows). */
+export const QUIZ_SLIDE_TYPES = ['quiz', 'question'];
+
+interface FiguresRow {
+  assigned: number;
+  active: number;
+  complete: number;
+  overdue: number;
+  removed: number;
+  average_score: number | null;
+  average_minutes: number | null;
+}
+
+const round = (value: number | null, places: number) => (value === null ? null : Number(value.toFixed(places)));
+
+/**
+ * Per-course figures, read from the enrollment rows in one aggregate: the live enrollments by state, the
+ * removed ones (history), and the completion figures of the live completions.
+ */
+@Injectable()
+export class CourseReportsService {
+  constructor(
+    private readonly templates: CourseTemplatesService,
+    @InjectTenantRepository(Enrollment) private readonly enrollments: TenantRepository<Enrollment>,
+    @InjectTenantRepository(Slide) private readonly slides: TenantRepository<Slide>,
+  ) {}
+
+  async reports(scope: TenantScope, courseId: number): Promise<ReportView[]> {
+    await this.templates.find(scope, courseId);
+    const [figures, quizSlides] = await Promise.all([this.figures(scope, courseId), this.quizSlides(scope, courseId)]);
+    const live = figures.assigned + figures.active + figures.complete;
+    const reports: ReportView[] = [
+      {
+        title: 'Enrollments by state',
+        report_type: 'enrollment_states',
+        data: [
+          { state: 'assigned', count: figures.assigned },
+          { state: 'active', count: figures.active },
+          { state: 'complete', count: figures.complete },
+          { state: 'overdue', count: figures.overdue },
+          { state: 'removed', count: figures.removed },
+        ],
+        data_types: { state: 'String', count: 'Integer' },
+      },
+      {
+        title: 'Completion',
+        report_type: 'completion',
+        data: [{
+          enrollments: live,
+          completed: figures.complete,
+          completion_rate: live === 0 ? 0 : round(figures.complete / live, 4),
+          average_score: round(figures.average_score, 2),
+          average_minutes_to_complete: round(figures.average_minutes, 1),
+        }],
+        data_types: { enrollments: 'Integer', completed: 'Integer', completion_rate: 'Float', average_score: 'Float', average_minutes_to_complete: 'Float' },
+      },
+    ];
+    if (quizSlides.length > 0) {
+      reports.push({
+        title: 'Quiz results by slide',
+        report_type: 'quiz_results',
+        // No feature records learners' answers yet (the learner player's): every slide shows no responses.
+        data: quizSlides.map((slide) => ({ slide_id: slide.id, position: slide.newPosition, title: slide.draftAttributes.title ?? null, responses: 0, correct: 0, percent_correct: null })),
+        data_types: { slide_id: 'Integer', position: 'Integer', title: 'String', responses: 'Integer', correct: 'Integer', percent_correct: 'Float' },
+      });
+    }
+    return reports;
+  }
+
+  private async figures(scope: TenantScope, courseId: number): Promise<FiguresRow> {
+    const live = 'e.deleted_at IS NULL';
+    const row = await this.enrollments
+      .query(scope, 'e')
+      .select(`count(*) FILTER (WHERE ${live} AND e.state = 'assigned')::int`, 'assigned')
+      .addSelect(`count(*) FILTER (WHERE ${live} AND e.state = 'active')::int`, 'active')
+      .addSelect(`count(*) FILTER (WHERE ${live} AND e.state = 'complete')::int`, 'complete')
+      .addSelect(`count(*) FILTER (WHERE ${live} AND e.state <> 'complete' AND e.due_at < now())::int`, 'overdue')
+      .addSelect('count(*) FILTER (WHERE e.deleted_at IS NOT NULL)::int', 'removed')
+      .addSelect(`avg(e.score) FILTER (WHERE ${live} AND e.state = 'complete')::float8`, 'average_score')
+      // From the start (or, never started, the enrollment) to the completion.
+      .addSelect(`(avg(extract(epoch FROM e.completed_at - coalesce(e.started_at, e.created_at))) FILTER (WHERE ${live} AND e.state = 'complete') / 60)::float8`, 'average_minutes')
+      .andWhere("e.enrollable_type = 'CourseTemplate' AND e.enrollable_id = :courseId", { courseId })
+      .getRawOne<FiguresRow>();
+    return row ?? { assigned: 0, active: 0, complete: 0, overdue: 0, removed: 0, average_score: null, average_minutes: null };
+  }
+
+  private async quizSlides(scope: TenantScope, courseId: number): Promise<Slide[]> {
+    return this.slides
+      .query(scope, 's')
+      .andWhere('s.course_template_id = :courseId AND s.removed_at IS NULL', { courseId })
+      .andWhere("s.draft_attributes->>'type' = ANY(:types)", { types: QUIZ_SLIDE_TYPES })
+      .orderBy('s.new_position', 'ASC')
+      .getMany();
+  }
+}
