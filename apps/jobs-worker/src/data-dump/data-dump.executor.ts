@@ -45,19 +45,26 @@ export class DataDumpExecutor implements JobExecutor {
     return { file: { key, name: DATA_DUMP_FILE_NAME, size: stored.size } };
   }
 
-  /** One model as CSV: its header, then its rows, a page at a time. */
+  /**
+   * One model as CSV: its header, then its rows, a page at a time. The next page is asked for as soon as a
+   * page arrives, so the service reads it while this one is written (one page ahead, never more).
+   */
   private async *csv(bus: MessageBus, ctx: RequestContext, service: string, model: string): AsyncGenerator<Uint8Array> {
     const options = this.ask(bus, service);
-    let after: string[] | undefined;
+    const page = (after?: string[]) =>
+      requestSigned<DumpRowsReply>(options, ctx, dumpSubjects(service).rows, { model, limit: DUMP_PAGE_ROWS, ...(after ? { after } : {}) });
+    let next: Promise<DumpRowsReply> | undefined = page();
     let header = true;
-    do {
-      const page = await requestSigned<DumpRowsReply>(options, ctx, dumpSubjects(service).rows, { model, limit: DUMP_PAGE_ROWS, ...(after ? { after } : {}) });
-      let text = header ? csvLine(page.columns) : '';
+    while (next) {
+      const current: DumpRowsReply = await next;
+      next = current.next ? page(current.next) : undefined;
+      // A failure of the page asked ahead surfaces when it is awaited; until then it must not count as unhandled.
+      next?.catch(() => undefined);
+      let text = header ? csvLine(current.columns) : '';
       header = false;
-      for (const row of page.rows) text += csvLine(row);
+      for (const row of current.rows) text += csvLine(row);
       yield Buffer.from(text, 'utf8');
-      after = page.next;
-    } while (after);
+    }
   }
 
   private ask(bus: MessageBus, service: string): SignedRequestOptions {
