@@ -24,6 +24,7 @@ export * from './catalog/slides.contract.js';
 export * from './catalog/tasks.contract.js';
 export * from './catalog/programs.contract.js';
 export * from './catalog/enrollments.contract.js';
+export * from './catalog/enrollment-events.contract.js';
 export * from './catalog/markets.contract.js';
 export * from './catalog/course-reports.contract.js';
 export * from './catalog/text.js';

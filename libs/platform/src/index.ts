@@ -18,6 +18,7 @@ export * from './events/event-tables.js';
 export * from './events/outbox.js';
 export * from './events/outbox-relay.js';
 export * from './events/inbox-consumer.js';
+export * from './events/event-data.js';
 export * from './idempotency/idempotency-table.js';
 export * from './idempotency/idempotency-guard.js';
 export * from './persistence/database.js';

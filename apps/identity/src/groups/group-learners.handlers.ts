@@ -9,28 +9,34 @@ import {
   type ListGroupLearnersQuery,
   type RpcRequest,
 } from '@lms/contracts';
-import { Handles, noContent, paged, reply } from '@lms/platform';
+import { Handles, noContent, paged, reply, type TenantScope } from '@lms/platform';
+import { LearnerFiguresService } from '../learner-figures/learner-figures.service.js';
 import { GroupLearnersService, type GroupLearners } from './group-learners.service.js';
 import { toGroupView, toLearnerView } from './group.views.js';
 
-/** The spec's envelope: the group side-loaded under `linked.groups`, its learners under `learners`. */
-const learnersEnvelope = ({ group, learners }: GroupLearners) =>
-  envelope('learners', learners.map((user) => toLearnerView(user, group.group.id)), { groups: [toGroupView(group.group, group.usersCount)] });
-
 @Controller()
 export class GroupLearnersHandlers {
-  constructor(private readonly service: GroupLearnersService) {}
+  constructor(
+    private readonly service: GroupLearnersService,
+    private readonly figures: LearnerFiguresService,
+  ) {}
+
+  /** The spec's envelope: the group side-loaded under `linked.groups`, its learners with their figures under `learners`. */
+  private async learnersEnvelope(scope: TenantScope, { group, learners }: GroupLearners) {
+    const figures = await this.figures.of(scope, learners.map((user) => user.id));
+    return envelope('learners', learners.map((user) => toLearnerView(user, group.group.id, figures.get(user.id))), { groups: [toGroupView(group.group, group.usersCount)] });
+  }
 
   @Handles(S.addLearners)
   async add(@Payload() { ctx, params, body }: RpcRequest<AddGroupLearnersBody, object, GroupParams>) {
     const added = await this.service.add(ctx, params.group_id, body.users.map((u) => u.user_id));
-    return reply(learnersEnvelope(added), { status: 201 });
+    return reply(await this.learnersEnvelope(ctx, added), { status: 201 });
   }
 
   @Handles(S.listLearners)
   async list(@Payload() { ctx, params, query }: RpcRequest<unknown, ListGroupLearnersQuery, GroupParams>) {
     const [page, total] = await this.service.list(ctx, params.group_id, query);
-    return paged(learnersEnvelope(page), total);
+    return paged(await this.learnersEnvelope(ctx, page), total);
   }
 
   @Handles(S.removeLearner)

@@ -1,4 +1,5 @@
 import type { GroupEventData, GroupLearnerView, GroupView } from '@lms/contracts';
+import { type LearnerFigures, NO_FIGURES } from '../learner-figures/learner-figures.service.js';
 import type { Group } from './group.entity.js';
 
 /** The user columns a learner record needs (the users feature owns the rest of the row). */
@@ -28,18 +29,15 @@ export const learnerName = (user: Pick<LearnerSource, 'uid' | 'firstName' | 'las
     .filter((part) => part !== '')
     .join(' ') || user.uid;
 
-/**
- * Completion and due dates belong to catalog and scheduling: until their completion events are projected
- * here, `completed_courses_count` is 0 and `next_due_date` null rather than a guess.
- */
-export const toLearnerView = (user: LearnerSource, groupId: number): GroupLearnerView => ({
+/** Completed courses and the next due date come from catalog's events, projected here (`LearnerFiguresService`). */
+export const toLearnerView = (user: LearnerSource, groupId: number, figures: LearnerFigures = NO_FIGURES): GroupLearnerView => ({
   id: String(user.id),
   group: String(groupId),
   avatar: null,
-  completed_courses_count: 0,
+  completed_courses_count: figures.completedCourses,
   email: user.email,
   name: learnerName(user),
-  next_due_date: null,
+  next_due_date: figures.nextDueAt === null ? null : new Date(figures.nextDueAt).toISOString(),
 });
 
 export const groupEventData = (group: Group): GroupEventData => ({ id: group.id, parent_id: group.parentId, name: group.name, type: group.type });

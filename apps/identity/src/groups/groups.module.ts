@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { tenantRepositoryProvider } from '@lms/platform';
+import { LearnerFiguresModule } from '../learner-figures/learner-figures.module.js';
 import { User } from '../users/user.entity.js';
 import { GroupLearnersHandlers } from './group-learners.handlers.js';
 import { GroupLearnersService } from './group-learners.service.js';
@@ -10,6 +11,7 @@ import { GroupsService } from './groups.service.js';
 
 /** Groups, their tree, and group learners (memberships). Entities: Group, GroupMembership. */
 @Module({
+  imports: [LearnerFiguresModule],
   controllers: [GroupsHandlers, GroupLearnersHandlers],
   providers: [
     GroupsService,

@@ -3,14 +3,12 @@ import {
   CATALOG_ENROLLMENT_COMPLETED_EVENT,
   CatalogEnrollmentCompletedData,
   type CloudEvent,
-  type DtoClass,
   LIVE_COURSE_ENROLLMENT_COMPLETED_EVENT,
   LiveCourseEnrollmentCompletedData,
   USER_DELETION_REQUESTED_EVENT,
   UserEventData,
-  validateInput,
 } from '@lms/contracts';
-import { Database, MESSAGE_BUS, type MessageBus, type Subscription, subscribeWithInbox } from '@lms/platform';
+import { Database, eventData, MESSAGE_BUS, type MessageBus, type Subscription, subscribeWithInbox } from '@lms/platform';
 import { UserDeletionService } from './user-deletion.service.js';
 import { type CompletionRecord, UserSummaryService } from './user-summary.service.js';
 
@@ -19,13 +17,6 @@ export const DELETION_CONSUMER = 'identity-user-deletion';
 
 /** Retries back off; an event still failing after the last try goes to the dead-letter stream. */
 const RETRY = { maxDeliver: 5, backoffMs: [100, 500, 2000] };
-
-/** The consumer validates what it receives: an invalid payload throws, and ends up dead-lettered. */
-async function dataOf<T extends object>(cls: DtoClass, event: CloudEvent): Promise<T> {
-  const result = await validateInput<T>(cls, event.data, 'data');
-  if (!result.ok) throw new Error(`invalid ${event.type} event ${event.id}: ${result.errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`);
-  return result.value;
-}
 
 export function completionOf(event: CloudEvent, data: CatalogEnrollmentCompletedData | LiveCourseEnrollmentCompletedData): CompletionRecord {
   const common = { userId: data.user_id, enrollmentId: data.enrollment_id, completedAt: data.completed_at, dueAt: data.due_at, eventId: event.id };
@@ -57,12 +48,12 @@ export class UserEventConsumers implements OnApplicationBootstrap, OnModuleDestr
         { durable: COMPLETIONS_CONSUMER, types: [CATALOG_ENROLLMENT_COMPLETED_EVENT, LIVE_COURSE_ENROLLMENT_COMPLETED_EVENT], ...RETRY },
         async (event, manager) => {
           const cls = event.type === LIVE_COURSE_ENROLLMENT_COMPLETED_EVENT ? LiveCourseEnrollmentCompletedData : CatalogEnrollmentCompletedData;
-          const data = await dataOf<CatalogEnrollmentCompletedData | LiveCourseEnrollmentCompletedData>(cls, event);
+          const data = await eventData<CatalogEnrollmentCompletedData | LiveCourseEnrollmentCompletedData>(cls, event);
           await this.summaries.record(manager, event.accountid, completionOf(event, data));
         },
       ),
       await subscribeWithInbox(this.db, events, { durable: DELETION_CONSUMER, types: [USER_DELETION_REQUESTED_EVENT], ...RETRY }, async (event) => {
-        const data = await dataOf<UserEventData>(UserEventData, event);
+        const data = await eventData<UserEventData>(UserEventData, event);
         await this.deletions.finishDeletion({ accountId: event.accountid }, data.user_id);
       }),
     );

@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { type CloudEvent, COURSE_TEMPLATE_DELETED_EVENT, TASK_DELETED_EVENT, USER_DELETED_EVENT, UserEventData, validateInput } from '@lms/contracts';
-import { Database, MESSAGE_BUS, type MessageBus, type Subscription, subscribeWithInbox } from '@lms/platform';
+import { type CloudEvent, COURSE_TEMPLATE_DELETED_EVENT, TASK_DELETED_EVENT, USER_DELETED_EVENT, UserEventData } from '@lms/contracts';
+import { Database, eventData, MESSAGE_BUS, type MessageBus, type Subscription, subscribeWithInbox } from '@lms/platform';
 import { LocksService } from './locks.service.js';
 
 export const USER_DELETED_CONSUMER = 'locking-user-deleted';
@@ -30,9 +30,8 @@ export class LockEventConsumers implements OnApplicationBootstrap, OnModuleDestr
     const events = this.bus.events;
     this.subscriptions.push(
       await subscribeWithInbox(this.db, events, { durable: USER_DELETED_CONSUMER, types: [USER_DELETED_EVENT], ...RETRY }, async (event) => {
-        const data = await validateInput<UserEventData>(UserEventData, event.data, 'data');
-        if (!data.ok) throw new Error(`invalid ${event.type} event ${event.id}: ${data.errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`);
-        await this.locks.releaseHeldBy({ accountId: event.accountid }, data.value.user_id);
+        const data = await eventData<UserEventData>(UserEventData, event);
+        await this.locks.releaseHeldBy({ accountId: event.accountid }, data.user_id);
       }),
       await subscribeWithInbox(this.db, events, { durable: ITEM_DELETED_CONSUMER, types: [COURSE_TEMPLATE_DELETED_EVENT, TASK_DELETED_EVENT], ...RETRY }, async (event) => {
         const type = event.type === TASK_DELETED_EVENT ? 'Task' : 'CourseTemplate';
