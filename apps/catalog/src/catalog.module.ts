@@ -38,6 +38,7 @@ import { MarketsHandlers } from './markets/markets.handlers.js';
 import { MarketsService } from './markets/markets.service.js';
 import { ProgramCourse } from './programs/program-course.entity.js';
 import { Program } from './programs/program.entity.js';
+import { ProgramEnrollmentsService } from './programs/program-enrollments.service.js';
 import { ProgramsHandlers } from './programs/programs.handlers.js';
 import { ProgramsService } from './programs/programs.service.js';
 import { SlidePublisher } from './slides/slide-publisher.js';
@@ -75,6 +76,7 @@ export const CATALOG_MIGRATIONS = [
     SlidesService,
     TasksService,
     ProgramsService,
+    ProgramEnrollmentsService,
     EnrollmentsService,
     EnrollmentLifecycle,
     PublishEnrollments,

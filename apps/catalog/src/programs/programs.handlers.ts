@@ -1,12 +1,19 @@
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import { type CreateProgramsBody, envelope, type IdParams, type ListProgramsQuery, PROGRAM_SUBJECTS as S, type RpcRequest, type UpdateProgramBody } from '@lms/contracts';
+import { type CreateProgramEnrollmentsBody, type CreateProgramsBody, envelope, type IdParams, type ListProgramsQuery, PROGRAM_SUBJECTS as S, type RpcRequest, type UpdateProgramBody } from '@lms/contracts';
 import { Handles, noContent, paged, reply } from '@lms/platform';
+import { IdentityDirectory } from '../directory/identity-directory.js';
+import { toEnrollmentView, toLearnerView } from '../enrollments/enrollment.views.js';
+import { ProgramEnrollmentsService } from './program-enrollments.service.js';
 import { ProgramsService } from './programs.service.js';
 
 @Controller()
 export class ProgramsHandlers {
-  constructor(private readonly programs: ProgramsService) {}
+  constructor(
+    private readonly programs: ProgramsService,
+    private readonly programEnrollments: ProgramEnrollmentsService,
+    private readonly directory: IdentityDirectory,
+  ) {}
 
   @Handles(S.list)
   async list(@Payload() { ctx, query }: RpcRequest<unknown, ListProgramsQuery>) {
@@ -33,5 +40,15 @@ export class ProgramsHandlers {
   async delete(@Payload() { ctx, params }: RpcRequest<unknown, object, IdParams>) {
     await this.programs.delete(ctx, params.id);
     return noContent();
+  }
+
+  /** 201 with the course enrollments made (learners in `linked.learners`), `skipped` and `skipped_courses`. */
+  @Handles(S.enroll)
+  async enroll(@Payload() { ctx, params, body }: RpcRequest<CreateProgramEnrollmentsBody, object, IdParams>) {
+    const { created, skipped, skippedCourses } = await this.programEnrollments.enroll(ctx, params.id, body.enrollments);
+    const users = await this.directory.users(ctx, created.map((e) => e.userId));
+    const learners = [...new Set(created.map((e) => e.userId))].map((id) => toLearnerView(id, users.get(id)));
+    const answer = envelope('enrollments', created.map((e) => toEnrollmentView(e, { history: false })), { learners });
+    return reply({ ...answer, skipped, skipped_courses: skippedCourses }, { status: 201 });
   }
 }

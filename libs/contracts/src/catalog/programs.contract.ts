@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsBoolean, IsDefined, IsInt, IsObject, IsOptional, Matches, Max, Min, ValidateIf, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsBoolean, IsDefined, IsInt, IsObject, IsOptional, IsRFC3339, Matches, Max, Min, ValidateIf, ValidateNested } from 'class-validator';
 import { MAX_ID, PageQuery } from '../common/query.js';
 import type { JsonSchema } from '../routes/route.js';
 import { IsText } from './text.js';
@@ -10,6 +10,7 @@ export const PROGRAM_SUBJECTS = {
   create: 'catalog.programs.create',
   update: 'catalog.programs.update',
   delete: 'catalog.programs.delete',
+  enroll: 'catalog.programs.enroll',
 } as const;
 
 /** data: ProgramEventData. `updated` also when an archived course leaves the program. */
@@ -107,3 +108,28 @@ export const PROGRAM_SCHEMA: JsonSchema = {
     updated_at: { type: 'string', format: 'date-time' },
   },
 };
+
+/** One user to enroll in every published course of a program. */
+export class ProgramEnrollmentEntry {
+  @IsDefined() @IsInt() @Min(1) @Max(MAX_ID)
+  user_id: number;
+
+  /** Default true. */
+  @IsOptional() @IsBoolean()
+  required?: boolean;
+
+  /** Due moment of every course enrollment; absent: each course's default; null: no due date. */
+  @ValidateIf((_, value) => value !== undefined && value !== null) @IsRFC3339({ message: 'end_at must be an RFC 3339 date-time' })
+  end_at?: string | null;
+}
+
+export class CreateProgramEnrollmentsBody {
+  @IsDefined() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(1000) @ValidateNested({ each: true }) @Type(() => ProgramEnrollmentEntry)
+  enrollments: ProgramEnrollmentEntry[];
+}
+
+/** A course of the program nobody was enrolled in, and why. */
+export interface SkippedProgramCourseView {
+  course_template_id: string;
+  reason: 'not_published';
+}

@@ -1,5 +1,6 @@
 import { IdParams } from '../common/query.js';
-import { CreateProgramsBody, ListProgramsQuery, PROGRAM_SCHEMA, PROGRAM_SUBJECTS as S, UpdateProgramBody } from '../catalog/programs.contract.js';
+import { ENROLLMENT_LEARNER_SCHEMA, ENROLLMENT_SCHEMA } from '../catalog/enrollments.contract.js';
+import { CreateProgramEnrollmentsBody, CreateProgramsBody, ListProgramsQuery, PROGRAM_SCHEMA, PROGRAM_SUBJECTS as S, UpdateProgramBody } from '../catalog/programs.contract.js';
 import { defineRoute } from './route.js';
 
 const programs = { kind: 'envelope', key: 'programs', item: PROGRAM_SCHEMA } as const;
@@ -26,5 +27,11 @@ export const CATALOG_PROGRAM_ROUTES = [
   defineRoute({
     method: 'DELETE', path: `${PATH}/:id`, subject: S.delete, status: 204,
     summary: 'Delete a program (its courses stay)', params: IdParams, response: { kind: 'empty' },
+  }),
+  defineRoute({
+    method: 'POST', path: `${PATH}/:id/enrollments`, subject: S.enroll, status: 201,
+    summary: "Enroll users in every published course of a published program (their enrollments carry program_id); users enrolled in a course already are skipped there and reported in `skipped`, unpublished courses in `skipped_courses`",
+    params: IdParams, body: CreateProgramEnrollmentsBody,
+    response: { kind: 'envelope', key: 'enrollments', item: ENROLLMENT_SCHEMA, linked: { learners: ENROLLMENT_LEARNER_SCHEMA } },
   }),
 ];
