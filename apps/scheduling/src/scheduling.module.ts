@@ -10,22 +10,29 @@ import { LiveCoursesService } from './live-courses/live-courses.service.js';
 import { InitialScheduling1763800000000 } from './migrations/1763800000000-initial-scheduling.js';
 import { IdempotencyKeys1764350000000 } from './migrations/1764350000000-idempotency-keys.js';
 import { LiveCourses1764500000000 } from './migrations/1764500000000-live-courses.js';
+import { WebConferences1764510000000 } from './migrations/1764510000000-web-conferences.js';
 import { Registration } from './registrations/registration.entity.js';
 import { SeatRelease } from './registrations/seat-release.js';
 import { WaitlistPlace } from './registrations/waitlist-place.entity.js';
 import { Session } from './sessions/session.entity.js';
+import { SessionPresenter } from './sessions/session.presenter.js';
+import { SessionsHandlers } from './sessions/sessions.handlers.js';
+import { SessionsService } from './sessions/sessions.service.js';
+import { WebConference } from './web-conferences/web-conference.entity.js';
 
-export const SCHEDULING_ENTITIES = [LiveCourse, LiveCourseEnrollment, Session, Registration, WaitlistPlace];
-export const SCHEDULING_MIGRATIONS = [InitialScheduling1763800000000, IdempotencyKeys1764350000000, LiveCourses1764500000000];
+export const SCHEDULING_ENTITIES = [LiveCourse, LiveCourseEnrollment, Session, Registration, WaitlistPlace, WebConference];
+export const SCHEDULING_MIGRATIONS = [InitialScheduling1763800000000, IdempotencyKeys1764350000000, LiveCourses1764500000000, WebConferences1764510000000];
 
 @Module({
-  controllers: [LiveCoursesHandlers, LiveCourseLearnersHandlers],
+  controllers: [LiveCoursesHandlers, LiveCourseLearnersHandlers, SessionsHandlers],
   providers: [
     IdentityDirectory,
     LiveCoursesService,
     LiveCoursePresenter,
     LiveCourseLearnersService,
     SeatRelease,
+    SessionsService,
+    SessionPresenter,
     ...SCHEDULING_ENTITIES.map((entity) => tenantRepositoryProvider(entity)),
   ],
 })

@@ -34,3 +34,4 @@ export * from './jobs/dump.contract.js';
 export * from './jobs/data-dumps.contract.js';
 export * from './scheduling/live-courses.contract.js';
 export * from './scheduling/registrations.contract.js';
+export * from './scheduling/sessions.contract.js';

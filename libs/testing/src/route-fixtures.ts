@@ -112,6 +112,11 @@ export const PARAM_FIXTURES: Record<string, ParamFixture> = {
       createdId(await ctx.admin.post(`/api/author/course_templates/${earlier.course_template_id}/slides`, slideBody()), 'a slide'),
   },
   'live_courses/:live_course_id': { tenant: true, create: liveCourse },
+  'sessions/:id': {
+    tenant: true,
+    create: async (ctx, earlier) =>
+      createdId(await ctx.admin.post(`/api/author/live_courses/${earlier.live_course_id}/sessions`, { sessions: [{ start_at: '2020-01-01T10:00:00Z', seats: 5 }] }), 'a live course session'),
+  },
   'learners/:live_course_enrollment_id': {
     tenant: true,
     create: async (ctx, earlier) =>
