@@ -36,6 +36,8 @@ import { Markets1765433000000 } from './migrations/1765433000000-markets.js';
 import { Market, MarketItem } from './markets/market.entity.js';
 import { MarketsHandlers } from './markets/markets.handlers.js';
 import { MarketsService } from './markets/markets.service.js';
+import { EnrollmentCoveringIndexes1765440000000 } from './migrations/1765440000000-enrollment-covering-indexes.js';
+import { EnrollmentCounters1765450000000 } from './migrations/1765450000000-enrollment-counters.js';
 import { ProgramCourse } from './programs/program-course.entity.js';
 import { Program } from './programs/program.entity.js';
 import { ProgramEnrollmentsService } from './programs/program-enrollments.service.js';
@@ -56,7 +58,8 @@ const TENANT_ENTITIES = [CourseTemplate, CourseAuthor, Slide, Task, Enrollment, 
 export const CATALOG_ENTITIES = [...TENANT_ENTITIES, Market, MarketItem];
 export const CATALOG_MIGRATIONS = [
   InitialCatalog1763800000000, IdempotencyKeys1764350000000, Authoring1764400000000, Programs1765330000000, Enrollments1765400000000, GroupEnrollments1765410000000,
-  GroupEnrollmentSubAccounts1765420000000, EnrollmentExpiry1765430000000, Markets1765433000000,
+  GroupEnrollmentSubAccounts1765420000000, EnrollmentExpiry1765430000000, Markets1765433000000, EnrollmentCoveringIndexes1765440000000,
+  EnrollmentCounters1765450000000,
 ];
 
 @Module({

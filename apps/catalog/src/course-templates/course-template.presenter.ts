@@ -35,7 +35,7 @@ export class CourseTemplatePresenter {
     const ids = courses.map((c) => c.id);
     const [subAccounts, figures, slideTotals, programIds, slides] = await Promise.all([
       this.directory.subAccounts(ctx, courses.flatMap((c) => (c.subAccountId === null ? [] : [c.subAccountId]))),
-      this.enrollments.of(ctx, 'CourseTemplate', ids, new Map(courses.map((c) => [c.id, c.subAccountId]))),
+      this.enrollments.of(ctx, 'CourseTemplate', ids),
       this.slideTotals(ctx, ids),
       options.programs ? this.programIds(ctx, ids) : Promise.resolve(new Map<number, number[]>()),
       withContent ? this.draftSlides(ctx, ids) : Promise.resolve(undefined),

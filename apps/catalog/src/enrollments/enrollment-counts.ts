@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EnrollmentCountsView } from '@lms/contracts';
-import { InjectTenantRepository, type TenantRepository, type TenantScope } from '@lms/platform';
-import { type EnrollableType, Enrollment } from './enrollment.entity.js';
+import { Database, type TenantScope } from '@lms/platform';
+import type { EnrollableType } from './enrollment.entity.js';
 
 export const NO_ENROLLMENTS: EnrollmentCountsView = { all: 0, required: 0, optional: 0, finished: 0, not_started: 0, overdue: 0, in_progress: 0 };
 
@@ -14,56 +14,51 @@ export interface EnrollmentFigures {
 }
 
 interface CountRow {
-  enrollable_id: number;
-  all: string;
-  required: string;
-  finished: string;
-  not_started: string;
+  id: number;
+  live: number | null;
+  required: number | null;
+  finished: number | null;
+  not_started: number | null;
+  shared: number | null;
   overdue: string;
-  shared: boolean;
   next_due: Date | null;
 }
 
 /**
- * Enrollment figures of course templates and tasks, counted from the live enrollment rows (the enrollment
- * feature owns their states; this is the one place authoring reads them from).
+ * Enrollment figures of course templates and tasks. The counts are counters a trigger keeps in step with
+ * the enrollment rows (`catalog.enrollment_counters`, migration 1765450000000), so they cost the same for
+ * 100,000 enrollments as for one; `overdue` and the next due moment depend on the clock and come from the
+ * partial index of the open enrollments' due dates (a range count, and its first entry ahead).
  */
 @Injectable()
 export class EnrollmentCounts {
-  constructor(@InjectTenantRepository(Enrollment) private readonly enrollments: TenantRepository<Enrollment>) {}
+  constructor(private readonly db: Database) {}
 
-  /** Figures per item id; items without enrollments get zeros. `subAccounts` maps an item to its own sub-account. */
-  async of(scope: TenantScope, type: EnrollableType, ids: number[], subAccounts: Map<number, number | null> = new Map()): Promise<Map<number, EnrollmentFigures>> {
+  /** Figures per item id; items without enrollments get zeros. */
+  async of(scope: TenantScope, type: EnrollableType, ids: number[]): Promise<Map<number, EnrollmentFigures>> {
     const figures = new Map<number, EnrollmentFigures>(ids.map((id) => [id, { counts: { ...NO_ENROLLMENTS }, shared: false, nextDue: null }]));
     if (ids.length === 0) return figures;
-    const rows = await this.enrollments
-      .query(scope, 'e')
-      .select('e.enrollable_id', 'enrollable_id')
-      .addSelect('count(*)', 'all')
-      .addSelect('count(*) FILTER (WHERE e.required)', 'required')
-      .addSelect('count(*) FILTER (WHERE e.completed_at IS NOT NULL)', 'finished')
-      .addSelect('count(*) FILTER (WHERE e.completed_at IS NULL AND e.started_at IS NULL)', 'not_started')
-      .addSelect('count(*) FILTER (WHERE e.completed_at IS NULL AND e.due_at < now())', 'overdue')
-      .addSelect('bool_or(e.sub_account_id IS NOT NULL AND e.sub_account_id IS DISTINCT FROM sub.sub_account_id)', 'shared')
-      .addSelect('min(e.due_at) FILTER (WHERE e.completed_at IS NULL AND e.due_at >= now())', 'next_due')
-      .leftJoin(
-        '(SELECT unnest(:ids::int[]) AS id, unnest(:subs::int[]) AS sub_account_id)',
-        'sub',
-        'sub.id = e.enrollable_id',
-      )
-      .andWhere('e.enrollable_type = :type', { type })
-      .andWhere('e.enrollable_id = ANY(:ids)', { ids, subs: ids.map((id) => subAccounts.get(id) ?? null) })
-      .andWhere('e.deleted_at IS NULL')
-      .groupBy('e.enrollable_id')
-      .getRawMany<CountRow>();
+    const rows: CountRow[] = await this.db.manager.query(
+      `SELECT i.id, c.live, c.required, c.finished, c.not_started, c.shared,
+              (SELECT count(*) FROM catalog.enrollments e
+                WHERE e.account_id = $1 AND e.enrollable_type = $2 AND e.enrollable_id = i.id
+                  AND e.deleted_at IS NULL AND e.completed_at IS NULL AND e.due_at IS NOT NULL AND e.due_at < now()) AS overdue,
+              (SELECT e.due_at FROM catalog.enrollments e
+                WHERE e.account_id = $1 AND e.enrollable_type = $2 AND e.enrollable_id = i.id
+                  AND e.deleted_at IS NULL AND e.completed_at IS NULL AND e.due_at IS NOT NULL AND e.due_at >= now()
+                ORDER BY e.due_at LIMIT 1) AS next_due
+         FROM unnest($3::int[]) AS i(id)
+         LEFT JOIN catalog.enrollment_counters c ON c.account_id = $1 AND c.enrollable_type = $2 AND c.enrollable_id = i.id`,
+      [scope.accountId, type, ids],
+    );
     for (const row of rows) {
-      const all = Number(row.all);
-      const required = Number(row.required);
-      const finished = Number(row.finished);
-      const notStarted = Number(row.not_started);
-      figures.set(Number(row.enrollable_id), {
+      const all = row.live ?? 0;
+      const required = row.required ?? 0;
+      const finished = row.finished ?? 0;
+      const notStarted = row.not_started ?? 0;
+      figures.set(Number(row.id), {
         counts: { all, required, optional: all - required, finished, not_started: notStarted, overdue: Number(row.overdue), in_progress: all - finished - notStarted },
-        shared: row.shared === true,
+        shared: (row.shared ?? 0) > 0,
         nextDue: row.next_due ? new Date(row.next_due) : null,
       });
     }

@@ -133,7 +133,7 @@ export class TasksService {
     const [users, subAccounts, figures] = await Promise.all([
       this.directory.users(ctx, people),
       this.directory.subAccounts(ctx, tasks.flatMap((t) => (t.subAccountId === null ? [] : [t.subAccountId]))),
-      this.enrollments.of(ctx, 'Task', tasks.map((t) => t.id), new Map(tasks.map((t) => [t.id, t.subAccountId]))),
+      this.enrollments.of(ctx, 'Task', tasks.map((t) => t.id)),
     ]);
     return tasks.map((task) => toTaskView(task, { users, subAccounts, figures }));
   }

@@ -1,0 +1,141 @@
+// Course enrollments row of `npm run bench` (issue 8): one course with BENCH_COURSE_ENROLLMENTS (100,000)
+// enrollments, then a page of its enrollments (by state too) and the course with its counts, one URL per
+// measurement, on one connection through the gateway. Target: p99 ≤ 25 ms each. Seeding goes straight
+// to the schemas (learners in identity, enrollments in catalog): the rows the API would have written.
+// Alone: `npm run build && node bench/catalog-enrollments.mjs` (an all-in-one on a fresh bench database).
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { createBenchDatabase, uniqueName } from './infra.mjs';
+import { requestJson, runLoad } from './load.mjs';
+import { startAllInOne } from './topologies.mjs';
+
+export const COURSE_ENROLLMENTS_TARGET_P99_MS = 25;
+
+async function withClient(url, work) {
+  const client = new pg.Client({ connectionString: url, application_name: 'lms-bench' });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * One published course of the bootstrap account with `count` learners enrolled: 40% complete, 30% started,
+ * 30% assigned; every other one required; due dates spread over two years around now (so some overdue).
+ */
+export async function seedCourseEnrollments(databaseUrl, count) {
+  return withClient(databaseUrl, async (client) => {
+    const { rows } = await client.query(
+      `SELECT a.id AS account_id, s.id AS sub_account_id, u.id AS admin_id
+         FROM identity.accounts a
+         JOIN identity.sub_accounts s ON s.account_id = a.id AND s.is_root
+         JOIN identity.users u ON u.account_id = a.id AND u.uid = 'admin'
+        WHERE a.subdomain = 'default'`,
+    );
+    if (rows.length === 0) throw new Error('no bootstrap account to seed enrollments into');
+    const { account_id: accountId, sub_account_id: subAccountId, admin_id: adminId } = rows[0];
+    const course = await client.query(
+      `INSERT INTO catalog.course_templates (account_id, sub_account_id, author_id, title, course_type, default_days_until_due, is_published,
+                                             has_unpublished_changes, external_status, published, published_at)
+       VALUES ($1, $2, $3, 'Bench enrollments course', 'native', 14, true, false, 'inapplicable', '{}', now()) RETURNING id`,
+      [accountId, subAccountId, adminId],
+    );
+    const courseId = course.rows[0].id;
+    await client.query('INSERT INTO catalog.course_authors (account_id, course_template_id, user_id) VALUES ($1, $2, $3)', [accountId, courseId, adminId]);
+    const users = await client.query(
+      `INSERT INTO identity.users (account_id, uid, first_name, last_name, email)
+       SELECT $1, 'bench-learner-' || n, 'Learner' || n, 'Bench', 'bench-learner' || n || '@example.com' FROM generate_series(1, $2::int) AS n
+       RETURNING id`,
+      [accountId, count],
+    );
+    const userIds = users.rows.map((r) => r.id);
+    // The counting trigger would queue 100,000 row updates on the course's counter row; the seed writes
+    // the rows with it off and then counts them once, as the migration's backfill does.
+    await client.query('ALTER TABLE catalog.enrollments DISABLE TRIGGER enrollments_count');
+    await client.query(
+      `INSERT INTO catalog.enrollments (account_id, enrollable_type, enrollable_id, user_id, sub_account_id, required, state,
+                                        started_at, completed_at, due_at, progress, score, created_at, updated_at)
+       SELECT $1, 'CourseTemplate', $2, u.id, $3, i % 2 = 0,
+              CASE WHEN i % 10 < 4 THEN 'complete' WHEN i % 10 < 7 THEN 'active' ELSE 'assigned' END,
+              CASE WHEN i % 10 < 7 THEN now() - (i % 300) * interval '1 day' END,
+              CASE WHEN i % 10 < 4 THEN now() - (i % 200) * interval '1 day' END,
+              now() + ((i % 730) - 365) * interval '1 day',
+              CASE WHEN i % 10 < 4 THEN 1 WHEN i % 10 < 7 THEN 0.5 ELSE 0 END,
+              CASE WHEN i % 10 < 4 THEN 50 + i % 51 END,
+              timestamptz '2025-01-01' + i * interval '1 minute', timestamptz '2025-01-01' + i * interval '1 minute'
+         FROM unnest($4::int[]) WITH ORDINALITY AS u(id, i)`,
+      [accountId, courseId, subAccountId, userIds],
+    );
+    await client.query('ALTER TABLE catalog.enrollments ENABLE TRIGGER enrollments_count');
+    await client.query(
+      `INSERT INTO catalog.enrollment_counters (account_id, enrollable_type, enrollable_id, live, required, finished, not_started, shared)
+       SELECT e.account_id, e.enrollable_type, e.enrollable_id, sum(s.live), sum(s.required), sum(s.finished), sum(s.not_started), sum(s.shared)
+         FROM catalog.enrollments e, LATERAL catalog.enrollment_share(e, 1) s
+        WHERE e.account_id = $1 AND e.enrollable_type = 'CourseTemplate' AND e.enrollable_id = $2
+        GROUP BY e.account_id, e.enrollable_type, e.enrollable_id`,
+      [accountId, courseId],
+    );
+    await client.query('VACUUM ANALYZE catalog.enrollments');
+    await client.query('VACUUM ANALYZE catalog.course_templates');
+    await client.query('VACUUM ANALYZE identity.users');
+    return { courseId };
+  });
+}
+
+/** Seeds, checks each URL answers 200, then measures each on one connection. */
+export async function benchCourseEnrollments(topology, databaseUrl, { count, durationS, warmupS, log }) {
+  const started = Date.now();
+  const { courseId } = await seedCourseEnrollments(databaseUrl, count);
+  log(`catalog: seeded ${count} enrollments in course ${courseId} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  const course = `${topology.baseUrl}/api/author/course_templates/${courseId}`;
+  const pages = [
+    ['enrollments, page 1', `${course}/enrollments`, 'enrollments'],
+    ['enrollments, complete, page 100', `${course}/enrollments?state=complete&page=100`, 'enrollments'],
+    ['enrollments, overdue', `${course}/enrollments?state=overdue`, 'enrollments'],
+    ['course show with counts', course, 'course_templates'],
+    ['course list, includes[]=counts', `${topology.baseUrl}/api/author/course_templates?includes[]=counts&search=bench%20enrollments`, 'course_templates'],
+  ];
+  const rows = [];
+  for (const [label, url, key] of pages) {
+    const check = await requestJson(url, { headers: topology.headers });
+    if (check.status !== 200 || !Array.isArray(check.json?.[key]) || check.json[key].length === 0) throw new Error(`${label} answered ${check.status}: ${check.text.slice(0, 300)}`);
+    const load = { url, headers: topology.headers, concurrency: 1 };
+    if (warmupS > 0) await runLoad({ ...load, durationMs: warmupS * 1000 });
+    const result = await runLoad({ ...load, durationMs: durationS * 1000 });
+    const within = result.p99Ms <= COURSE_ENROLLMENTS_TARGET_P99_MS;
+    log(`${topology.name} / course of ${count} enrollments, ${label}: p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms: ${within ? 'within' : 'OVER'} the ${COURSE_ENROLLMENTS_TARGET_P99_MS} ms target`);
+    rows.push({
+      topology: topology.name,
+      operation: `course of ${count} enrollments, ${label}, 1 conn`,
+      concurrency: 1,
+      ...result,
+      serverCpuMsPerRequest: NaN,
+      warmupErrors: 0,
+      warmupErrorsByKind: {},
+      targetP99Ms: COURSE_ENROLLMENTS_TARGET_P99_MS,
+      withinTarget: within,
+    });
+  }
+  return rows;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const log = (message) => process.stderr.write(`bench: ${message}\n`);
+  const count = Number(process.env.BENCH_COURSE_ENROLLMENTS || 100_000);
+  const database = await createBenchDatabase(process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres');
+  const topology = await startAllInOne({
+    databaseUrl: database.url,
+    natsUrl: process.env.BENCH_NATS_URL || 'nats://127.0.0.1:4222',
+    namespace: uniqueName('bench_enroll'),
+    token: `bench_${uniqueName('token')}`,
+  });
+  try {
+    await benchCourseEnrollments(topology, database.url, { count, durationS: Number(process.env.BENCH_DURATION_S || 5), warmupS: 1, log });
+  } finally {
+    await topology.close();
+    if (!process.env.BENCH_KEEP_DATABASE) await database.drop();
+    else log(`kept ${database.url}`);
+  }
+}
