@@ -6,9 +6,8 @@ import {
   GROUP_MEMBERSHIP_REMOVED_EVENT,
   USER_DELETED_EVENT,
   UserEventData,
-  validateInput,
 } from '@lms/contracts';
-import { Database, MESSAGE_BUS, type MessageBus, type Subscription, subscribeWithInbox } from '@lms/platform';
+import { Database, eventData, MESSAGE_BUS, type MessageBus, type Subscription, subscribeWithInbox } from '@lms/platform';
 import { EnrollmentLifecycle } from './enrollment-lifecycle.service.js';
 import { EnrollmentsService } from './enrollments.service.js';
 
@@ -45,9 +44,8 @@ export class EnrollmentEventConsumers implements OnApplicationBootstrap, OnModul
   async onApplicationBootstrap(): Promise<void> {
     this.subscriptions.push(
       await subscribeWithInbox(this.db, this.bus.events, { durable: ENROLLMENT_USER_DELETED_CONSUMER, types: [USER_DELETED_EVENT], ...RETRY }, async (event) => {
-        const data = await validateInput<UserEventData>(UserEventData, event.data, 'data');
-        if (!data.ok) throw new Error(`invalid ${event.type} event ${event.id}: ${data.errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`);
-        await this.lifecycle.withdrawUser({ accountId: event.accountid }, data.value.user_id);
+        const data = await eventData<UserEventData>(UserEventData, event);
+        await this.lifecycle.withdrawUser({ accountId: event.accountid }, data.user_id);
       }),
       await subscribeWithInbox(
         this.db,
