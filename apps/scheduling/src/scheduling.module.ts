@@ -12,6 +12,9 @@ import { IdempotencyKeys1764350000000 } from './migrations/1764350000000-idempot
 import { LiveCourses1764500000000 } from './migrations/1764500000000-live-courses.js';
 import { WebConferences1764510000000 } from './migrations/1764510000000-web-conferences.js';
 import { Registration } from './registrations/registration.entity.js';
+import { RegistrationEventConsumers } from './registrations/registration-event-consumers.js';
+import { RegistrationsHandlers } from './registrations/registrations.handlers.js';
+import { RegistrationsService } from './registrations/registrations.service.js';
 import { SeatRelease } from './registrations/seat-release.js';
 import { WaitlistPlace } from './registrations/waitlist-place.entity.js';
 import { Session } from './sessions/session.entity.js';
@@ -24,13 +27,15 @@ export const SCHEDULING_ENTITIES = [LiveCourse, LiveCourseEnrollment, Session, R
 export const SCHEDULING_MIGRATIONS = [InitialScheduling1763800000000, IdempotencyKeys1764350000000, LiveCourses1764500000000, WebConferences1764510000000];
 
 @Module({
-  controllers: [LiveCoursesHandlers, LiveCourseLearnersHandlers, SessionsHandlers],
+  controllers: [LiveCoursesHandlers, LiveCourseLearnersHandlers, SessionsHandlers, RegistrationsHandlers],
   providers: [
     IdentityDirectory,
     LiveCoursesService,
     LiveCoursePresenter,
     LiveCourseLearnersService,
     SeatRelease,
+    RegistrationsService,
+    RegistrationEventConsumers,
     SessionsService,
     SessionPresenter,
     ...SCHEDULING_ENTITIES.map((entity) => tenantRepositoryProvider(entity)),

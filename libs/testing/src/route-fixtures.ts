@@ -71,6 +71,21 @@ async function createThrough(ctx: FixtureContext, client: ApiClient, collection:
 /** A course template, task or program, made by `ctx.author`: only its authors and administrators may change it. */
 const authored = (collection: string) => (ctx: FixtureContext) => createThrough(ctx, ctx.author ?? ctx.admin, collection);
 const liveCourse = async (ctx: FixtureContext) => createdId(await ctx.admin.post('/api/author/live_courses', { live_courses: [{ title: unique('live') }] }), 'a live course');
+async function enrolledLearner(ctx: FixtureContext, courseId: string): Promise<number> {
+  const userId = Number(await learner(ctx));
+  const res = await ctx.admin.post(`/api/author/live_courses/${courseId}/learners`, { learners: [{ user_id: userId }] });
+  if (res.status !== 201) throw new Error(`enrolling a live course learner answered ${res.status}: ${res.text}`);
+  return userId;
+}
+const sessionCourse = new Map<string, string>();
+async function registeredSession(ctx: FixtureContext): Promise<{ sessionId: string }> {
+  const courseId = await liveCourse(ctx);
+  const sessionId = createdId(await ctx.admin.post(`/api/author/live_courses/${courseId}/sessions`, { sessions: [{ seats: 100 }] }), 'a live course session');
+  sessionCourse.set(sessionId, courseId);
+  const res = await ctx.admin.post(`/api/author/live_course_sessions/${sessionId}/registrations`, { user_id: await enrolledLearner(ctx, courseId) });
+  if (res.status !== 204) throw new Error(`registering answered ${res.status}: ${res.text}`);
+  return { sessionId };
+}
 const group = async (ctx: FixtureContext) => createdId(await ctx.admin.post('/api/author/groups', { groups: [{ name: unique('group') }] }), 'a group');
 
 /**
@@ -116,6 +131,15 @@ export const PARAM_FIXTURES: Record<string, ParamFixture> = {
     tenant: true,
     create: async (ctx, earlier) =>
       createdId(await ctx.admin.post(`/api/author/live_courses/${earlier.live_course_id}/sessions`, { sessions: [{ start_at: '2020-01-01T10:00:00Z', seats: 5 }] }), 'a live course session'),
+  },
+  // A session of a new live course with one enrolled, registered learner.
+  'live_course_sessions/:live_course_session_id': { tenant: true, create: async (ctx) => (await registeredSession(ctx)).sessionId },
+  'registrations/:id': {
+    tenant: true,
+    create: async (ctx, earlier) => {
+      const res = await ctx.admin.get(`/api/author/live_course_sessions/${earlier.live_course_session_id}/registrations`);
+      return createdId(res, 'a registration');
+    },
   },
   'learners/:live_course_enrollment_id': {
     tenant: true,
@@ -169,6 +193,10 @@ export const BODY_FIXTURES: Record<string, (ctx: FixtureContext, ids: Record<str
   'PATCH /api/author/enrollments/:id': async () => ({ enrollments: [{ score: 50 }] }),
   'PUT /api/author/enrollments/:id': async () => ({ enrollments: [{ state: 'active' }] }),
   'POST /api/author/live_courses/:live_course_id/learners': async (ctx) => ({ learners: [{ user_id: Number(await learner(ctx)) }] }),
+  'POST /api/author/live_course_sessions/:live_course_session_id/registrations': async (ctx, ids) => ({ user_id: await enrolledLearner(ctx, sessionCourse.get(ids.live_course_session_id) ?? '0') }),
+  'POST /api/author/live_course_sessions/:live_course_session_id/waitlist_enrollments': async (ctx, ids) => ({ user_id: await enrolledLearner(ctx, sessionCourse.get(ids.live_course_session_id) ?? '0') }),
+  'PATCH /api/author/live_course_sessions/:live_course_session_id/registrations/:id': async () => ({ live_course_session_registration: { marked_complete_at: '2030-01-01T10:00:00Z' } }),
+  'PUT /api/author/live_course_sessions/:live_course_session_id/registrations/:id': async () => ({ live_course_session_registration: { marked_complete_at: null } }),
   'POST /api/admin/api_tokens': async (ctx) => ({ api_token: { user_id: await learner(ctx), name: unique('token') } }),
   'POST /api/author/groups/:group_id/learners': async (ctx) => ({ users: [{ user_id: Number(await learner(ctx)) }] }),
 };

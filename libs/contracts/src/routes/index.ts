@@ -13,9 +13,10 @@ import { fencedByLocks, LOCKING_LOCK_ROUTES } from './locking-locks.routes.js';
 import { JOBS_DATA_DUMP_ROUTES } from './jobs-data-dumps.routes.js';
 import type { RouteDefinition } from './route.js';
 import { SCHEDULING_LIVE_COURSE_ROUTES } from './scheduling-live-courses.routes.js';
+import { SCHEDULING_REGISTRATION_ROUTES } from './scheduling-registrations.routes.js';
 import { SCHEDULING_SESSION_ROUTES } from './scheduling-sessions.routes.js';
 
 export * from './route.js';
 
 /** Every HTTP endpoint of the system; the gateway registers and documents exactly these. */
-export const ROUTES: RouteDefinition[] = [...IDENTITY_ROUTES, ...IDENTITY_GROUP_ROUTES, ...IDENTITY_ADMIN_SETTINGS_ROUTES, ...IDENTITY_USER_ROUTES, ...fencedByLocks([...CATALOG_COURSE_TEMPLATE_ROUTES, ...CATALOG_SLIDE_ROUTES, ...CATALOG_TASK_ROUTES]), ...CATALOG_PROGRAM_ROUTES, ...CATALOG_ENROLLMENT_ROUTES, ...CATALOG_MARKET_ROUTES, ...CATALOG_COURSE_REPORT_ROUTES, ...LOCKING_LOCK_ROUTES, ...JOBS_DATA_DUMP_ROUTES, ...SCHEDULING_LIVE_COURSE_ROUTES, ...SCHEDULING_SESSION_ROUTES];
+export const ROUTES: RouteDefinition[] = [...IDENTITY_ROUTES, ...IDENTITY_GROUP_ROUTES, ...IDENTITY_ADMIN_SETTINGS_ROUTES, ...IDENTITY_USER_ROUTES, ...fencedByLocks([...CATALOG_COURSE_TEMPLATE_ROUTES, ...CATALOG_SLIDE_ROUTES, ...CATALOG_TASK_ROUTES]), ...CATALOG_PROGRAM_ROUTES, ...CATALOG_ENROLLMENT_ROUTES, ...CATALOG_MARKET_ROUTES, ...CATALOG_COURSE_REPORT_ROUTES, ...LOCKING_LOCK_ROUTES, ...JOBS_DATA_DUMP_ROUTES, ...SCHEDULING_LIVE_COURSE_ROUTES, ...SCHEDULING_SESSION_ROUTES, ...SCHEDULING_REGISTRATION_ROUTES];

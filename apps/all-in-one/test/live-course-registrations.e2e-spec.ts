@@ -1,0 +1,156 @@
+import { eventually } from '@lms/testing';
+import { LIVE_COURSES, REGISTRATIONS_OF, type SchedulingFixture, SESSIONS_OF, startSchedulingFixture } from './scheduling-fixture.js';
+
+describe('live course session registrations and waitlist, end to end', () => {
+  let f: SchedulingFixture;
+  const waitlistOf = (sessionId: number) => `/api/author/live_course_sessions/${sessionId}/waitlist_enrollments`;
+  const registeredIds = async (sessionId: number) => (await f.admin.get(`${REGISTRATIONS_OF(sessionId)}?per_page=1000`)).body.registrations.map((r: { user_id: string }) => Number(r.user_id));
+
+  beforeAll(async () => {
+    f = await startSchedulingFixture('e2e-live-course-registrations');
+  });
+  afterAll(async () => {
+    await f?.close();
+  });
+
+  it('registers (204), lists, checks in with PATCH and PUT, unregisters (204) and refuses bad registrations with 400', async () => {
+    const course = await f.createCourse();
+    const session = await f.createSession(course.id, { start_at: '2031-03-03T09:00:00Z', seats: 5 });
+    const [a, b] = await f.enrolledLearners(course.id, 2);
+    expect((await f.author.post(REGISTRATIONS_OF(session.id), { user_id: a.userId })).status).toBe(204);
+    const list = await f.admin.get(REGISTRATIONS_OF(session.id));
+    expect(list.status).toBe(200);
+    const [registration] = list.body.registrations;
+    expect(registration).toEqual({
+      id: expect.stringMatching(/^\d+$/),
+      live_course_session_id: String(session.id),
+      user_id: String(a.userId),
+      name: expect.any(String),
+      avatar_url: null,
+      marked_complete_at: null,
+      start_at: '2031-03-03T09:00:00.000Z',
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+      deleted_at: null,
+    });
+    const notEnrolled = await f.t.factory.user(f.cast.accountId, ['learner']);
+    for (const [body, code] of [
+      [{ user_id: a.userId }, 'ALREADY_REGISTERED'],
+      [{ user_id: 999999 }, 'USER_UNKNOWN'],
+      [{ user_id: f.cast.stranger.userId }, 'USER_UNKNOWN'],
+      [{ user_id: notEnrolled.userId }, 'NOT_ENROLLED'],
+      [{ user_id: b.userId, from_waitlist: true }, 'NOT_WAITLISTED'],
+    ] as const) {
+      const res = await f.admin.post(REGISTRATIONS_OF(session.id), body);
+      expect([body, res.status, res.body.code]).toEqual([body, 400, code]);
+    }
+    for (const body of [{}, { user_id: 'x' }, { user_id: 1, extra: 1 }]) expect((await f.admin.post(REGISTRATIONS_OF(session.id), body)).status).toBe(400);
+    const checkedIn = await f.admin.patch(`${REGISTRATIONS_OF(session.id)}/${registration.id}`, { live_course_session_registration: { marked_complete_at: '2031-03-03T09:05:00Z' } });
+    expect(checkedIn.status).toBe(200);
+    expect(checkedIn.body.registrations[0].marked_complete_at).toBe('2031-03-03T09:05:00.000Z');
+    expect((await f.admin.get(`${SESSIONS_OF(course.id)}/${session.id}`)).body.sessions[0]).toMatchObject({ registered_count: 1, present_count: 1 });
+    const cleared = await f.admin.put(`${REGISTRATIONS_OF(session.id)}/${registration.id}`, { live_course_session_registration: { marked_complete_at: null } });
+    expect(cleared.body.registrations[0].marked_complete_at).toBeNull();
+    for (const body of [{}, { live_course_session_registration: {} }, { live_course_session_registration: { marked_complete_at: 'soon' } }]) {
+      expect((await f.admin.patch(`${REGISTRATIONS_OF(session.id)}/${registration.id}`, body)).status).toBe(400);
+    }
+    expect((await f.admin.patch(`${REGISTRATIONS_OF(session.id)}/999999`, { live_course_session_registration: { marked_complete_at: null } })).status).toBe(404);
+    expect((await f.admin.delete(`${REGISTRATIONS_OF(session.id)}/${registration.id}`)).status).toBe(204);
+    expect((await f.admin.delete(`${REGISTRATIONS_OF(session.id)}/${registration.id}`)).status).toBe(404);
+    expect(await registeredIds(session.id)).toEqual([]);
+    const history = await f.admin.get(`${REGISTRATIONS_OF(session.id)}?only_deleted=true`);
+    expect(history.body.registrations).toEqual([expect.objectContaining({ id: registration.id, deleted_at: expect.any(String) })]);
+    expect((await f.admin.get(REGISTRATIONS_OF(999999))).status).toBe(404);
+    await f.eventOf('scheduling.registration.created', (d) => d.registration_id === Number(registration.id));
+    await f.eventOf('scheduling.registration.deleted', (d) => d.registration_id === Number(registration.id));
+  });
+
+  it('never oversells: 100 concurrent registrations for 10 seats give exactly 10 registrations and 90 answers of 400', async () => {
+    const course = await f.createCourse();
+    const session = await f.createSession(course.id, { seats: 10 });
+    const users = await f.enrolledLearners(course.id, 100);
+    const answers = await Promise.all(users.map((u) => f.admin.post(REGISTRATIONS_OF(session.id), { user_id: u.userId })));
+    const statuses = answers.map((r) => r.status);
+    expect(statuses.filter((s) => s === 204)).toHaveLength(10);
+    expect(statuses.filter((s) => s === 400)).toHaveLength(90);
+    expect(answers.filter((r) => r.status === 400).every((r) => r.body.code === 'SESSION_FULL')).toBe(true);
+    expect(await registeredIds(session.id)).toHaveLength(10);
+    expect((await f.admin.get(`${SESSIONS_OF(course.id)}/${session.id}`)).body.sessions[0].registered_count).toBe(10);
+  });
+
+  it('waitlists (204; 400 when registered or waitlisted), promotes first come first served when a seat frees, and from_waitlist takes a free seat', async () => {
+    const course = await f.createCourse();
+    const session = await f.createSession(course.id, { seats: 1 });
+    const [a, b, c] = await f.enrolledLearners(course.id, 3);
+    expect((await f.admin.post(REGISTRATIONS_OF(session.id), { user_id: a.userId })).status).toBe(204);
+    expect((await f.admin.post(waitlistOf(session.id), { user_id: a.userId })).body.code).toBe('ALREADY_REGISTERED');
+    expect((await f.admin.post(waitlistOf(session.id), { user_id: b.userId })).status).toBe(204);
+    expect((await f.admin.post(waitlistOf(session.id), { user_id: c.userId })).status).toBe(204);
+    const twice = await f.admin.post(waitlistOf(session.id), { user_id: b.userId });
+    expect([twice.status, twice.body.code]).toEqual([400, 'ALREADY_WAITLISTED']);
+    expect((await f.admin.post(waitlistOf(999999), { user_id: b.userId })).status).toBe(404);
+    // a leaves: b (first in line) takes the seat and is told so.
+    const [registration] = (await f.admin.get(REGISTRATIONS_OF(session.id))).body.registrations;
+    expect((await f.admin.delete(`${REGISTRATIONS_OF(session.id)}/${registration.id}`)).status).toBe(204);
+    expect(await registeredIds(session.id)).toEqual([b.userId]);
+    await f.eventOf('scheduling.waitlist.promoted', (d) => d.session_id === session.id && d.user_id === b.userId);
+    // Raising the seats promotes c; then from_waitlist moves a waitlisted user into a seat freed by hand.
+    expect((await f.admin.patch(`${SESSIONS_OF(course.id)}/${session.id}`, { session: { seats: 2 } })).status).toBe(200);
+    expect(await registeredIds(session.id)).toEqual([b.userId, c.userId]);
+    expect((await f.admin.patch(`${SESSIONS_OF(course.id)}/${session.id}`, { session: { seats: 1 } })).status).toBe(400);
+    expect((await f.admin.post(waitlistOf(session.id), { user_id: a.userId })).status).toBe(204);
+    expect((await f.admin.post(REGISTRATIONS_OF(session.id), { user_id: a.userId, from_waitlist: true })).body.code).toBe('SESSION_FULL');
+    // Removing c's enrollment frees c's seat, which goes to a.
+    const enrollments = (await f.admin.get(`${LIVE_COURSES}/${course.id}/learners`)).body.learners;
+    const cEnrollment = enrollments.find((e: { user_id: string }) => e.user_id === String(c.userId));
+    expect((await f.admin.delete(`${LIVE_COURSES}/${course.id}/learners/${cEnrollment.id}`)).status).toBe(204);
+    expect(await registeredIds(session.id)).toEqual([b.userId, a.userId]);
+  });
+
+  it('identity.user.deleted removes the user from registrations and waitlists and promotes the next in line', async () => {
+    const course = await f.createCourse();
+    const session = await f.createSession(course.id, { seats: 1 });
+    const [a, b] = await f.enrolledLearners(course.id, 2);
+    await f.admin.post(REGISTRATIONS_OF(session.id), { user_id: a.userId });
+    await f.admin.post(waitlistOf(session.id), { user_id: b.userId });
+    expect((await f.admin.delete(`/api/admin/users/${a.userId}`)).status).toBe(204);
+    await eventually(async () => ((await registeredIds(session.id)).includes(b.userId) ? true : undefined));
+    expect(await registeredIds(session.id)).toEqual([b.userId]);
+  });
+
+  it('concluding completes checked-in enrollments (counted in the user summary) and unregisters the absent', async () => {
+    const course = await f.createCourse();
+    const session = await f.createSession(course.id, { start_at: '2021-01-01T09:00:00Z', seats: 5 });
+    const [present, absent] = await f.enrolledLearners(course.id, 2);
+    for (const u of [present, absent]) expect((await f.admin.post(REGISTRATIONS_OF(session.id), { user_id: u.userId })).status).toBe(204);
+    const rows = (await f.admin.get(REGISTRATIONS_OF(session.id))).body.registrations;
+    const presentRow = rows.find((r: { user_id: string }) => r.user_id === String(present.userId));
+    await f.admin.patch(`${REGISTRATIONS_OF(session.id)}/${presentRow.id}`, { live_course_session_registration: { marked_complete_at: '2021-01-01T09:10:00Z' } });
+    const concluded = await f.admin.post(`${SESSIONS_OF(course.id)}/${session.id}/conclude`);
+    expect(concluded.status).toBe(200);
+    expect(concluded.body.sessions[0]).toMatchObject({ registered_count: 1, present_count: 1 });
+    expect(await registeredIds(session.id)).toEqual([present.userId]);
+    const learners = (await f.admin.get(`${LIVE_COURSES}/${course.id}/learners`)).body.learners;
+    expect(learners.find((l: { user_id: string }) => l.user_id === String(present.userId))).toMatchObject({ state: 'completed', completed_at: expect.any(String) });
+    expect(learners.find((l: { user_id: string }) => l.user_id === String(absent.userId))).toMatchObject({ state: 'active', completed_at: null });
+    await f.eventOf('scheduling.live_course_enrollment.completed', (d) => d.user_id === present.userId && d.live_course_id === Number(course.id));
+    await eventually(async () => ((await f.admin.get(`/api/admin/users/${present.userId}/summary`)).body.summary?.completed_live_courses === 1 ? true : undefined));
+    const late = await f.t.factory.user(f.cast.accountId, ['learner']);
+    await f.admin.post(`${LIVE_COURSES}/${course.id}/learners`, { learners: [{ user_id: late.userId }] });
+    expect((await f.admin.post(REGISTRATIONS_OF(session.id), { user_id: late.userId })).body.code).toBe('SESSION_CONCLUDED');
+  });
+
+  it("answers 404 for another account's sessions and registrations", async () => {
+    const course = await f.createCourse();
+    const session = await f.createSession(course.id, { seats: 3 });
+    const [a] = await f.enrolledLearners(course.id, 1);
+    await f.admin.post(REGISTRATIONS_OF(session.id), { user_id: a.userId });
+    const [registration] = (await f.admin.get(REGISTRATIONS_OF(session.id))).body.registrations;
+    expect((await f.stranger.get(REGISTRATIONS_OF(session.id))).status).toBe(404);
+    expect((await f.stranger.post(REGISTRATIONS_OF(session.id), { user_id: f.cast.stranger.userId })).status).toBe(404);
+    expect((await f.stranger.post(waitlistOf(session.id), { user_id: f.cast.stranger.userId })).status).toBe(404);
+    expect((await f.stranger.patch(`${REGISTRATIONS_OF(session.id)}/${registration.id}`, { live_course_session_registration: { marked_complete_at: null } })).status).toBe(404);
+    expect((await f.stranger.delete(`${REGISTRATIONS_OF(session.id)}/${registration.id}`)).status).toBe(404);
+    expect(await registeredIds(session.id)).toEqual([a.userId]);
+  });
+});

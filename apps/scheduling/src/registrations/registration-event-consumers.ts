@@ -1,0 +1,42 @@
+import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { USER_DELETED_EVENT, UserEventData, validateInput } from '@lms/contracts';
+import { Database, InjectTenantRepository, MESSAGE_BUS, type MessageBus, type Subscription, subscribeWithInbox, type TenantRepository } from '@lms/platform';
+import { LiveCourseEnrollment } from '../learners/live-course-enrollment.entity.js';
+import { SeatRelease } from './seat-release.js';
+
+export const SCHEDULING_USER_DELETED_CONSUMER = 'scheduling-registrations-user-deleted';
+
+/** Retries back off; an event still failing after the last try goes to the dead-letter stream. */
+const RETRY = { maxDeliver: 5, backoffMs: [100, 500, 2000] };
+
+/** `identity.user.deleted`: the user leaves every session (registrations and waitlist places), and freed seats go to the waitlists. */
+@Injectable()
+export class RegistrationEventConsumers implements OnApplicationBootstrap, OnModuleDestroy {
+  private subscriptions: Subscription[] = [];
+
+  constructor(
+    private readonly db: Database,
+    @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
+    private readonly seats: SeatRelease,
+    @InjectTenantRepository(LiveCourseEnrollment) private readonly enrollments: TenantRepository<LiveCourseEnrollment>,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    this.subscriptions.push(
+      await subscribeWithInbox(this.db, this.bus.events, { durable: SCHEDULING_USER_DELETED_CONSUMER, types: [USER_DELETED_EVENT], ...RETRY }, async (event) => {
+        const data = await validateInput<UserEventData>(UserEventData, event.data, 'data');
+        if (!data.ok) throw new Error(`invalid ${event.type} event ${event.id}: ${data.errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`);
+        const scope = { accountId: event.accountid };
+        // Courses in id order, as every writer locks them, so this never deadlocks with a registration.
+        const courses = [...new Set((await this.enrollments.find(scope, { where: { userId: data.value.user_id }, order: { liveCourseId: 'ASC' } })).map((e) => e.liveCourseId))];
+        for (const courseId of courses) await this.seats.withdrawFromCourse(scope, courseId, data.value.user_id);
+      }),
+    );
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    const subscriptions = this.subscriptions;
+    this.subscriptions = [];
+    await Promise.all(subscriptions.map((s) => s.unsubscribe()));
+  }
+}
