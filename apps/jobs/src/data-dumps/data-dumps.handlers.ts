@@ -15,7 +15,7 @@ export class DataDumpsHandlers {
 
   @Handles(S.create)
   async create(@Payload() { ctx, body }: RpcRequest<CreateDataDumpBody>) {
-    return envelope('data_dumps', await this.service.create(ctx, body?.only));
+    return envelope('data_dumps', await this.service.create(ctx, body?.only ?? undefined));
   }
 
   @Handles(S.modelNames)

@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsInt, Max, Min, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsInt, IsObject, Max, Min, ValidateNested } from 'class-validator';
 import { MAX_ID, PageQuery, QueryInt } from '../common/query.js';
 import type { JsonSchema } from '../routes/route.js';
 import { CourseTemplateParams } from './course-templates.contract.js';
@@ -22,7 +22,7 @@ export class CourseAuthorInput {
 
 /** `POST .../authors`: `{ "users": [{ "user_id": 7 }] }`, all or nothing. */
 export class AddCourseAuthorsBody {
-  @IsDefined() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(100) @ValidateNested({ each: true }) @Type(() => CourseAuthorInput)
+  @IsDefined() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(100) @IsObject({ each: true }) @ValidateNested({ each: true }) @Type(() => CourseAuthorInput)
   users: CourseAuthorInput[];
 }
 

@@ -173,7 +173,7 @@ export class CourseTemplateRequest extends courseTemplateFields(true) {}
 export class CourseTemplateChanges extends courseTemplateFields(false) {}
 
 export class CreateCourseTemplatesBody {
-  @IsDefined() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(100) @ValidateNested({ each: true }) @Type(() => CourseTemplateRequest)
+  @IsDefined() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(100) @IsObject({ each: true }) @ValidateNested({ each: true }) @Type(() => CourseTemplateRequest)
   course_templates: CourseTemplateRequest[];
 }
 

@@ -8,6 +8,7 @@ import {
   IsDefined,
   IsIn,
   IsInt,
+  IsObject,
   IsOptional,
   IsRFC3339,
   Max,
@@ -76,7 +77,7 @@ export class EnrollmentEntry {
 }
 
 export class CreateEnrollmentsBody {
-  @IsDefined() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(1000) @ValidateNested({ each: true }) @Type(() => EnrollmentEntry)
+  @IsDefined() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(1000) @IsObject({ each: true }) @ValidateNested({ each: true }) @Type(() => EnrollmentEntry)
   enrollments: EnrollmentEntry[];
 }
 
@@ -107,7 +108,7 @@ export class EnrollmentChanges {
 /** `{ "enrollments": [{ … }] }`: an array of exactly one, as the original service's clients send it. */
 export class UpdateEnrollmentBody {
   @IsDefined() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(1, { message: 'enrollments must hold exactly one change' })
-  @ValidateNested({ each: true }) @Type(() => EnrollmentChanges)
+  @IsObject({ each: true }) @ValidateNested({ each: true }) @Type(() => EnrollmentChanges)
   enrollments: EnrollmentChanges[];
 }
 

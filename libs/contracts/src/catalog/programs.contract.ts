@@ -51,7 +51,7 @@ export class ProgramRequest extends programFields(true) {}
 export class ProgramChanges extends programFields(false) {}
 
 export class CreateProgramsBody {
-  @IsDefined() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(100) @ValidateNested({ each: true }) @Type(() => ProgramRequest)
+  @IsDefined() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(100) @IsObject({ each: true }) @ValidateNested({ each: true }) @Type(() => ProgramRequest)
   programs: ProgramRequest[];
 }
 
@@ -124,7 +124,7 @@ export class ProgramEnrollmentEntry {
 }
 
 export class CreateProgramEnrollmentsBody {
-  @IsDefined() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(1000) @ValidateNested({ each: true }) @Type(() => ProgramEnrollmentEntry)
+  @IsDefined() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(1000) @IsObject({ each: true }) @ValidateNested({ each: true }) @Type(() => ProgramEnrollmentEntry)
   enrollments: ProgramEnrollmentEntry[];
 }
 

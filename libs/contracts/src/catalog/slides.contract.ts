@@ -146,7 +146,7 @@ export class SlideChanges {
 }
 
 export class CreateSlidesBody {
-  @IsDefined() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(100) @ValidateNested({ each: true }) @Type(() => SlideInput)
+  @IsDefined() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(100) @IsObject({ each: true }) @ValidateNested({ each: true }) @Type(() => SlideInput)
   slides: SlideInput[];
 }
 

@@ -96,7 +96,7 @@ export class TaskRequest extends taskFields(true) {}
 export class TaskChanges extends taskFields(false) {}
 
 export class CreateTasksBody {
-  @IsDefined() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(100) @ValidateNested({ each: true }) @Type(() => TaskRequest)
+  @IsDefined() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(100) @IsObject({ each: true }) @ValidateNested({ each: true }) @Type(() => TaskRequest)
   tasks: TaskRequest[];
 }
 

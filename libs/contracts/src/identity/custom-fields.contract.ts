@@ -26,7 +26,7 @@ export class CustomFieldInput {
 }
 
 export class CreateCustomFieldsBody {
-  @IsDefined() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(100) @ValidateNested({ each: true }) @Type(() => CustomFieldInput)
+  @IsDefined() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(100) @IsObject({ each: true }) @ValidateNested({ each: true }) @Type(() => CustomFieldInput)
   custom_fields: CustomFieldInput[];
 }
 

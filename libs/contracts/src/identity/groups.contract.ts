@@ -77,7 +77,7 @@ export class GroupInput {
 }
 
 export class CreateGroupsBody {
-  @IsDefined() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(100) @ValidateNested({ each: true }) @Type(() => GroupInput)
+  @IsDefined() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(100) @IsObject({ each: true }) @ValidateNested({ each: true }) @Type(() => GroupInput)
   groups: GroupInput[];
 }
 
@@ -126,7 +126,7 @@ export class MembershipInput {
 }
 
 export class AddGroupLearnersBody {
-  @IsDefined() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(1000) @ValidateNested({ each: true }) @Type(() => MembershipInput)
+  @IsDefined() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(1000) @IsObject({ each: true }) @ValidateNested({ each: true }) @Type(() => MembershipInput)
   users: MembershipInput[];
 }
 

@@ -141,7 +141,7 @@ export class UserAttributes {
   @IsOptional() @IsUrl({ protocols: ['http', 'https'], require_protocol: true }) @MaxLength(2048)
   avatar_url?: string | null;
 
-  @IsOptional() @IsArray() @ArrayMaxSize(200) @ValidateNested({ each: true }) @Type(() => CustomFieldValueInput)
+  @IsOptional() @IsArray() @ArrayMaxSize(200) @IsObject({ each: true }) @ValidateNested({ each: true }) @Type(() => CustomFieldValueInput)
   custom_fields?: CustomFieldValueInput[] | null;
 }
 
@@ -164,7 +164,7 @@ const firstUserOnly = ({ value }: TransformFnParams): unknown =>
   Array.isArray(value) && value.length > 0 ? [value[0] instanceof UserRequest ? value[0] : plainToInstance(UserRequest, value[0] as object)] : value;
 
 export class CreateUsersBody {
-  @IsDefined() @IsArray() @ArrayMinSize(1) @Transform(firstUserOnly) @ValidateNested({ each: true }) @Type(() => UserRequest)
+  @IsDefined() @IsArray() @ArrayMinSize(1) @Transform(firstUserOnly) @IsObject({ each: true }) @ValidateNested({ each: true }) @Type(() => UserRequest)
   users: UserRequest[];
 }
 

@@ -65,7 +65,7 @@ export class LiveCourseRequest {
 }
 
 export class CreateLiveCoursesBody {
-  @IsDefined() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(100) @ValidateNested({ each: true }) @Type(() => LiveCourseRequest)
+  @IsDefined() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(100) @IsObject({ each: true }) @ValidateNested({ each: true }) @Type(() => LiveCourseRequest)
   live_courses: LiveCourseRequest[];
 }
 
@@ -122,7 +122,7 @@ export class LiveCourseLearnerInput {
 
 /** `POST .../learners`: `{ "learners": [{ "user_id": 7 }] }`, all or nothing. */
 export class EnrollLiveCourseLearnersBody {
-  @IsDefined() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(100) @ValidateNested({ each: true }) @Type(() => LiveCourseLearnerInput)
+  @IsDefined() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(100) @IsObject({ each: true }) @ValidateNested({ each: true }) @Type(() => LiveCourseLearnerInput)
   learners: LiveCourseLearnerInput[];
 }
 

@@ -56,7 +56,7 @@ export class SessionRequest {
 }
 
 export class CreateSessionsBody {
-  @IsDefined() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(100) @ValidateNested({ each: true }) @Type(() => SessionRequest)
+  @IsDefined() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(100) @IsObject({ each: true }) @ValidateNested({ each: true }) @Type(() => SessionRequest)
   sessions: SessionRequest[];
 
   /** The session the new ones are parts of. */

@@ -52,6 +52,9 @@ export interface NatsBusOptions {
 }
 
 /** The message bus over a NATS server: core request/reply and pub/sub, JetStream for events. */
+/** Header naming the connection a broadcast came from (see `broadcast`). */
+const ORIGIN_HEADER = 'Lms-Origin';
+
 export class NatsBus implements MessageBus {
   readonly kind = 'nats' as const;
   readonly events: EventLog;
@@ -65,6 +68,10 @@ export class NatsBus implements MessageBus {
   private readonly pending = new Map<string, Pending>();
   private replyInbox?: string;
   private nextToken = 0;
+  /** Broadcast listeners of this connection, by subject: a broadcast from here reaches them at once. */
+  private readonly listeners = new Map<string, Set<(payload: unknown) => void>>();
+  /** Marks this connection's broadcasts, so the server's echo of one is not delivered a second time. */
+  private readonly origin = createInbox('origin');
 
   private constructor(
     private readonly nc: NatsConnection,
@@ -152,25 +159,50 @@ export class NatsBus implements MessageBus {
     return this.remember(sub, () => this.forgetLocal(named, handler));
   }
 
+  /**
+   * To every listener: this connection's own at once (on a microtask), then the others through the server. Requests to this connection are answered in process (above), so a notice sent before a
+   * reply (drop a deleted user's cached principal, then answer the deletion) must not reach a listener
+   * here after that reply does, as it would going round through the server.
+   */
   broadcast(subject: string, payload: unknown): void {
-    this.nc.publish(this.subject(subject), encode(payload));
+    const named = this.subject(subject);
+    const data = encode(payload);
+    for (const [pattern, listeners] of this.listeners) {
+      // A microtask, not a call: a listener never runs inside the broadcaster's own code, yet ahead of any reply it sends next.
+      if (pattern === named || subjectMatches(pattern, named)) for (const listener of listeners) queueMicrotask(() => this.deliver(listener, named, data));
+    }
+    const marked = headers();
+    marked.set(ORIGIN_HEADER, this.origin);
+    this.nc.publish(named, data, { headers: marked });
   }
 
   listen(subject: string, handler: (payload: unknown) => void): Subscription {
-    const sub = this.nc.subscribe(this.subject(subject), {
+    const named = this.subject(subject);
+    const listeners = this.listeners.get(named) ?? new Set();
+    listeners.add(handler);
+    this.listeners.set(named, listeners);
+    const forget = () => listeners.delete(handler);
+    const sub = this.nc.subscribe(named, {
       callback: (err, msg) => {
         if (err) {
           this.logger.error({ err, subject }, 'subscription failed');
           return;
         }
-        try {
-          handler(decode(msg.data));
-        } catch (error) {
-          this.logger.error({ err: error, subject: msg.subject }, 'broadcast listener failed');
-        }
+        // Delivered already, by the broadcast itself.
+        if (msg.headers?.get(ORIGIN_HEADER) === this.origin) return;
+        this.deliver(handler, msg.subject, msg.data);
       },
     });
-    return this.remember(sub);
+    void sub.closed.then(forget);
+    return this.remember(sub, forget);
+  }
+
+  private deliver(handler: (payload: unknown) => void, subject: string, data: Uint8Array): void {
+    try {
+      handler(decode(data));
+    } catch (error) {
+      this.logger.error({ err: error, subject }, 'broadcast listener failed');
+    }
   }
 
   async ping(): Promise<void> {
