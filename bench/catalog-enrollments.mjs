@@ -4,22 +4,11 @@
 // to the schemas (learners in identity, enrollments in catalog): the rows the API would have written.
 // Alone: `npm run build && node bench/catalog-enrollments.mjs` (an all-in-one on a fresh bench database).
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
-import { createBenchDatabase, uniqueName } from './infra.mjs';
+import { bootstrapOwner, createBenchDatabase, uniqueName, withClient } from './infra.mjs';
 import { requestJson, runLoad } from './load.mjs';
 import { startAllInOne } from './topologies.mjs';
 
 export const COURSE_ENROLLMENTS_TARGET_P99_MS = 25;
-
-async function withClient(url, work) {
-  const client = new pg.Client({ connectionString: url, application_name: 'lms-bench' });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
 
 /**
  * One published course of the bootstrap account with `count` learners enrolled: 40% complete, 30% started,
@@ -27,15 +16,7 @@ async function withClient(url, work) {
  */
 export async function seedCourseEnrollments(databaseUrl, count) {
   return withClient(databaseUrl, async (client) => {
-    const { rows } = await client.query(
-      `SELECT a.id AS account_id, s.id AS sub_account_id, u.id AS admin_id
-         FROM identity.accounts a
-         JOIN identity.sub_accounts s ON s.account_id = a.id AND s.is_root
-         JOIN identity.users u ON u.account_id = a.id AND u.uid = 'admin'
-        WHERE a.subdomain = 'default'`,
-    );
-    if (rows.length === 0) throw new Error('no bootstrap account to seed enrollments into');
-    const { account_id: accountId, sub_account_id: subAccountId, admin_id: adminId } = rows[0];
+    const { accountId, subAccountId, adminId } = await bootstrapOwner(client);
     const course = await client.query(
       `INSERT INTO catalog.course_templates (account_id, sub_account_id, author_id, title, course_type, default_days_until_due, is_published,
                                              has_unpublished_changes, external_status, published, published_at)

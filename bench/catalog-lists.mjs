@@ -3,7 +3,7 @@
 // gateway of the given topology. Latency is measured on one connection (the path itself, no queueing);
 // the target is p99 ≤ 25 ms for every page (issue 7). Seeding goes straight to the catalog schema: the
 // rows are what the API would have written, without 100,000 HTTP round trips.
-import pg from 'pg';
+import { bootstrapOwner, withClient } from './infra.mjs';
 import { requestJson, runLoad } from './load.mjs';
 
 export const CATALOG_LIST_TARGET_P99_MS = 25;
@@ -25,16 +25,6 @@ export const CATALOG_LIST_PAGES = [
   ['titles, search', '/titles?search=onboarding&sort=title&per_page=100'],
 ];
 
-async function withClient(url, work) {
-  const client = new pg.Client({ connectionString: url, application_name: 'lms-bench' });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
-
 /**
  * Writes `count` course templates into the bootstrap account: titles from topics × levels × numbers,
  * the four course types, a fifth with certificates, a third unpublished, one in twenty archived; the
@@ -42,15 +32,7 @@ async function withClient(url, work) {
  */
 export async function seedCourseTemplates(databaseUrl, count) {
   return withClient(databaseUrl, async (client) => {
-    const { rows } = await client.query(
-      `SELECT a.id AS account_id, s.id AS sub_account_id, u.id AS admin_id
-         FROM identity.accounts a
-         JOIN identity.sub_accounts s ON s.account_id = a.id AND s.is_root
-         JOIN identity.users u ON u.account_id = a.id AND u.uid = 'admin'
-        WHERE a.subdomain = 'default'`,
-    );
-    if (rows.length === 0) throw new Error('no bootstrap account to seed course templates into');
-    const { account_id: accountId, sub_account_id: subAccountId, admin_id: adminId } = rows[0];
+    const { accountId, subAccountId, adminId } = await bootstrapOwner(client);
     await client.query(
       `INSERT INTO catalog.course_templates
          (account_id, sub_account_id, author_id, title, course_type, default_days_until_due, has_certificate, is_published, has_unpublished_changes,

@@ -8,7 +8,8 @@ import pg from 'pg';
 
 export const uniqueName = (prefix) => `${prefix}_${randomBytes(4).toString('hex')}`;
 
-async function withClient(url, work) {
+/** One connection for `work`, closed however it ends. */
+export async function withClient(url, work) {
   const client = new pg.Client({ connectionString: url, application_name: 'lms-bench' });
   await client.connect();
   try {
@@ -32,6 +33,19 @@ export async function createBenchDatabase(serverUrl) {
 }
 
 /** The id of the account the bootstrap token created (design §7), for the raw baseline's queries. */
+/** The bootstrap account, its root sub-account and its administrator, which the seeds write rows for. */
+export async function bootstrapOwner(client) {
+  const { rows } = await client.query(
+    `SELECT a.id AS account_id, s.id AS sub_account_id, u.id AS admin_id
+       FROM identity.accounts a
+       JOIN identity.sub_accounts s ON s.account_id = a.id AND s.is_root
+       JOIN identity.users u ON u.account_id = a.id AND u.uid = 'admin'
+      WHERE a.subdomain = 'default'`,
+  );
+  if (rows.length === 0) throw new Error('no bootstrap account to seed: the bootstrap did not run');
+  return { accountId: rows[0].account_id, subAccountId: rows[0].sub_account_id, adminId: rows[0].admin_id };
+}
+
 export const bootstrapAccountId = (databaseUrl, subdomain = 'default') =>
   withClient(databaseUrl, async (client) => {
     const { rows } = await client.query('SELECT id FROM identity.accounts WHERE subdomain = $1', [subdomain]);
