@@ -84,9 +84,11 @@ async function enrollments(courseId, entries) {
   }
 }
 
+/** Whether the system serves a route: its OpenAPI document, read once. */
+let documented;
 async function serves(path) {
-  const { paths } = await must('GET', '/api/openapi.json');
-  return Object.hasOwn(paths, path);
+  documented ??= must('GET', '/api/openapi.json');
+  return Object.hasOwn((await documented).paths, path);
 }
 
 async function dataDump() {
