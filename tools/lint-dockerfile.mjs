@@ -1,5 +1,8 @@
-// Lints the deployables' Dockerfile without a Docker engine (none in CI): parses it with
-// dockerfile-ast and enforces the rules an image reviewer would, with a rule id per problem.
+// Lints the deployables' Dockerfile without a Docker engine (none in CI). dockerfile-utils (the
+// maintained linter of the Dockerfile language server) checks the syntax: instructions, flags, JSON
+// arrays. Then, on dockerfile-ast's parse, the rules an image reviewer would apply and no npm linter
+// does: pinned bases, non-root, exec-form CMD, production-only node_modules traced through the stages,
+// the APP build argument. A rule id per problem.
 //
 //   node tools/lint-dockerfile.mjs [Dockerfile...]   (default docker/Dockerfile)
 //   node tools/lint-dockerfile.mjs --self-test       (proves each rule rejects a bad input)
@@ -9,6 +12,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import dockerfileAst from 'dockerfile-ast';
+import { validate as dockerfileSyntax } from 'dockerfile-utils';
 
 const { DockerfileParser } = dockerfileAst;
 
@@ -60,17 +64,16 @@ function dependencyInstall(words) {
 /** Is this the root user (name or uid 0), with or without a group? */
 const isRoot = (user) => ['root', '0'].includes(user.split(':')[0]);
 
-/** Parses a CMD/ENTRYPOINT argument list: an array for exec form, null for shell form. */
+/** A CMD/ENTRYPOINT's form: exec (a JSON array, parsed) or shell; dockerfile-utils reports malformed arrays. */
 function execForm(instruction) {
   const content = (instruction.getArgumentsContent() ?? '').trim();
-  if (!content.startsWith('[')) return { form: 'shell', content };
   try {
     const parsed = JSON.parse(content);
     if (Array.isArray(parsed) && parsed.every((item) => typeof item === 'string')) return { form: 'exec', args: parsed, content };
   } catch {
-    // Docker runs invalid JSON (e.g. single quotes) through /bin/sh -c: shell form in disguise.
+    // not JSON: Docker runs it through /bin/sh -c
   }
-  return { form: 'invalid', content };
+  return { form: 'shell', content };
 }
 
 /** Splits an image reference into name, tag and digest. */
@@ -87,6 +90,7 @@ export function lintDockerfile(text) {
   /** @type {Problem[]} */
   const problems = [];
   const report = (rule, line, message) => problems.push({ rule, line, message });
+  for (const diagnostic of dockerfileSyntax(text)) report('syntax', diagnostic.range.start.line + 1, diagnostic.message);
   const dockerfile = DockerfileParser.parse(text);
 
   const globalArgs = new Map();
@@ -219,8 +223,6 @@ export function lintDockerfile(text) {
     const parsed = execForm(instruction);
     if (parsed.form === 'shell') {
       report('exec-form', lineOf(instruction), `${keyword} ${parsed.content}: shell form runs under /bin/sh, which does not forward SIGTERM; use the JSON exec form`);
-    } else if (parsed.form === 'invalid') {
-      report('exec-form', lineOf(instruction), `${keyword} ${parsed.content}: not a JSON array of strings (double quotes only), so Docker runs it as shell form`);
     } else if (parsed.args.some((arg) => /\$\{?[A-Za-z_]/.test(arg))) {
       report('exec-form', lineOf(instruction), `${keyword} ${parsed.content}: exec form does not expand variables; resolve them at build time`);
     }
@@ -296,6 +298,7 @@ const BAD_CASES = [
   ['apt-get install without --no-install-recommends', GOOD.replace(' --no-install-recommends', ''), 'apt-no-recommends'],
   ['shell-form CMD', GOOD.replace('CMD ["node", "main.js"]', 'CMD node main.js'), 'exec-form'],
   ['CMD with single quotes (shell form in disguise)', GOOD.replace('CMD ["node", "main.js"]', "CMD ['node', 'main.js']"), 'exec-form'],
+  ['unknown instruction flag', GOOD.replace('COPY --from=deps', 'COPY --frm=deps'), 'syntax'],
   ['exec-form CMD relying on ${APP}', GOOD.replace('CMD ["node", "main.js"]', 'CMD ["node", "dist/apps/${APP}/main.js"]'), 'exec-form'],
   ['no ARG APP', GOOD.replace('ARG APP\n', '').replaceAll('${APP}', 'gateway'), 'arg-app'],
   ['ARG APP only before FROM', `ARG APP\n${GOOD.replace('ARG APP\n', '')}`, 'arg-app'],

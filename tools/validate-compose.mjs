@@ -1,18 +1,21 @@
-// Validates docker/compose.yaml without a Docker engine: parses it with `yaml` (merge keys on),
-// interpolates ${VAR:-default} with the defaults, and checks what `docker compose config` cannot:
-// every deployable is built from the one Dockerfile with its own APP, has the configuration it
-// needs, waits for healthy infrastructure, and every image is pinned. When the `docker compose`
-// plugin is installed, `docker compose config -q` runs too (it works offline).
+// Validates docker/compose.yaml without a Docker engine. dclint (a maintained Compose linter) checks it
+// against the Compose schema and its correctness rules (pinned image tags, ports bound to an interface,
+// no duplicate ports or container names). Then what no linter knows: parsed with `yaml` (merge keys on)
+// and ${VAR:-default} interpolated with the defaults, every deployable is built from the one Dockerfile
+// with its own APP, has the configuration it needs and its own NATS user, and waits for healthy
+// infrastructure. When the `docker compose` plugin is installed, `docker compose config -q` runs too.
 //
 //   node tools/validate-compose.mjs [compose.yaml]   (default docker/compose.yaml)
 //   node tools/validate-compose.mjs --self-test      (proves each check rejects a bad input)
 //
 // Exit code 0 when clean, 1 on any problem; the last line printed is a one-line summary.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseDocument } from 'yaml';
+import { DCLinter } from 'dclint';
+import { parseDocument, stringify } from 'yaml';
 import { configEnvVars, listDeployables, ROOT } from './deploy-facts.mjs';
 import { AUTHORIZATION_FILE, checkAuthorizationFile, natsPasswordVariable } from './nats-authorization.mjs';
 
@@ -27,18 +30,6 @@ const HTTP_PORT = { gateway: 3000 };
 /** Read by Node itself rather than by loadConfig. */
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 const INTEGER_VARS = ['PORT', 'HEALTH_PORT', 'RPC_TIMEOUT_MS', 'AUTH_CACHE_TTL_MS'];
-
-/** Top-level and service keys of the Compose specification (x-* extensions allowed anywhere). */
-const TOP_LEVEL_KEYS = new Set(['version', 'name', 'include', 'services', 'networks', 'volumes', 'configs', 'secrets', 'models']);
-const SERVICE_KEYS = new Set(`annotations attach build blkio_config cap_add cap_drop cgroup cgroup_parent command configs
-  container_name cpu_count cpu_percent cpu_period cpu_quota cpu_rt_period cpu_rt_runtime cpu_shares cpus cpuset
-  credential_spec depends_on deploy develop device_cgroup_rules devices dns dns_opt dns_search domainname driver_opts
-  entrypoint env_file environment expose extends external_links extra_hosts gpus group_add healthcheck hostname image
-  init ipc isolation label_file labels links logging mac_address mem_limit mem_reservation mem_swappiness memswap_limit
-  models network_mode networks oom_kill_disable oom_score_adj pid pids_limit platform ports post_start pre_stop
-  privileged profiles provider pull_policy read_only restart runtime scale secrets security_opt shm_size stdin_open
-  stop_grace_period stop_signal storage_opt sysctls tmpfs tty ulimits use_api_socket user userns_mode uts volumes
-  volumes_from working_dir`.split(/\s+/));
 
 /** The deployables are the apps/ folders: a new app cannot be forgotten here. */
 /** Compose interpolation with an empty environment: ${X:-d} and ${X-d} give d, ${X} gives "". */
@@ -96,23 +87,11 @@ function containerPorts(service) {
 export function validateCompose(doc, { composeDir, deployables, configVars }) {
   const problems = [];
   if (!doc || typeof doc !== 'object') return ['the file is not a YAML mapping'];
-  for (const key of Object.keys(doc)) {
-    if (!TOP_LEVEL_KEYS.has(key) && !key.startsWith('x-')) problems.push(`unknown top-level key "${key}"`);
-  }
   const services = doc.services ?? {};
   if (Object.keys(services).length === 0) return [...problems, 'no services'];
 
   for (const [name, service] of Object.entries(services)) {
-    for (const key of Object.keys(service ?? {})) {
-      if (!SERVICE_KEYS.has(key) && !key.startsWith('x-')) problems.push(`service ${name}: unknown key "${key}"`);
-    }
     if (service.image === undefined && service.build === undefined) problems.push(`service ${name}: neither image nor build`);
-    if (service.image !== undefined) {
-      const image = interpolate(service.image, problems, `service ${name} image`);
-      const { tag, digest } = imageReference(image);
-      if (tag === null && digest === null) problems.push(`service ${name}: image "${image}" is untagged (means latest); pin a version`);
-      else if (tag === 'latest' || tag === '') problems.push(`service ${name}: image "${image}" is not pinned; use a version tag`);
-    }
     for (const [dependency, spec] of Object.entries(dependsOn(service))) {
       if (!services[dependency]) problems.push(`service ${name}: depends_on unknown service "${dependency}"`);
       else if (spec?.condition === 'service_healthy' && !services[dependency].healthcheck) {
@@ -253,6 +232,34 @@ export function parseCompose(text) {
   return { doc: errors.length > 0 ? null : document.toJS({ maxAliasCount: 1000 }), errors };
 }
 
+/** dclint's rules that are about correctness; its ordering and quoting rules are style we do not follow. */
+const DCLINT_CONFIG = {
+  rules: Object.fromEntries(['service-keys-order', 'services-alphabetical-order', 'top-level-properties-order', 'service-dependencies-alphabetical-order', 'service-ports-alphabetical-order', 'require-quotes-in-ports', 'no-build-and-image'].map((rule) => [rule, 0])),
+  quiet: true,
+  debug: false,
+  exclude: [],
+};
+
+/** Schema and correctness errors from dclint (it reads files, so text goes through a temporary one). */
+export function dclintProblems(text) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'dclint-'));
+  try {
+    const file = path.join(dir, 'compose.yaml');
+    writeFileSync(file, text);
+    const [result] = new DCLinter(DCLINT_CONFIG).lintFiles([file], false);
+    return (result?.messages ?? []).filter((message) => message.type === 'error').map((message) => `dclint ${message.rule} (line ${message.line}): ${message.message}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Every check of a compose file's text: parse, dclint, then the project's own. */
+export function checkCompose(text, options) {
+  const { doc, errors } = parseCompose(text);
+  if (!doc) return { doc, problems: errors };
+  return { doc, problems: [...dclintProblems(text), ...validateCompose(doc, options)] };
+}
+
 /** `docker compose config -q` when the plugin exists; null when it does not (no engine needed). */
 function dockerComposeConfig(file) {
   const probe = spawnSync('docker', ['compose', 'version'], { encoding: 'utf8' });
@@ -280,7 +287,7 @@ function goodCompose() {
         volumes: ['nats-data:/data', '../k8s/base/nats/authorization.conf:/etc/nats/authorization.conf:ro'],
         healthcheck: { test: ['CMD', 'true'] },
       },
-      gateway: { build: build('gateway'), image: 'learning-service/gateway:${TAG:-local}', environment: { NATS_URL: 'nats://nats:4222', CONTEXT_SIGNING_KEY: '${CONTEXT_SIGNING_KEY:-local-only-key-of-32-characters!}', NATS_USER: 'gateway', NATS_PASSWORD: '${NATS_PASSWORD_GATEWAY:-gatewayLocal}', PORT: '3000' }, ports: ['3000:3000'], depends_on: { nats: healthy } },
+      gateway: { build: build('gateway'), image: 'learning-service/gateway:${TAG:-local}', environment: { NATS_URL: 'nats://nats:4222', CONTEXT_SIGNING_KEY: '${CONTEXT_SIGNING_KEY:-local-only-key-of-32-characters!}', NATS_USER: 'gateway', NATS_PASSWORD: '${NATS_PASSWORD_GATEWAY:-gatewayLocal}', PORT: '3000' }, ports: ['127.0.0.1:3000:3000'], depends_on: { nats: healthy } },
       identity: {
         build: build('identity'),
         image: 'learning-service/identity:${TAG:-local}',
@@ -320,25 +327,26 @@ const BAD_CASES = [
   ['NATS with another permissions file', (d) => (d.services.nats.volumes[1] = './nats.conf:/etc/nats/authorization.conf:ro'), 'must be k8s/base/nats/authorization.conf mounted there'],
   ['short bootstrap token', (d) => (d.services.identity.environment.BOOTSTRAP_ADMIN_TOKEN = 'short'), 'at least 16 characters'],
   ['all-in-one half embedded', (d) => (d.services['all-in-one'].environment.NATS_URL = 'nats://nats:4222'), 'or neither'],
-  ['image with tag latest', (d) => (d.services.postgres.image = 'postgres:latest'), 'is not pinned'],
-  ['untagged image', (d) => (d.services.nats.image = 'nats'), 'is untagged'],
+  ['image with tag latest', (d) => (d.services.postgres.image = 'postgres:latest'), 'service-image-require-explicit-tag'],
+  ['untagged image', (d) => (d.services.nats.image = 'nats'), 'service-image-require-explicit-tag'],
+  ['port published on every interface', (d) => (d.services.gateway.ports = ['3000:3000']), 'no-unbound-port-interfaces'],
   ['postgres not 16', (d) => (d.services.postgres.image = 'postgres:15.8'), 'must be postgres:16'],
   ['NATS without JetStream', (d) => (d.services.nats.command = ['-sd', '/data']), 'enable JetStream'],
   ['JetStream store not on a volume', (d) => (d.services.nats.volumes = []), 'is not on a volume'],
   ['postgres without healthcheck', (d) => delete d.services.postgres.healthcheck, 'postgres: needs a healthcheck'],
   ['depends_on without health condition', (d) => (d.services.identity.depends_on = ['postgres', 'nats']), 'must use condition service_healthy'],
-  ['misspelled service key', (d) => (d.services.identity.enviroment = d.services.identity.environment), 'unknown key "enviroment"'],
-  ['gateway without port 3000', (d) => (d.services.gateway.ports = ['8080:8080']), 'port 3000'],
+  ['misspelled service key', (d) => (d.services.identity.enviroment = d.services.identity.environment), 'invalid-schema'],
+  ['gateway without port 3000', (d) => (d.services.gateway.ports = ['127.0.0.1:8080:8080']), 'port 3000'],
   ['required variable without default', (d) => (d.services.identity.image = 'learning-service/identity:${TAG:?set TAG}'), 'give it a default'],
 ];
 
 export function selfTest() {
   const failures = [];
   const options = { composeDir: path.join(ROOT, 'docker'), deployables: SELF_TEST_APPS, configVars: SELF_TEST_VARS };
-  const good = validateCompose(goodCompose(), options);
+  const good = checkCompose(stringify(goodCompose()), options).problems;
   if (good.length > 0) failures.push(`the good compose file was rejected: ${good.join('; ')}`);
   for (const [description, change, expected] of BAD_CASES) {
-    const problems = validateCompose(mutate(change), options);
+    const { problems } = checkCompose(stringify(mutate(change)), options);
     if (!problems.some((problem) => problem.includes(expected))) {
       failures.push(`case "${description}" was not rejected with "${expected}" (got: ${problems.join('; ') || 'no problems'})`);
     }
@@ -364,14 +372,13 @@ function main(argv) {
     console.log(`validate-compose: FAILED: cannot read ${label} (${error.code ?? error.message})`);
     return 1;
   }
-  const { doc, errors } = parseCompose(text);
   const deployables = listDeployables();
-  const problems = doc ? validateCompose(doc, { composeDir: path.dirname(file), deployables, configVars: configEnvVars() }) : errors;
+  const { doc, problems } = checkCompose(text, { composeDir: path.dirname(file), deployables, configVars: configEnvVars() });
   const composeConfig = doc ? dockerComposeConfig(file) : null;
   if (composeConfig) problems.push(...composeConfig);
   for (const problem of problems) console.error(`${label}: ${problem}`);
   const services = doc ? Object.keys(doc.services ?? {}).length : 0;
-  const engine = composeConfig === null ? 'docker compose not installed, structural checks only' : 'docker compose config passed';
+  const engine = composeConfig === null ? 'dclint and project checks; docker compose not installed' : 'dclint, project checks and docker compose config';
   console.log(problems.length === 0
     ? `validate-compose: passed: ${label} (${services} services, ${deployables.length} deployables; ${engine})`
     : `validate-compose: FAILED: ${problems.length} problem(s) in ${label}`);

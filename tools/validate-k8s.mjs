@@ -9,6 +9,7 @@
 //
 // Exit code 0 when clean, 1 on any problem; the last line printed is a one-line summary.
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
@@ -23,13 +24,13 @@ const PART_OF = 'learning-service';
 
 /**
  * The kustomizations to check. `allowLatest`: the base may use `:latest` placeholders that
- * overlays replace. `crds`: custom kinds allowed there, with the structural check that stands in
- * for a schema (none is available offline).
+ * overlays replace. `infrastructure`: NATS and Postgres for the application (other checks).
  */
 const TARGETS = [
   { dir: 'k8s/base', allowLatest: true },
   { dir: 'k8s/overlays/production', allowLatest: false },
-  { dir: 'k8s/overlays/keda', allowLatest: false, crds: ['keda.sh/v1alpha1/ScaledObject'] },
+  { dir: 'k8s/overlays/keda', allowLatest: false },
+  { dir: 'k8s/overlays/infrastructure', infrastructure: true },
 ];
 
 /** Kubernetes hosts every deployable except the all-in-one (development and small installs). */
@@ -39,6 +40,14 @@ const WITHOUT_DATABASE = new Set(['gateway']);
 const HTTP_DEPLOYABLES = new Set(['gateway']);
 /** Deployables whose replica count an autoscaler must own. */
 const AUTOSCALED = new Set(['jobs-worker']);
+/** Settings the Kubernetes manifests leave unset on purpose, and why. */
+const NOT_WIRED = {
+  NODE_ENV: 'set by the image',
+  NODE_OPTIONS: 'set by the image',
+  METRICS_TOKEN: '/metrics is served on HEALTH_PORT, inside the cluster only',
+  EMBEDDED_POSTGRES_PORT: 'the all-in-one embedded database, which Kubernetes does not run',
+  NATS_NAMESPACE: 'only for systems sharing one NATS server; an overlay sets it (the NATS users are rendered for it)',
+};
 /** Namespaced kinds that live at cluster scope (no metadata.namespace). */
 /** The NATS server's users and permissions (k8s/base/nats/authorization.conf), rendered from the one source. */
 const NATS_AUTHORIZATION = 'learning-service-nats-authorization';
@@ -47,19 +56,22 @@ const NATS_SECRET = 'learning-service-nats';
 const CLUSTER_SCOPED = new Set(['Namespace', 'ClusterRole', 'ClusterRoleBinding', 'CustomResourceDefinition', 'PriorityClass', 'StorageClass', 'IngressClass', 'PersistentVolume']);
 
 /** The deployables are the apps/ folders: a new app cannot be forgotten here. */
-/** Model class for apiVersion + kind from kubernetes-models, or null when it has none. */
+/** Schemas: the Kubernetes API, and the custom resources of KEDA and CloudNativePG (kubernetes-models). */
+const MODEL_PACKAGES = ['kubernetes-models', '@kubernetes-models/keda', '@kubernetes-models/cloudnative-pg'];
 const modelCache = new Map();
+/** Model class for apiVersion + kind, or null when no package has one. */
 async function modelFor(apiVersion, kind) {
   const key = `${apiVersion}/${kind}`;
   if (!modelCache.has(key)) {
     let model = null;
-    try {
-      const module = await import(`kubernetes-models/${apiVersion}`);
-      const candidate = module[kind];
+    for (const pkg of MODEL_PACKAGES) {
+      const module = await import(`${pkg}/${apiVersion}`).catch(() => null);
+      const candidate = module?.[kind];
       // Only top-level kinds carry apiVersion/kind; sub-types such as Container do not.
-      if (candidate && candidate.kind === kind && candidate.apiVersion === apiVersion) model = candidate;
-    } catch {
-      model = null;
+      if (candidate && candidate.kind === kind && candidate.apiVersion === apiVersion) {
+        model = candidate;
+        break;
+      }
     }
     modelCache.set(key, model);
   }
@@ -85,22 +97,16 @@ function imageReference(ref) {
 const matchesSelector = (selector, labels) => Object.entries(selector ?? {}).every(([key, value]) => labels?.[key] === value);
 const nameOf = (object) => `${object.kind}/${object.metadata?.name ?? '?'}`;
 
-/** Validates every object against its API schema; unknown kinds are problems unless allowed. */
-async function validateSchemas(objects, { crds = [] }, problems) {
-  const custom = [];
+/** Validates every object against its API schema; a kind without a schema is a problem. */
+async function validateSchemas(objects, problems) {
   for (const object of objects) {
     if (!object || typeof object !== 'object' || !object.apiVersion || !object.kind) {
       problems.push(`an object without apiVersion/kind: ${JSON.stringify(object).slice(0, 80)}`);
       continue;
     }
-    const key = `${object.apiVersion}/${object.kind}`;
-    if (crds.includes(key)) {
-      custom.push(object);
-      continue;
-    }
     const Model = await modelFor(object.apiVersion, object.kind);
     if (!Model) {
-      problems.push(`${nameOf(object)}: unknown kind ${key} (no schema to validate it; add it to the allowed custom kinds only with a structural check)`);
+      problems.push(`${nameOf(object)}: unknown kind ${object.apiVersion}/${object.kind} (no schema in ${MODEL_PACKAGES.join(', ')})`);
       continue;
     }
     try {
@@ -109,7 +115,6 @@ async function validateSchemas(objects, { crds = [] }, problems) {
       problems.push(`${nameOf(object)}: schema: ${error.message}`);
     }
   }
-  return custom;
 }
 
 /** Environment a container sees: ConfigMap envFrom plus literal env values (secrets: present, value unknown). */
@@ -244,37 +249,34 @@ function checkDeployment(deployment, context, problems) {
   if ((podSpec.containers ?? []).length === 0) problems.push(`${where}: no containers`);
 }
 
-/** Structural check for a KEDA ScaledObject (no CRD schema offline). */
-function checkScaledObject(object, deployments, problems) {
+/** Where KEDA reads the JetStream consumer lag: the monitoring port of the infrastructure overlay's NATS. */
+const NATS_MONITORING_ENDPOINT = 'nats.nats.svc.cluster.local:8222';
+
+/** What the KEDA schema cannot say: the ScaledObject watches the workers' real queue. */
+function checkScaledObject(object, problems) {
   const where = `ScaledObject/${object.metadata?.name}`;
   const spec = object.spec ?? {};
-  if (!deployments.has(spec.scaleTargetRef?.name)) problems.push(`${where}: scaleTargetRef.name "${spec.scaleTargetRef?.name}" is not a Deployment here`);
-  if (!Array.isArray(spec.triggers) || spec.triggers.length === 0) problems.push(`${where}: no triggers`);
-  for (const trigger of spec.triggers ?? []) {
-    if (typeof trigger.type !== 'string' || typeof trigger.metadata !== 'object') problems.push(`${where}: each trigger needs a type and metadata`);
-    for (const [key, value] of Object.entries(trigger.metadata ?? {})) {
-      if (typeof value !== 'string') problems.push(`${where}: trigger ${trigger.type} metadata ${key} must be a string`);
-    }
-  }
+  if ((spec.triggers ?? []).length === 0) problems.push(`${where}: no triggers`);
   const queue = (spec.triggers ?? []).find((trigger) => trigger.type === 'nats-jetstream');
   if (queue && (queue.metadata?.stream !== JOBS_STREAM || queue.metadata?.consumer !== JOBS_WORKER_CONSUMER)) {
     problems.push(`${where}: nats-jetstream trigger must watch stream ${JOBS_STREAM}, consumer ${JOBS_WORKER_CONSUMER} (the workers' work queue)`);
   }
+  if (queue && queue.metadata?.natsServerMonitoringEndpoint !== NATS_MONITORING_ENDPOINT) {
+    problems.push(`${where}: natsServerMonitoringEndpoint must be ${NATS_MONITORING_ENDPOINT} (the NATS of k8s/overlays/infrastructure)`);
+  }
   // KEDA refuses a fallback beside CPU or memory triggers.
   if (spec.fallback && (spec.triggers ?? []).some((trigger) => trigger.type === 'cpu' || trigger.type === 'memory')) problems.push(`${where}: fallback is not supported with cpu or memory triggers`);
-  const min = spec.minReplicaCount ?? 0;
-  const max = spec.maxReplicaCount ?? 100;
-  if (!Number.isInteger(min) || !Number.isInteger(max) || min > max) problems.push(`${where}: minReplicaCount/maxReplicaCount invalid (${min}..${max})`);
+  if ((spec.minReplicaCount ?? 0) > (spec.maxReplicaCount ?? 100)) problems.push(`${where}: minReplicaCount exceeds maxReplicaCount`);
 }
 
 /**
  * Checks rendered objects. Options: deployables (apps), configVars (what loadConfig reads),
- * allowLatest, crds (allowed custom kinds). Returns { problems, counts }.
+ * allowLatest. Returns { problems, counts }.
  */
 export async function validateObjects(objects, options) {
   const problems = [];
-  const { deployables, configVars, allowLatest = false, crds = [], natsAuthorization } = options;
-  const custom = await validateSchemas(objects, { crds }, problems);
+  const { deployables, configVars, allowLatest = false, natsAuthorization } = options;
+  await validateSchemas(objects, problems);
 
   const seen = new Set();
   for (const object of objects) {
@@ -306,6 +308,17 @@ export async function validateObjects(objects, options) {
     checkDeployment(deployment, { configMaps, configVars, allowLatest }, problems);
   }
 
+  // Every setting the code reads is given somewhere (ConfigMap or a container's env), or left out on purpose.
+  const given = new Set([...configMaps.values()].flatMap((configMap) => Object.keys(configMap.data ?? {})));
+  for (const deployment of deployments.values()) {
+    for (const container of [...(deployment.spec?.template?.spec?.containers ?? []), ...(deployment.spec?.template?.spec?.initContainers ?? [])]) {
+      for (const variable of container.env ?? []) given.add(variable.name);
+    }
+  }
+  for (const variable of configVars) {
+    if (!given.has(variable) && !(variable in NOT_WIRED)) problems.push(`setting ${variable} is read by the code but given to no Deployment (wire it, or add it to NOT_WIRED with the reason)`);
+  }
+
   const expected = deployables.filter((app) => !NOT_IN_KUBERNETES.has(app));
   for (const app of expected) if (!deployments.has(app)) problems.push(`deployable "${app}" has no Deployment`);
   for (const name of deployments.keys()) {
@@ -316,7 +329,7 @@ export async function validateObjects(objects, options) {
   // Autoscaling: an HPA (or, in the KEDA overlay, a ScaledObject) owns the autoscaled replicas.
   const autoscalers = [
     ...ofKind('HorizontalPodAutoscaler').map((hpa) => ({ kind: 'HorizontalPodAutoscaler', target: hpa.spec?.scaleTargetRef, object: hpa })),
-    ...custom.filter((object) => object.kind === 'ScaledObject').map((so) => ({ kind: 'ScaledObject', target: { kind: 'Deployment', ...so.spec?.scaleTargetRef }, object: so })),
+    ...ofKind('ScaledObject').map((so) => ({ kind: 'ScaledObject', target: { kind: 'Deployment', ...so.spec?.scaleTargetRef }, object: so })),
   ];
   for (const { kind, target, object } of autoscalers) {
     if (target?.kind !== 'Deployment' || !deployments.has(target?.name)) problems.push(`${kind}/${object.metadata?.name}: scales "${target?.kind}/${target?.name}", which is not a Deployment here`);
@@ -333,9 +346,7 @@ export async function validateObjects(objects, options) {
       problems.push(`Deployment/${name}: sets spec.replicas although an autoscaler owns the count (every apply would reset it)`);
     }
   }
-  for (const object of custom) {
-    if (object.kind === 'ScaledObject') checkScaledObject(object, deployments, problems);
-  }
+  for (const object of ofKind('ScaledObject')) checkScaledObject(object, problems);
 
   // Services and disruption budgets must select pods, and named target ports must exist.
   const podsOf = (selector) => [...deployments.values()].filter((deployment) => selector && Object.keys(selector).length > 0 && matchesSelector(selector, deployment.spec?.template?.metadata?.labels));
@@ -363,8 +374,71 @@ export async function validateObjects(objects, options) {
     problems.push('Deployment/gateway: needs a PodDisruptionBudget');
   }
 
-  return { problems: [...new Set(problems)], counts: { objects: objects.length, deployments: deployments.size, custom: custom.length } };
+  return { problems: [...new Set(problems)], counts: { objects: objects.length, deployments: deployments.size } };
 }
+
+/**
+ * NATS and Postgres of k8s/overlays/infrastructure: what the schemas cannot say. NATS: three JetStream
+ * nodes storing files on their own volume, the deployables' users, client and monitoring ports.
+ * Postgres: three instances, backups (continuous and scheduled), the roles SQL run at creation, and a
+ * managed login role per service. Options: natsAuthorization (rendered), rolesSql (the file), services.
+ */
+export async function validateInfrastructure(objects, { natsAuthorization, rolesSql, services }) {
+  const problems = [];
+  await validateSchemas(objects, problems);
+  const find = (kind, name) => objects.find((object) => object?.kind === kind && object.metadata?.name === name);
+  const require = (object, what) => {
+    if (!object) problems.push(`${what} missing`);
+    return object ?? {};
+  };
+
+  const nats = require(find('StatefulSet', 'nats'), 'StatefulSet/nats');
+  if (nats.metadata?.namespace !== 'nats') problems.push('StatefulSet/nats: must be in the namespace nats (the network policies expect it there)');
+  if ((nats.spec?.replicas ?? 1) < 3) problems.push('StatefulSet/nats: needs 3 replicas (JetStream keeps 3 copies and survives losing one node)');
+  const pod = nats.spec?.template?.spec ?? {};
+  const container = pod.containers?.[0] ?? {};
+  const claims = (nats.spec?.volumeClaimTemplates ?? []).map((claim) => claim.metadata?.name);
+  const dataMount = (container.volumeMounts ?? []).find((mount) => claims.includes(mount.name));
+  if (!dataMount) problems.push('StatefulSet/nats: JetStream needs a volume claim template mounted in the container (file storage)');
+  const configVolume = (pod.volumes ?? []).find((volume) => volume.configMap?.name?.startsWith('nats-config'));
+  const natsConf = objects.find((object) => object?.kind === 'ConfigMap' && object.metadata?.name === configVolume?.configMap?.name)?.data?.['nats.conf'];
+  if (!natsConf) problems.push('StatefulSet/nats: mounts no ConfigMap nats-config with nats.conf');
+  else {
+    const store = /store_dir:\s*(\S+)/.exec(natsConf)?.[1];
+    if (!/jetstream\s*\{/.test(natsConf) || !store || !dataMount || !store.startsWith(dataMount.mountPath)) {
+      problems.push(`nats.conf: jetstream.store_dir must be on the data volume (${dataMount?.mountPath ?? '?'})`);
+    }
+    const include = /include\s+\.\/(\S+)\/authorization\.conf/.exec(natsConf)?.[1];
+    const authorizationMount = (pod.volumes ?? []).find((volume) => volume.configMap?.name === NATS_AUTHORIZATION);
+    const mountPath = (container.volumeMounts ?? []).find((mount) => mount.name === authorizationMount?.name)?.mountPath;
+    if (!include || !authorizationMount || mountPath !== `/etc/nats/${include}`) problems.push(`nats.conf: must include the mounted ConfigMap ${NATS_AUTHORIZATION} (the deployables' users)`);
+  }
+  if (!(container.envFrom ?? []).some((source) => source.secretRef?.name === NATS_SECRET)) problems.push(`StatefulSet/nats: needs the passwords of Secret ${NATS_SECRET} in its environment`);
+  const authorization = require(find('ConfigMap', NATS_AUTHORIZATION), `ConfigMap/${NATS_AUTHORIZATION}`);
+  if (authorization.data && authorization.data['authorization.conf'] !== natsAuthorization) problems.push(`ConfigMap/${NATS_AUTHORIZATION}: not what tools/nats-authorization.mjs renders`);
+  const service = require(find('Service', 'nats'), 'Service/nats');
+  const ports = (service.spec?.ports ?? []).map((port) => port.port);
+  if (!ports.includes(4222) || !ports.includes(8222)) problems.push('Service/nats: needs the client (4222) and monitoring (8222) ports');
+  if (`${service.metadata?.name}.${service.metadata?.namespace}.svc.cluster.local:8222` !== NATS_MONITORING_ENDPOINT) problems.push(`Service/nats: KEDA reads ${NATS_MONITORING_ENDPOINT}`);
+
+  const cluster = require(objects.find((object) => object?.kind === 'Cluster'), 'Cluster (CloudNativePG)');
+  if (cluster.metadata?.namespace !== 'db') problems.push('Cluster: must be in the namespace db (the network policies expect it there)');
+  if ((cluster.spec?.instances ?? 1) < 3) problems.push('Cluster: needs 3 instances (a primary and two replicas)');
+  if (!cluster.spec?.backup?.barmanObjectStore && !(cluster.spec?.plugins ?? []).some((plugin) => plugin.isWALArchiver)) problems.push('Cluster: needs continuous backup (WAL archiving to object storage)');
+  if (!objects.some((object) => object?.kind === 'ScheduledBackup' && object.spec?.cluster?.name === cluster.metadata?.name)) problems.push('Cluster: needs a ScheduledBackup');
+  const sqlRefs = cluster.spec?.bootstrap?.initdb?.postInitApplicationSQLRefs?.configMapRefs ?? [];
+  const runsRoles = sqlRefs.some((ref) => objects.find((object) => object?.kind === 'ConfigMap' && object.metadata?.name === ref.name)?.data?.[ref.key] === rolesSql);
+  if (!runsRoles) problems.push('Cluster: bootstrap must run k8s/base/postgres/roles.sql (postInitApplicationSQLRefs)');
+  const roles = new Map((cluster.spec?.managed?.roles ?? []).map((role) => [role.name, role]));
+  for (const service of services) {
+    const role = roles.get(`lms_${service}`);
+    if (!role?.login || role.inherit !== false || !role.passwordSecret?.name) problems.push(`Cluster: managed role lms_${service} must log in with a password Secret and inherit nothing (as roles.sql makes it)`);
+  }
+  return { problems: [...new Set(problems)], counts: { objects: objects.length } };
+}
+
+/** The services with a schema, as roles.sql lists them. */
+const rolesServices = (sql) => [...(/ARRAY\[([^\]]+)\]/.exec(sql)?.[1].matchAll(/'([a-z-]+)'/g) ?? [])].map((match) => match[1]);
 
 /** Renders a kustomization with kubectl (offline). */
 function render(dir) {
@@ -421,7 +495,7 @@ function goodObjects() {
   });
   return [
     { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } },
-    { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'config-abc', namespace: NAMESPACE }, data: { PORT: '3000', HEALTH_PORT: '9000', LOG_LEVEL: 'info' } },
+    { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'config-abc', namespace: NAMESPACE }, data: { HOST: '0.0.0.0', PORT: '3000', HEALTH_PORT: '9000', LOG_LEVEL: 'info' } },
     { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: NATS_AUTHORIZATION, namespace: NAMESPACE }, data: { 'authorization.conf': SELF_TEST_AUTHORIZATION } },
     deployment('gateway', { name: 'http', number: 3000 }, { database: false, replicas: 2 }),
     deployment('identity', { name: 'health', number: 9000 }),
@@ -480,6 +554,45 @@ const BAD_CASES = [
   ['gateway without PodDisruptionBudget', (o) => o.splice(o.indexOf(find(o, 'PodDisruptionBudget', 'gateway')), 1), 'needs a PodDisruptionBudget'],
   ['wrong namespace', (o) => (find(o, 'Deployment', 'identity').metadata.namespace = 'default'), 'instead of learning-service'],
   ['object defined twice', (o) => o.push(structuredClone(find(o, 'Service', 'gateway'))), 'defined twice'],
+  ['a setting given to no Deployment', (o) => delete find(o, 'ConfigMap', 'config-abc').data.LOG_LEVEL, 'setting LOG_LEVEL is read by the code but given to no Deployment'],
+];
+
+const goodScaledObject = () => ({
+  apiVersion: 'keda.sh/v1alpha1',
+  kind: 'ScaledObject',
+  metadata: { name: 'jobs-worker', namespace: NAMESPACE },
+  spec: {
+    scaleTargetRef: { name: 'jobs-worker' },
+    triggers: [{ type: 'nats-jetstream', metadata: { natsServerMonitoringEndpoint: NATS_MONITORING_ENDPOINT, account: '$G', stream: JOBS_STREAM, consumer: JOBS_WORKER_CONSUMER, lagThreshold: '1' } }],
+  },
+});
+const scaledObject = (objects) => find(objects, 'ScaledObject', 'jobs-worker');
+const KEDA_BAD_CASES = [
+  ['ScaledObject on a missing Deployment', (o) => (scaledObject(o).spec.scaleTargetRef.name = 'jobs'), 'ScaledObject/jobs-worker: scales'],
+  ['ScaledObject without triggers (KEDA schema)', (o) => delete scaledObject(o).spec.triggers, 'schema'],
+  ['trigger metadata not a string (KEDA schema)', (o) => (scaledObject(o).spec.triggers[0].metadata.lagThreshold = 1), 'schema'],
+  ['another consumer', (o) => (scaledObject(o).spec.triggers[0].metadata.consumer = 'jobs'), 'must watch stream'],
+  ['another NATS', (o) => (scaledObject(o).spec.triggers[0].metadata.natsServerMonitoringEndpoint = 'nats:8222'), 'natsServerMonitoringEndpoint'],
+];
+
+const INFRASTRUCTURE = 'k8s/overlays/infrastructure';
+const ROLES_SQL = path.join(ROOT, 'k8s/base/postgres/roles.sql');
+const natsOf = (objects) => find(objects, 'StatefulSet', 'nats');
+const natsConfOf = (objects) => objects.find((object) => object.kind === 'ConfigMap' && object.metadata.name.startsWith('nats-config')).data;
+const clusterOf = (objects) => find(objects, 'Cluster', 'postgres');
+const INFRA_BAD_CASES = [
+  ['one NATS node', (o) => (natsOf(o).spec.replicas = 1), 'needs 3 replicas'],
+  ['JetStream without a volume', (o) => delete natsOf(o).spec.volumeClaimTemplates, 'volume claim template'],
+  ['JetStream files off the volume', (o) => (natsConfOf(o)['nats.conf'] = natsConfOf(o)['nats.conf'].replace(/store_dir: \S+/, 'store_dir: /tmp/js')), 'store_dir must be on the data volume'],
+  ['NATS without the deployables\' users', (o) => (natsConfOf(o)['nats.conf'] = natsConfOf(o)['nats.conf'].replace(/include .*/, '')), 'must include the mounted ConfigMap'],
+  ['NATS without the passwords', (o) => delete natsOf(o).spec.template.spec.containers[0].envFrom, 'needs the passwords'],
+  ['no monitoring port', (o) => find(o, 'Service', 'nats').spec.ports.pop(), 'monitoring (8222)'],
+  ['instances not a number (CloudNativePG schema)', (o) => (clusterOf(o).spec.instances = 'three'), 'schema'],
+  ['one Postgres instance', (o) => (clusterOf(o).spec.instances = 1), 'needs 3 instances'],
+  ['no WAL archiving', (o) => delete clusterOf(o).spec.backup, 'continuous backup'],
+  ['no scheduled backup', (o) => o.splice(o.indexOf(find(o, 'ScheduledBackup', 'postgres-daily')), 1), 'needs a ScheduledBackup'],
+  ['roles.sql not run', (o) => delete clusterOf(o).spec.bootstrap, 'must run k8s/base/postgres/roles.sql'],
+  ['a service without its role', (o) => clusterOf(o).spec.managed.roles.pop(), 'managed role lms_locking'],
 ];
 
 export async function selfTest() {
@@ -495,12 +608,25 @@ export async function selfTest() {
       failures.push(`case "${description}" was not rejected with "${expected}" (got: ${problems.join('; ') || 'no problems'})`);
     }
   }
-  // The structural stand-in for the KEDA schema must reject a ScaledObject on a missing target.
-  const keda = goodObjects().filter((object) => object.kind !== 'HorizontalPodAutoscaler');
-  keda.push({ apiVersion: 'keda.sh/v1alpha1', kind: 'ScaledObject', metadata: { name: 'jobs-worker', namespace: NAMESPACE }, spec: { scaleTargetRef: { name: 'jobs' }, triggers: [{ type: 'cpu', metadata: { value: '70' } }] } });
-  const kedaResult = await validateObjects(keda, { ...options, crds: ['keda.sh/v1alpha1/ScaledObject'] });
-  if (!kedaResult.problems.some((problem) => problem.includes('ScaledObject/jobs-worker: scaleTargetRef'))) failures.push('case "ScaledObject on a missing Deployment" was accepted');
-  return { failures, cases: BAD_CASES.length + 2 };
+  for (const [description, change, expected] of KEDA_BAD_CASES) {
+    const objects = goodObjects().filter((object) => object.kind !== 'HorizontalPodAutoscaler');
+    objects.push(goodScaledObject());
+    change(objects);
+    const { problems } = await validateObjects(objects, options);
+    if (!problems.some((problem) => problem.includes(expected))) failures.push(`KEDA case "${description}" was not rejected with "${expected}" (got: ${problems.join('; ') || 'no problems'})`);
+  }
+  // The infrastructure: the real overlay passes, and each bad variant of it is rejected.
+  const infrastructure = render(INFRASTRUCTURE);
+  const infraOptions = { natsAuthorization: renderAuthorization(''), rolesSql: readFileSync(ROLES_SQL, 'utf8'), services: rolesServices(readFileSync(ROLES_SQL, 'utf8')) };
+  const goodInfra = await validateInfrastructure(infrastructure, infraOptions);
+  if (goodInfra.problems.length > 0) failures.push(`the infrastructure overlay was rejected: ${goodInfra.problems.join('; ')}`);
+  for (const [description, change, expected] of INFRA_BAD_CASES) {
+    const objects = structuredClone(infrastructure);
+    change(objects);
+    const { problems } = await validateInfrastructure(objects, infraOptions);
+    if (!problems.some((problem) => problem.includes(expected))) failures.push(`infrastructure case "${description}" was not rejected with "${expected}" (got: ${problems.join('; ') || 'no problems'})`);
+  }
+  return { failures, cases: BAD_CASES.length + KEDA_BAD_CASES.length + INFRA_BAD_CASES.length + 2 };
 }
 
 async function main(argv) {
@@ -534,11 +660,14 @@ async function main(argv) {
     }
     const namespace = objects.find((object) => object.kind === 'ConfigMap' && object.metadata?.name?.startsWith('learning-service-config'))?.data?.NATS_NAMESPACE ?? '';
     const natsAuthorization = renderAuthorization(namespace);
-    const { problems, counts } = await validateObjects(objects, { deployables, configVars, allowLatest: target.allowLatest, crds: target.crds ?? [], natsAuthorization });
+    const rolesSql = readFileSync(ROLES_SQL, 'utf8');
+    const { problems, counts } = target.infrastructure
+      ? await validateInfrastructure(objects, { natsAuthorization, rolesSql, services: rolesServices(rolesSql) })
+      : await validateObjects(objects, { deployables, configVars, allowLatest: target.allowLatest, natsAuthorization });
     for (const problem of problems) console.error(`${target.dir}: ${problem}`);
     total += problems.length;
-    const custom = counts.custom > 0 ? `, ${counts.custom} custom checked structurally only` : '';
-    summaries.push(`${target.dir} ${problems.length === 0 ? 'OK' : `${problems.length} problem(s)`} (${counts.objects} objects, ${counts.deployments} Deployments${custom})`);
+    const deployments = counts.deployments === undefined ? '' : `, ${counts.deployments} Deployments`;
+    summaries.push(`${target.dir} ${problems.length === 0 ? 'OK' : `${problems.length} problem(s)`} (${counts.objects} objects${deployments})`);
   }
   console.log(`validate-k8s: ${total === 0 ? 'passed' : 'FAILED'}: ${summaries.join('; ')}`);
   return total === 0 ? 0 : 1;

@@ -32,6 +32,7 @@ export * from './runtime/start-service.js';
 export * from './runtime/standalone.js';
 export * from './observability/health-server.js';
 export * from './observability/rpc-metrics.js';
+export * from './observability/outbox-metrics.js';
 export * from './rpc/dispatch.js';
 export * from './files/file-store.js';
 export * from './files/folder-file-store.js';

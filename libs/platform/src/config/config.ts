@@ -13,6 +13,8 @@ export interface PlatformConfig {
   natsNamespace: string;
   /** This deployable's NATS user (`NATS_USER` + `NATS_PASSWORD`); unset when the server needs none. */
   natsCredentials?: NatsCredentials;
+  /** Copies JetStream keeps of each stream and of the file store: the cluster's node count, up to 5. */
+  natsStreamReplicas: number;
   /**
    * Signs (gateway) and verifies (services) the caller context of every bus request. A KeyObject, so
    * logging the configuration cannot print it. Generated per process when there is no NATS_URL.
@@ -105,6 +107,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlatformConfig
     natsUrl,
     natsNamespace: namespace,
     natsCredentials: natsCredentials(env, natsUrl),
+    natsStreamReplicas: int(env, 'NATS_STREAM_REPLICAS', 1, 1, 5),
     contextSigningKey: signingKey,
     fileUrlSigningKey: fileUrlSigningKey(env, signingKey),
     dataDir: env.DATA_DIR || '.data',

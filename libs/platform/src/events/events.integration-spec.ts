@@ -12,6 +12,7 @@ import { subscribeWithInbox } from './inbox-consumer.js';
 import { JetStreamEventLog } from './jetstream-event-log.js';
 import { Outbox } from './outbox.js';
 import { OutboxRelay } from './outbox-relay.js';
+import { outboxBacklogMetric } from '../observability/outbox-metrics.js';
 import { PostgresEventLog } from './postgres-event-log.js';
 
 const SCHEMA = 'evtest';
@@ -376,6 +377,30 @@ describe.each(kinds)('events over the %s log', (kind, makeHarness) => {
       off();
       await polling.stop();
     }
+  });
+
+  it('reports its backlog on /metrics while it cannot publish: the events waiting and the age of the oldest', async () => {
+    await relay.runOnce();
+    const busAway: EventLog = {
+      ...bind(log),
+      publish: async () => {
+        throw new Error('bus away');
+      },
+    };
+    const stuck = new OutboxRelay(db, busAway, logger, { intervalMs: 50 });
+    stuck.start();
+    try {
+      await commitEvent('evtest.q.backlog', 'b1');
+      await commitEvent('evtest.q.backlog', 'b2');
+      await waitUntil('the backlog shows both events', async () => (await outboxBacklogMetric(SCHEMA)).unpublished === 2);
+      expect((await outboxBacklogMetric(SCHEMA)).oldestSeconds).toBeGreaterThan(0);
+    } finally {
+      await stuck.stop();
+    }
+    // A stopped relay no longer reports; the running one publishes what waited.
+    expect((await outboxBacklogMetric(SCHEMA)).unpublished).toBeUndefined();
+    expect(await relay.runOnce()).toBe(2);
+    expect(await relay.backlog()).toEqual({ unpublished: 0, oldestSeconds: 0 });
   });
 
   it('lets relays running side by side publish each row once', async () => {

@@ -63,6 +63,8 @@ export class JetStreamEventLog implements EventLog {
     private readonly nc: NatsConnection,
     readonly namespace = '',
     logger?: Logger,
+    /** Copies of each stream: the JetStream cluster's size (NATS_STREAM_REPLICAS). */
+    private readonly replicas = 1,
   ) {
     this.subjectPrefix = namespace ? `${namespace}.` : '';
     this.eventsStream = `${streamPrefix(namespace)}EVENTS`;
@@ -257,12 +259,12 @@ export class JetStreamEventLog implements EventLog {
   }
 
   private async createStreams(): Promise<void> {
-    const common = { storage: StorageType.File, duplicate_window: nanos(DUPLICATE_WINDOW_MS) };
+    const common = { storage: StorageType.File, duplicate_window: nanos(DUPLICATE_WINDOW_MS), num_replicas: this.replicas };
     await this.ensureStream({ name: this.eventsStream, subjects: [`${this.subjectPrefix}events.>`], ...common });
     await this.ensureStream({ name: this.deadLetterStream, subjects: [`${this.subjectPrefix}dlq.>`], ...common });
   }
 
-  private async ensureStream(config: Pick<StreamConfig, 'name' | 'subjects' | 'storage' | 'duplicate_window'>): Promise<void> {
+  private async ensureStream(config: Pick<StreamConfig, 'name' | 'subjects' | 'storage' | 'duplicate_window' | 'num_replicas'>): Promise<void> {
     const jsm = await this.jsm();
     let existing: StreamConfig;
     try {
@@ -274,8 +276,9 @@ export class JetStreamEventLog implements EventLog {
       this.logger.info({ stream: config.name }, 'stream created');
       return;
     }
-    if (existing.duplicate_window !== config.duplicate_window || existing.subjects.join() !== config.subjects.join()) {
-      await jsm.streams.update(config.name, { ...existing, subjects: config.subjects, duplicate_window: config.duplicate_window });
+    // A changed replica count is applied too: JetStream copies or drops replicas online.
+    if (existing.duplicate_window !== config.duplicate_window || existing.subjects.join() !== config.subjects.join() || existing.num_replicas !== config.num_replicas) {
+      await jsm.streams.update(config.name, { ...existing, subjects: config.subjects, duplicate_window: config.duplicate_window, num_replicas: config.num_replicas });
     }
   }
 

@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { CloudEvent } from '@lms/contracts';
 import type { EventLog } from '../messaging/message-bus.js';
 import type { Logger } from '../observability/logger.js';
+import { watchOutbox, type OutboxBacklog } from '../observability/outbox-metrics.js';
 import type { Database } from '../persistence/database.js';
 import { eventTable } from './event-tables.js';
 import { PostgresEventLog } from './postgres-event-log.js';
@@ -38,6 +39,7 @@ export class OutboxRelay {
   private readonly detached = AsyncLocalStorage.snapshot();
   /** The log, when it lives in this database and can publish in the relay's transaction. */
   private readonly sameDatabaseLog?: PostgresEventLog;
+  private unwatch?: () => void;
 
   constructor(
     private readonly db: Database,
@@ -55,7 +57,17 @@ export class OutboxRelay {
   start(): void {
     if (this.started) return;
     this.started = true;
+    this.unwatch = watchOutbox(this.db.schema, () => this.backlog());
     this.schedule(0);
+  }
+
+  /** Events committed and not yet published, and how old the oldest is (the outbox metrics). */
+  async backlog(): Promise<OutboxBacklog> {
+    const [row]: { unpublished: number; oldest_seconds: number }[] = await this.db.manager.query(
+      `SELECT count(*)::int AS unpublished, COALESCE(EXTRACT(EPOCH FROM now() - min(created_at)), 0)::float8 AS oldest_seconds
+         FROM ${eventTable(this.db.schema, 'outbox')} WHERE published_at IS NULL`,
+    );
+    return { unpublished: row.unpublished, oldestSeconds: row.oldest_seconds };
   }
 
   /**
@@ -66,6 +78,8 @@ export class OutboxRelay {
   async stop(): Promise<void> {
     const wasStarted = this.started;
     this.started = false;
+    this.unwatch?.();
+    this.unwatch = undefined;
     clearTimeout(this.timer);
     this.timer = undefined;
     await this.running;

@@ -8,6 +8,6 @@ import { ObjectFileStore } from './object-file-store.js';
 
 /** The object store on the bus's NATS connection, or the `files` folder under DATA_DIR without NATS. */
 export function createFileStore(config: Pick<PlatformConfig, 'dataDir' | 'natsNamespace'>, bus: MessageBus, options: { writer: boolean }): FileStore {
-  if (bus instanceof NatsBus) return new ObjectFileStore(bus.connection, config.natsNamespace, options.writer);
+  if (bus instanceof NatsBus) return new ObjectFileStore(bus.connection, config.natsNamespace, options.writer, bus.streamReplicas);
   return new FolderFileStore(join(config.dataDir, 'files', config.natsNamespace || 'default'));
 }

@@ -21,6 +21,8 @@ export class ObjectFileStore implements FileStore {
     private readonly nc: NatsConnection,
     namespace: string,
     private readonly writer = true,
+    /** Copies JetStream keeps of the bucket (NATS_STREAM_REPLICAS). */
+    private readonly replicas = 1,
   ) {
     this.bucket = filesBucket(namespace);
   }
@@ -54,7 +56,7 @@ export class ObjectFileStore implements FileStore {
 
   private open$(): Promise<ObjectStore> {
     const objm = new Objm(this.nc);
-    this.store ??= (this.writer ? objm.create(this.bucket, { storage: StorageType.File }) : objm.open(this.bucket, false)).catch((err: unknown) => {
+    this.store ??= (this.writer ? objm.create(this.bucket, { storage: StorageType.File, replicas: this.replicas }) : objm.open(this.bucket, false)).catch((err: unknown) => {
       this.store = undefined;
       throw err;
     });

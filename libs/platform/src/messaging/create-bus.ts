@@ -16,12 +16,14 @@ const inProcessBuses = new Map<string, InProcessBus>();
  * cut off the others. A NATS bus is one connection per call and closes on its own `close()`.
  */
 export async function createBus(
-  config: Pick<PlatformConfig, 'natsUrl' | 'natsNamespace' | 'natsCredentials'>,
+  config: Pick<PlatformConfig, 'natsUrl' | 'natsNamespace' | 'natsCredentials'> & Partial<Pick<PlatformConfig, 'natsStreamReplicas'>>,
   name: string,
   logger: Logger,
   databaseUrl?: string,
 ): Promise<MessageBus> {
-  if (config.natsUrl) return NatsBus.connect(config.natsUrl, { namespace: config.natsNamespace, name, logger, credentials: config.natsCredentials });
+  if (config.natsUrl) {
+    return NatsBus.connect(config.natsUrl, { namespace: config.natsNamespace, name, logger, credentials: config.natsCredentials, streamReplicas: config.natsStreamReplicas });
+  }
   const shared = inProcessBuses.get(config.natsNamespace);
   if (shared && !shared.isClosed) return shared.retain();
   if (!databaseUrl) throw new Error('without NATS_URL the event log lives in Postgres: createBus needs the database URL');

@@ -35,8 +35,9 @@ export const BUS_ROLES: Readonly<Record<string, BusRole>> = {
   // The gateway serves files at signed URLs, streaming them from the object store: read access to that bucket only.
   gateway: { calls: SERVICES, broadcasts: [RATE_LIMIT_USAGE], listens: [AUTH_INVALIDATE, RATE_LIMIT_USAGE], files: 'read' },
   identity: { serves: 'identity', publishesEventsOf: 'identity', broadcasts: [AUTH_INVALIDATE] },
-  // Catalog asks identity for people and locking whether a write is fenced; locking asks catalog about lockables.
-  catalog: { serves: 'catalog', publishesEventsOf: 'catalog', calls: ['identity', 'locking'] },
+  // Catalog asks identity for people, locking whether a write is fenced, and scheduling about learners' live
+  // courses; locking asks catalog about lockables.
+  catalog: { serves: 'catalog', publishesEventsOf: 'catalog', calls: ['identity', 'locking', 'scheduling'] },
   // Scheduling asks identity for people (learners, instructors).
   scheduling: { serves: 'scheduling', publishesEventsOf: 'scheduling', calls: ['identity'] },
   // Both ask the services in the data dump (DUMP_SERVICES) for their models and rows.

@@ -48,6 +48,8 @@ export interface NatsBusOptions {
   name: string;
   /** The deployable's NATS user; replies to it then come under its own inbox prefix, which only it may read. */
   credentials?: NatsCredentials;
+  /** Copies of each stream the bus creates (the JetStream cluster's size); 1 when unset. */
+  streamReplicas?: number;
   logger?: Logger;
 }
 
@@ -79,8 +81,9 @@ export class NatsBus implements MessageBus {
     private readonly logger: Logger,
     /** The prefix replies to this connection must carry (its NATS user's own), or the default. */
     private readonly inboxPrefix?: string,
+    readonly streamReplicas = 1,
   ) {
-    this.events = new JetStreamEventLog(nc, namespace, logger);
+    this.events = new JetStreamEventLog(nc, namespace, logger, streamReplicas);
     void this.watchStatus();
   }
 
@@ -98,7 +101,7 @@ export class NatsBus implements MessageBus {
       noAsyncTraces: true,
     });
     logger.info({ server: nc.getServer(), namespace: options.namespace, user: options.credentials?.user }, 'connected to NATS');
-    return new NatsBus(nc, options.namespace, logger, options.credentials ? inboxPrefixOf(options.credentials.user) : undefined);
+    return new NatsBus(nc, options.namespace, logger, options.credentials ? inboxPrefixOf(options.credentials.user) : undefined, options.streamReplicas);
   }
 
   /** The NATS connection, for components that need more than the bus (object store). */
