@@ -17,6 +17,7 @@ import pg from 'pg';
 import { bootstrapAccountId, createBenchDatabase, deleteNamespaceStreams, seedUsers, uniqueName, waitOutboxDrained } from './infra.mjs';
 import { checkFloors, readFloors } from './floors.mjs';
 import { benchCatalogLists } from './catalog-lists.mjs';
+import { benchCourseEnrollments } from './catalog-enrollments.mjs';
 import { requestJson, runLoad } from './load.mjs';
 import { cpuTimeMs, killAllNow, liveChildren, residentMiB, stopChildren } from './processes.mjs';
 import { benchEventDelivery, formatEventTable } from './event-delivery.mjs';
@@ -49,6 +50,7 @@ const settings = {
   /** Measure idle memory and time to ready of the embedded all-in-one (1) or not (0). */
   memory: intSetting('BENCH_MEMORY', CHECK ? 0 : 1, 0, 1),
   catalogCourses: intSetting('BENCH_CATALOG_COURSES', CHECK ? 0 : 100_000, 0, 1_000_000),
+  courseEnrollments: intSetting('BENCH_COURSE_ENROLLMENTS', CHECK ? 0 : 100_000, 0, 1_000_000),
 };
 const RESULTS_FILE = fileURLToPath(new URL('./results/latest.json', import.meta.url));
 // The whole run is bounded: whatever hangs, children are stopped and the run ends.
@@ -227,6 +229,8 @@ try {
   memory.push(await idleMemory(current));
   // Catalog lists over 100,000 course templates (issue 7); BENCH_CATALOG_COURSES=0 skips them.
   if (settings.catalogCourses > 0) rows.push(...(await benchCatalogLists(current, database.url, { count: settings.catalogCourses, durationS: settings.probeS || settings.durationS, warmupS: 1, log })));
+  // A course with 100,000 enrollments: its pages and counts (issue 8); BENCH_COURSE_ENROLLMENTS=0 skips it.
+  if (settings.courseEnrollments > 0) rows.push(...(await benchCourseEnrollments(current, database.url, { count: settings.courseEnrollments, durationS: settings.probeS || settings.durationS, warmupS: 1, log })));
   await current.close();
 
   log('starting separate processes');

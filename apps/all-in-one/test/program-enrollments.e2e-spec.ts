@@ -1,5 +1,6 @@
+import { eventually } from '@lms/testing';
 import { COURSES, PROGRAMS } from './catalog-fixture.js';
-import { type EnrollmentFixture, enrollmentsOf, startEnrollmentFixture } from './enrollment-fixture.js';
+import { ENROLLMENTS, type EnrollmentFixture, enrollmentsOf, startEnrollmentFixture } from './enrollment-fixture.js';
 
 describe('program enrollments, end to end', () => {
   let f: EnrollmentFixture;
@@ -83,5 +84,90 @@ describe('program enrollments, end to end', () => {
     expect((await f.author.delete(`${PROGRAMS}/${p.id}`)).status).toBe(204);
     expect((await enrollIn(p.id, { enrollments: [{ user_id: eve.userId }] })).status).toBe(404);
     expect((await f.author.get(`${COURSES}/${a.id}`)).body.course_templates[0].enrollments_count).toBe(0);
+  });
+
+  describe('the program enrollment', () => {
+    const complete = (id: number, completedAt: string) => f.author.patch(`${ENROLLMENTS}/${id}`, { enrollments: [{ completed_at: completedAt }] });
+    const programEnrollments = (programId: string, query = '') => f.author.get(`${PROGRAMS}/${programId}/enrollments${query}`);
+
+    it('is made once per learner, listed with the learner\'s standing, and completes (once) with the last course', async () => {
+      const [a, b] = [await f.publishedCourse(), await f.publishedCourse()];
+      const p = await program({ course_template_ids: [Number(a.id), Number(b.id)] });
+      const fay = await f.newLearner();
+      const res = await enrollIn(p.id, { enrollments: [{ user_id: fay.userId, end_at: '2031-01-01T00:00:00Z' }] });
+      expect(res.status).toBe(201);
+      expect(res.body.linked.program_enrollments).toEqual([
+        expect.objectContaining({ program_id: p.id, user_id: String(fay.userId), state: 'incomplete', required: true, end_at: '2031-01-01T00:00:00.000Z', completed_at: null, courses_count: 2, completed_courses_count: 0 }),
+      ]);
+      const programEnrollmentId = res.body.linked.program_enrollments[0].id;
+      // Enrolling again keeps the one program enrollment.
+      expect((await enrollIn(p.id, { enrollments: [{ user_id: fay.userId }] })).body.linked.program_enrollments.map((e: { id: string }) => e.id)).toEqual([programEnrollmentId]);
+
+      const [inA, inB] = [a.id, b.id].map((courseId) => res.body.enrollments.find((e: { course_template_id: number }) => e.course_template_id === Number(courseId)).id);
+      expect((await complete(inA, '2026-03-01T10:00:00Z')).status).toBe(200);
+      await eventually(async () => ((await programEnrollments(p.id)).body.program_enrollments[0]?.completed_courses_count === 1 ? true : undefined));
+      expect((await programEnrollments(p.id)).body.program_enrollments[0]).toMatchObject({ state: 'incomplete', completed_at: null });
+      expect((await complete(inB, '2026-03-02T10:00:00Z')).status).toBe(200);
+      const done = await eventually(async () => {
+        const [e] = (await programEnrollments(p.id, '?state=complete')).body.program_enrollments;
+        return e;
+      });
+      expect(done).toMatchObject({ id: programEnrollmentId, state: 'complete', completed_at: '2026-03-02T10:00:00.000Z', courses_count: 2, completed_courses_count: 2 });
+      expect((await programEnrollments(p.id, '?state=incomplete')).body.program_enrollments).toEqual([]);
+      // The user summary counts the two courses and the program, each once.
+      const summary = await f.summaryOnce(fay.userId, 3);
+      expect(summary).toMatchObject({ completed_courses: 2, completed_programs: 1, all: 3 });
+      await f.eventOf('catalog.enrollment.completed', (d) => d.program_id === Number(p.id) && d.enrollment_id === Number(programEnrollmentId));
+      expect((await programEnrollments(p.id, '?state=done')).status).toBe(400);
+      expect((await f.learner.get(`${PROGRAMS}/${p.id}/enrollments`)).status).toBe(403);
+    });
+
+    it('completes once when its courses complete at the same moment', async () => {
+      const courses = [await f.publishedCourse(), await f.publishedCourse(), await f.publishedCourse()];
+      const p = await program({ course_template_ids: courses.map((c) => Number(c.id)) });
+      const kim = await f.newLearner();
+      const res = await enrollIn(p.id, { enrollments: [{ user_id: kim.userId }] });
+      const statuses = await Promise.all(res.body.enrollments.map((e: { id: number }) => complete(e.id, '2026-05-01T00:00:00Z').then((r) => r.status)));
+      expect(statuses).toEqual([200, 200, 200]);
+      await eventually(async () => ((await programEnrollments(p.id)).body.program_enrollments[0]?.state === 'complete' ? true : undefined));
+      await f.eventOf('catalog.enrollment.completed', (d) => d.program_id === Number(p.id));
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(f.events.filter((e) => e.type === 'catalog.enrollment.completed' && (e.data as { program_id?: number }).program_id === Number(p.id))).toHaveLength(1);
+    });
+
+    it('completes at once for a learner who had completed every course already', async () => {
+      const a = await f.publishedCourse();
+      const gus = await f.newLearner();
+      const { id } = (await f.enroll(a.id, [{ user_id: gus.userId }])).enrollments[0];
+      expect((await complete(id, '2026-04-01T00:00:00Z')).status).toBe(200);
+      const p = await program({ course_template_ids: [Number(a.id)] });
+      const res = await enrollIn(p.id, { enrollments: [{ user_id: gus.userId }] });
+      expect(res.body.skipped).toHaveLength(1);
+      await eventually(async () => ((await programEnrollments(p.id)).body.program_enrollments[0]?.state === 'complete' ? true : undefined));
+    });
+
+    it('reaches its learners with a course added to the program later, in program order', async () => {
+      const [a, later] = [await f.publishedCourse(), await f.publishedCourse()];
+      const p = await program({ course_template_ids: [Number(a.id)] });
+      const [hal, ida] = [await f.newLearner(), await f.newLearner()];
+      expect((await enrollIn(p.id, { enrollments: [{ user_id: hal.userId }, { user_id: ida.userId }] })).status).toBe(201);
+      expect((await f.author.patch(`${PROGRAMS}/${p.id}`, { program: { course_template_ids: [Number(a.id), Number(later.id)] } })).status).toBe(200);
+      const added = await eventually(async () => {
+        const rows = (await f.author.get(enrollmentsOf(later.id))).body.enrollments;
+        return rows.length === 2 ? rows : undefined;
+      });
+      expect(added.every((e: { program_id: number }) => e.program_id === Number(p.id))).toBe(true);
+      expect((await programEnrollments(p.id)).body.program_enrollments.map((e: { courses_count: number }) => e.courses_count)).toEqual([2, 2]);
+    });
+
+    it('is a 404 for another account\'s program, and a deleted user\'s open program enrollment goes', async () => {
+      const a = await f.publishedCourse();
+      const p = await program({ course_template_ids: [Number(a.id)] });
+      expect((await f.stranger.get(`${PROGRAMS}/${p.id}/enrollments`)).status).toBe(404);
+      const jo = await f.newLearner();
+      expect((await enrollIn(p.id, { enrollments: [{ user_id: jo.userId }] })).status).toBe(201);
+      expect((await f.admin.delete(`/api/admin/users/${jo.userId}`)).status).toBe(204);
+      await eventually(async () => ((await programEnrollments(p.id)).body.program_enrollments.length === 0 ? true : undefined));
+    });
   });
 });

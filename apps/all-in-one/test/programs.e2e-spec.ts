@@ -30,7 +30,7 @@ describe('programs, end to end', () => {
       courses_count: 0,
       open_enrollment: false,
       uuid: expect.stringMatching(/^[0-9a-f-]{36}$/),
-      enroll_url: `/enroll/programs/${program.uuid}`,
+      enroll_url: `/api/learner/open_programs/${program.uuid}/enrollment`,
       created_at: expect.any(String),
       updated_at: expect.any(String),
     });

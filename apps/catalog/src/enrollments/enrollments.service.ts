@@ -31,7 +31,7 @@ export interface EnrollResult {
 }
 
 /** One learner to enroll, after groups were resolved to their learners. */
-interface Target {
+export interface Target {
   userId: number;
   /** The sub-account the enrollment is made from. */
   subAccountId: number | null;
@@ -110,6 +110,18 @@ export class EnrollmentsService {
         created.push(...(await this.insertTargets(scope, course, [target], {})).created);
       }
       return created;
+    });
+  }
+
+  /**
+   * Enrolls learners already known to be live (a program's enrolled users in a course added to it later) in
+   * a course, in a transaction of its own or the caller's. An archived or unpublished course enrolls nobody.
+   */
+  async enrollKnown(scope: TenantScope, courseTemplateId: number, targets: Target[], source: EnrollmentSource): Promise<EnrollResult> {
+    return this.db.transaction(async () => {
+      const course = await this.courses.query(scope, 'c').andWhere('c.id = :id', { id: courseTemplateId }).setLock('pessimistic_read').getOne();
+      if (!course || course.deletedAt || !course.isPublished) return { created: [], skipped: [] };
+      return this.insertTargets(scope, course, targets, source);
     });
   }
 

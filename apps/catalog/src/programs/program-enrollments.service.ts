@@ -1,9 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import type { ProgramEnrollmentEntry, RequestContext, SkippedEnrollmentView, SkippedProgramCourseView } from '@lms/contracts';
-import { Database, InjectTenantRepository, type TenantRepository } from '@lms/platform';
+import type { ListProgramEnrollmentsQuery, ProgramEnrollmentEntry, ProgramEnrollmentView, RequestContext, SkippedEnrollmentView, SkippedProgramCourseView } from '@lms/contracts';
+import { pageWindow } from '@lms/contracts';
+import { Database, InjectTenantRepository, type TenantRepository, type TenantScope } from '@lms/platform';
 import { CourseTemplate } from '../course-templates/course-template.entity.js';
 import type { Enrollment } from '../enrollments/enrollment.entity.js';
 import { EnrollmentsService } from '../enrollments/enrollments.service.js';
+import { ProgramEnrollment } from './program-enrollment.entity.js';
+import { ProgramProgress } from './program-progress.js';
 import { Program } from './program.entity.js';
 import { programNotFound, programNotPublished } from './program.errors.js';
 import { ProgramsService } from './programs.service.js';
@@ -12,6 +15,8 @@ export interface ProgramEnrollResult {
   created: Enrollment[];
   skipped: (SkippedEnrollmentView & { course_template_id: string })[];
   skippedCourses: SkippedProgramCourseView[];
+  /** Each user's live enrollment in the program, made now or before. */
+  programEnrollments: ProgramEnrollment[];
 }
 
 /**
@@ -27,16 +32,23 @@ export class ProgramEnrollmentsService {
     private readonly enrollments: EnrollmentsService,
     @InjectTenantRepository(Program) private readonly programRows: TenantRepository<Program>,
     @InjectTenantRepository(CourseTemplate) private readonly courses: TenantRepository<CourseTemplate>,
+    @InjectTenantRepository(ProgramEnrollment) private readonly programEnrollments: TenantRepository<ProgramEnrollment>,
+    private readonly progress: ProgramProgress,
   ) {}
 
   async enroll(ctx: RequestContext, programId: number, entries: ProgramEnrollmentEntry[]): Promise<ProgramEnrollResult> {
     this.enrollments.assertMayManage(ctx);
-    return this.db.transaction(async () => {
+    return this.enrollEntries(ctx, programId, entries);
+  }
+
+  /** Enrolls without the authors' check: for callers with their own rule (open enrollment: the learner enrolls themselves). */
+  async enrollEntries(ctx: RequestContext, programId: number, entries: ProgramEnrollmentEntry[]): Promise<ProgramEnrollResult> {
+    const result = await this.db.transaction(async () => {
       // The program stays as it is (its course list too) until the enrollments commit.
       const program = await this.programRows.query(ctx, 'p').andWhere('p.id = :id AND p.deleted_at IS NULL', { id: programId }).setLock('pessimistic_read').getOne();
       if (!program) throw programNotFound(programId);
       if (!program.isPublished) throw programNotPublished(programId);
-      const result: ProgramEnrollResult = { created: [], skipped: [], skippedCourses: [] };
+      const result: ProgramEnrollResult = { created: [], skipped: [], skippedCourses: [], programEnrollments: [] };
       for (const courseId of await this.programs.courseIdsOf(ctx, programId)) {
         const course = await this.courses.findOne(ctx, { id: courseId });
         if (!course?.isPublished) {
@@ -47,7 +59,62 @@ export class ProgramEnrollmentsService {
         result.created.push(...created);
         result.skipped.push(...skipped.map((s) => ({ ...s, course_template_id: String(courseId) })));
       }
+      result.programEnrollments = await this.recordProgramEnrollments(ctx, programId, entries);
       return result;
+    });
+    // A learner who had completed every course already completes the program now.
+    for (const e of result.programEnrollments) if (!e.completedAt) await this.progress.completeIfDone(ctx, programId, e.userId);
+    return result;
+  }
+
+  /**
+   * One live program enrollment per user (a repeated or concurrent request keeps the first): the first
+   * entry naming a user decides `required` and the due moment.
+   */
+  private async recordProgramEnrollments(ctx: RequestContext, programId: number, entries: ProgramEnrollmentEntry[]): Promise<ProgramEnrollment[]> {
+    const first = new Map<number, ProgramEnrollmentEntry>();
+    for (const e of entries) if (!first.has(e.user_id)) first.set(e.user_id, e);
+    await this.programEnrollments.insertNew(
+      ctx,
+      [...first.values()].map((e) => ({ programId, userId: e.user_id, subAccountId: ctx.subAccountId, required: e.required ?? true, dueAt: e.end_at ? new Date(e.end_at) : null })),
+    );
+    return this.programEnrollments
+      .query(ctx, 'pe')
+      .andWhere('pe.program_id = :programId AND pe.user_id = ANY(:users) AND pe.deleted_at IS NULL', { programId, users: [...first.keys()] })
+      .orderBy('pe.id', 'ASC')
+      .getMany();
+  }
+
+  /** The program's live enrollments, newest first, by state, and their total. */
+  async list(ctx: RequestContext, programId: number, query: ListProgramEnrollmentsQuery): Promise<[ProgramEnrollmentView[], number]> {
+    this.enrollments.assertMayManage(ctx);
+    await this.programs.find(ctx, programId);
+    const { skip, take } = pageWindow(query);
+    const qb = this.programEnrollments.query(ctx, 'pe').andWhere('pe.program_id = :programId AND pe.deleted_at IS NULL', { programId });
+    if (query.state === 'complete') qb.andWhere('pe.completed_at IS NOT NULL');
+    if (query.state === 'incomplete') qb.andWhere('pe.completed_at IS NULL');
+    const [rows, total] = await qb.orderBy('pe.created_at', 'DESC').addOrderBy('pe.id', 'DESC').skip(skip).take(take).getManyAndCount();
+    return [await this.present(ctx, programId, rows), total];
+  }
+
+  /** The records with each learner's standing in the program's published courses. */
+  async present(scope: TenantScope, programId: number, rows: ProgramEnrollment[]): Promise<ProgramEnrollmentView[]> {
+    const standings = await this.progress.standings(scope, programId, rows.map((r) => r.userId));
+    return rows.map((r) => {
+      const standing = standings.get(r.userId);
+      return {
+        id: String(r.id),
+        program_id: String(r.programId),
+        user_id: String(r.userId),
+        state: r.completedAt ? 'complete' : 'incomplete',
+        required: r.required,
+        end_at: r.dueAt?.toISOString() ?? null,
+        completed_at: r.completedAt?.toISOString() ?? null,
+        courses_count: standing?.total ?? 0,
+        completed_courses_count: standing?.completed ?? 0,
+        created_at: r.createdAt.toISOString(),
+        updated_at: r.updatedAt.toISOString(),
+      };
     });
   }
 }

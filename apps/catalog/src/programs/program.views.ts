@@ -1,7 +1,8 @@
 import type { ProgramEventData, ProgramView } from '@lms/contracts';
 import type { Program } from './program.entity.js';
 
-export const programEnrollUrl = (uuid: string) => `/enroll/programs/${uuid}`;
+/** Open enrollment's own path: the learner POSTs there to enroll (docs/learner.md). */
+export const programEnrollUrl = (uuid: string) => `/api/learner/open_programs/${uuid}/enrollment`;
 
 export function toProgramView(program: Program, courseIds: number[]): ProgramView {
   return {

@@ -1,6 +1,16 @@
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import { type CreateProgramEnrollmentsBody, type CreateProgramsBody, envelope, type IdParams, type ListProgramsQuery, PROGRAM_SUBJECTS as S, type RpcRequest, type UpdateProgramBody } from '@lms/contracts';
+import {
+  type CreateProgramEnrollmentsBody,
+  type CreateProgramsBody,
+  envelope,
+  type IdParams,
+  type ListProgramEnrollmentsQuery,
+  type ListProgramsQuery,
+  PROGRAM_SUBJECTS as S,
+  type RpcRequest,
+  type UpdateProgramBody,
+} from '@lms/contracts';
 import { Handles, noContent, paged, reply } from '@lms/platform';
 import { IdentityDirectory } from '../directory/identity-directory.js';
 import { toEnrollmentView, toLearnerView } from '../enrollments/enrollment.views.js';
@@ -42,13 +52,23 @@ export class ProgramsHandlers {
     return noContent();
   }
 
-  /** 201 with the course enrollments made (learners in `linked.learners`), `skipped` and `skipped_courses`. */
+  /**
+   * 201 with the course enrollments made (learners in `linked.learners`, each user's program enrollment in
+   * `linked.program_enrollments`), `skipped` and `skipped_courses`.
+   */
   @Handles(S.enroll)
   async enroll(@Payload() { ctx, params, body }: RpcRequest<CreateProgramEnrollmentsBody, object, IdParams>) {
-    const { created, skipped, skippedCourses } = await this.programEnrollments.enroll(ctx, params.id, body.enrollments);
+    const { created, skipped, skippedCourses, programEnrollments } = await this.programEnrollments.enroll(ctx, params.id, body.enrollments);
     const users = await this.directory.users(ctx, created.map((e) => e.userId));
     const learners = [...new Set(created.map((e) => e.userId))].map((id) => toLearnerView(id, users.get(id)));
-    const answer = envelope('enrollments', created.map((e) => toEnrollmentView(e, { history: false })), { learners });
+    const program_enrollments = await this.programEnrollments.present(ctx, params.id, programEnrollments);
+    const answer = envelope('enrollments', created.map((e) => toEnrollmentView(e, { history: false })), { learners, program_enrollments });
     return reply({ ...answer, skipped, skipped_courses: skippedCourses }, { status: 201 });
+  }
+
+  @Handles(S.enrollments)
+  async enrollments(@Payload() { ctx, params, query }: RpcRequest<unknown, ListProgramEnrollmentsQuery, IdParams>) {
+    const [rows, total] = await this.programEnrollments.list(ctx, params.id, query);
+    return paged(envelope('program_enrollments', rows), total);
   }
 }

@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsBoolean, IsDefined, IsInt, IsObject, IsOptional, IsRFC3339, Matches, Max, Min, ValidateIf, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsBoolean, IsDefined, IsIn, IsInt, IsObject, IsOptional, IsRFC3339, Matches, Max, Min, ValidateIf, ValidateNested } from 'class-validator';
 import { MAX_ID, PageQuery } from '../common/query.js';
 import type { JsonSchema } from '../routes/route.js';
 import { IsText } from './text.js';
@@ -11,6 +11,7 @@ export const PROGRAM_SUBJECTS = {
   update: 'catalog.programs.update',
   delete: 'catalog.programs.delete',
   enroll: 'catalog.programs.enroll',
+  enrollments: 'catalog.programs.enrollments',
 } as const;
 
 /** data: ProgramEventData. `updated` also when an archived course leaves the program. */
@@ -133,3 +134,48 @@ export interface SkippedProgramCourseView {
   course_template_id: string;
   reason: 'not_published';
 }
+
+export const PROGRAM_ENROLLMENT_STATES = ['incomplete', 'complete'] as const;
+export type ProgramEnrollmentState = (typeof PROGRAM_ENROLLMENT_STATES)[number];
+
+export class ListProgramEnrollmentsQuery extends PageQuery {
+  @IsOptional() @IsIn(PROGRAM_ENROLLMENT_STATES)
+  state?: ProgramEnrollmentState;
+}
+
+/**
+ * A learner's enrollment in a program as a whole: complete once every published course of the program is
+ * (docs/catalog.md, "Program enrollments"); the course enrollments it brought carry its program_id.
+ */
+export interface ProgramEnrollmentView {
+  id: string;
+  program_id: string;
+  user_id: string;
+  state: ProgramEnrollmentState;
+  required: boolean;
+  end_at: string | null;
+  completed_at: string | null;
+  /** Published courses of the program now, and how many of them the learner has completed. */
+  courses_count: number;
+  completed_courses_count: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export const PROGRAM_ENROLLMENT_SCHEMA: JsonSchema = {
+  type: 'object',
+  required: ['id', 'program_id', 'user_id', 'state', 'required', 'end_at', 'completed_at', 'courses_count', 'completed_courses_count', 'created_at', 'updated_at'],
+  properties: {
+    id: { type: 'string', description: 'numeric text' },
+    program_id: { type: 'string' },
+    user_id: { type: 'string' },
+    state: { type: 'string', enum: [...PROGRAM_ENROLLMENT_STATES] },
+    required: { type: 'boolean' },
+    end_at: { type: ['string', 'null'], format: 'date-time', description: 'the due moment given at enrollment, if any' },
+    completed_at: { type: ['string', 'null'], format: 'date-time', description: "when the learner's last course of the program completed" },
+    courses_count: { type: 'integer', minimum: 0, description: 'published courses of the program' },
+    completed_courses_count: { type: 'integer', minimum: 0, description: 'of those, the ones the learner has completed' },
+    created_at: { type: 'string', format: 'date-time' },
+    updated_at: { type: 'string', format: 'date-time' },
+  },
+};

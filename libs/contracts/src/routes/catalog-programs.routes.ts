@@ -1,6 +1,6 @@
 import { IdParams } from '../common/query.js';
 import { ENROLLMENT_LEARNER_SCHEMA, ENROLLMENT_SCHEMA } from '../catalog/enrollments.contract.js';
-import { CreateProgramEnrollmentsBody, CreateProgramsBody, ListProgramsQuery, PROGRAM_SCHEMA, PROGRAM_SUBJECTS as S, UpdateProgramBody } from '../catalog/programs.contract.js';
+import { CreateProgramEnrollmentsBody, CreateProgramsBody, ListProgramEnrollmentsQuery, ListProgramsQuery, PROGRAM_ENROLLMENT_SCHEMA, PROGRAM_SCHEMA, PROGRAM_SUBJECTS as S, UpdateProgramBody } from '../catalog/programs.contract.js';
 import { defineRoute } from './route.js';
 
 const programs = { kind: 'envelope', key: 'programs', item: PROGRAM_SCHEMA } as const;
@@ -30,8 +30,14 @@ export const CATALOG_PROGRAM_ROUTES = [
   }),
   defineRoute({
     method: 'POST', path: `${PATH}/:id/enrollments`, subject: S.enroll, status: 201,
-    summary: "Enroll users in every published course of a published program (their enrollments carry program_id); users enrolled in a course already are skipped there and reported in `skipped`, unpublished courses in `skipped_courses`",
+    summary: "Enroll users in a published program and every published course of it (the course enrollments carry program_id; each user's program enrollment is in `linked.program_enrollments`); users enrolled in a course already are skipped there and reported in `skipped`, unpublished courses in `skipped_courses`",
     params: IdParams, body: CreateProgramEnrollmentsBody,
-    response: { kind: 'envelope', key: 'enrollments', item: ENROLLMENT_SCHEMA, linked: { learners: ENROLLMENT_LEARNER_SCHEMA } },
+    response: { kind: 'envelope', key: 'enrollments', item: ENROLLMENT_SCHEMA, linked: { learners: ENROLLMENT_LEARNER_SCHEMA, program_enrollments: PROGRAM_ENROLLMENT_SCHEMA } },
+  }),
+  defineRoute({
+    method: 'GET', path: `${PATH}/:id/enrollments`, subject: S.enrollments, status: 200, paged: true,
+    summary: "The program's enrollments, newest first, each with its state and how many of the program's published courses the learner has completed; `state` filters",
+    params: IdParams, query: ListProgramEnrollmentsQuery,
+    response: { kind: 'envelope', key: 'program_enrollments', item: PROGRAM_ENROLLMENT_SCHEMA },
   }),
 ];

@@ -1,0 +1,163 @@
+import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import {
+  CATALOG_ENROLLMENT_COMPLETED_EVENT,
+  CatalogEnrollmentCompletedData,
+  PROGRAM_UPDATED_EVENT,
+  USER_DELETED_EVENT,
+  UserEventData,
+} from '@lms/contracts';
+import { Database, eventData, MESSAGE_BUS, type MessageBus, Outbox, type Subscription, subscribeWithInbox, type TenantScope } from '@lms/platform';
+import { EnrollmentsService } from '../enrollments/enrollments.service.js';
+
+export const PROGRAM_PROGRESS_CONSUMER = 'catalog-program-progress';
+const RETRY = { maxDeliver: 5, backoffMs: [100, 500, 2000] };
+
+/** A learner's standing in a program: its published courses now, how many they completed, and when the last one. */
+export interface ProgramStanding {
+  total: number;
+  completed: number;
+  lastCompletedAt: Date | null;
+}
+
+interface Missing {
+  user_id: number;
+  sub_account_id: number | null;
+  required: boolean;
+  due_at: Date | null;
+  course_template_id: number;
+}
+
+/**
+ * Program enrollments follow their courses: a learner whose last published course of the program completes
+ * completes the program (once, `catalog.enrollment.completed` with `program_id`, which the user summary
+ * counts); a course added to a program reaches the learners enrolled in it; a deleted user's program
+ * enrollments are withdrawn. All from catalog's own events, with the inbox, so a redelivery changes nothing.
+ */
+@Injectable()
+export class ProgramProgress implements OnApplicationBootstrap, OnModuleDestroy {
+  private subscription?: Subscription;
+
+  constructor(
+    private readonly db: Database,
+    private readonly outbox: Outbox,
+    @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
+    private readonly enrollments: EnrollmentsService,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    this.subscription = await subscribeWithInbox(
+      this.db,
+      this.bus.events,
+      { durable: PROGRAM_PROGRESS_CONSUMER, types: [CATALOG_ENROLLMENT_COMPLETED_EVENT, PROGRAM_UPDATED_EVENT, USER_DELETED_EVENT], ...RETRY },
+      async (event) => {
+        const scope = { accountId: event.accountid };
+        if (event.type === USER_DELETED_EVENT) await this.withdrawUser(scope, (await eventData<UserEventData>(UserEventData, event)).user_id);
+        else if (event.type === PROGRAM_UPDATED_EVENT) await this.reachLaterCourses(scope, programIdOf(event.data));
+        else {
+          const data = await eventData<CatalogEnrollmentCompletedData>(CatalogEnrollmentCompletedData, event);
+          if (data.course_id !== undefined) await this.courseCompleted(scope, data.user_id, data.course_id);
+        }
+      },
+    );
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.subscription?.unsubscribe();
+  }
+
+  /** Standing of each learner in the program (learners with no published course in it are absent). */
+  async standings(scope: TenantScope, programId: number, userIds: number[]): Promise<Map<number, ProgramStanding>> {
+    if (userIds.length === 0) return new Map();
+    const rows: { user_id: number; total: number; completed: number; last: Date | null }[] = await this.db.manager.query(
+      `SELECT u.user_id, count(*)::int AS total, count(e.completed_at)::int AS completed, max(e.completed_at) AS last
+         FROM unnest($3::int[]) AS u(user_id)
+         CROSS JOIN (SELECT pc.course_template_id FROM catalog.program_courses pc
+                       JOIN catalog.course_templates c ON c.account_id = pc.account_id AND c.id = pc.course_template_id
+                      WHERE pc.account_id = $1 AND pc.program_id = $2 AND c.is_published AND c.deleted_at IS NULL) AS pc
+         LEFT JOIN LATERAL (SELECT e.completed_at FROM catalog.enrollments e
+                             WHERE e.account_id = $1 AND e.user_id = u.user_id AND e.enrollable_type = 'CourseTemplate'
+                               AND e.enrollable_id = pc.course_template_id AND e.state = 'complete' AND e.deleted_at IS NULL
+                             ORDER BY e.completed_at DESC LIMIT 1) AS e ON true
+        GROUP BY u.user_id`,
+      [scope.accountId, programId, userIds],
+    );
+    return new Map(rows.map((r) => [r.user_id, { total: r.total, completed: r.completed, lastCompletedAt: r.last }]));
+  }
+
+  /**
+   * Completes the learner's live enrollment in the program when every published course of it is complete.
+   * The program enrollment's row lock orders concurrent course completions: the last one to commit sees
+   * the others' and completes the program, once.
+   */
+  async completeIfDone(scope: TenantScope, programId: number, userId: number): Promise<void> {
+    await this.db.transaction(async (manager) => {
+      const [enrollment]: { id: number; due_at: Date | null; completed_at: Date | null }[] = await manager.query(
+        `SELECT id, due_at, completed_at FROM catalog.program_enrollments
+          WHERE account_id = $1 AND program_id = $2 AND user_id = $3 AND deleted_at IS NULL FOR UPDATE`,
+        [scope.accountId, programId, userId],
+      );
+      if (!enrollment || enrollment.completed_at) return;
+      const standing = (await this.standings(scope, programId, [userId])).get(userId);
+      if (!standing || standing.total === 0 || standing.completed < standing.total) return;
+      const completedAt = standing.lastCompletedAt ?? new Date();
+      await manager.query('UPDATE catalog.program_enrollments SET completed_at = $2, updated_at = now() WHERE id = $1', [enrollment.id, completedAt]);
+      await this.outbox.add(
+        scope,
+        CATALOG_ENROLLMENT_COMPLETED_EVENT,
+        { enrollment_id: enrollment.id, user_id: userId, program_id: programId, completed_at: completedAt.toISOString(), due_at: enrollment.due_at?.toISOString() ?? null },
+        String(enrollment.id),
+      );
+    });
+  }
+
+  /** A course completed: each program holding it in which the learner is enrolled may now be complete. */
+  private async courseCompleted(scope: TenantScope, userId: number, courseId: number): Promise<void> {
+    const programs: { program_id: number }[] = await this.db.manager.query(
+      `SELECT DISTINCT pe.program_id FROM catalog.program_enrollments pe
+         JOIN catalog.program_courses pc ON pc.account_id = pe.account_id AND pc.program_id = pe.program_id
+        WHERE pe.account_id = $1 AND pe.user_id = $2 AND pc.course_template_id = $3 AND pe.deleted_at IS NULL AND pe.completed_at IS NULL`,
+      [scope.accountId, userId, courseId],
+    );
+    for (const { program_id } of programs) await this.completeIfDone(scope, program_id, userId);
+  }
+
+  /**
+   * The program's learners are enrolled in its published courses they have no enrollment in yet (a course
+   * added later, or published since): not in a course where they hold a live enrollment from elsewhere, nor
+   * again in one this program brought and that was removed.
+   */
+  private async reachLaterCourses(scope: TenantScope, programId: number): Promise<void> {
+    const missing: Missing[] = await this.db.manager.query(
+      `SELECT pe.user_id, pe.sub_account_id, pe.required, pe.due_at, pc.course_template_id
+         FROM catalog.program_enrollments pe
+         JOIN catalog.program_courses pc ON pc.account_id = pe.account_id AND pc.program_id = pe.program_id
+         JOIN catalog.course_templates c ON c.account_id = pc.account_id AND c.id = pc.course_template_id AND c.is_published AND c.deleted_at IS NULL
+        WHERE pe.account_id = $1 AND pe.program_id = $2 AND pe.deleted_at IS NULL
+          AND NOT EXISTS (SELECT 1 FROM catalog.enrollments e
+                           WHERE e.account_id = pe.account_id AND e.enrollable_type = 'CourseTemplate' AND e.enrollable_id = pc.course_template_id
+                             AND e.user_id = pe.user_id AND (e.deleted_at IS NULL OR e.program_id = pe.program_id))
+        ORDER BY pc.position, pe.user_id`,
+      [scope.accountId, programId],
+    );
+    const byCourse = new Map<number, Missing[]>();
+    for (const row of missing) byCourse.set(row.course_template_id, [...(byCourse.get(row.course_template_id) ?? []), row]);
+    for (const [courseId, rows] of byCourse) {
+      const targets = rows.map((r) => ({ userId: r.user_id, subAccountId: r.sub_account_id, required: r.required, dueAt: r.due_at ?? undefined, groupId: null }));
+      await this.enrollments.enrollKnown(scope, courseId, targets, { programId });
+    }
+  }
+
+  /** `identity.user.deleted`: the user's open program enrollments are withdrawn (completed ones stay as history). */
+  private async withdrawUser(scope: TenantScope, userId: number): Promise<void> {
+    await this.db.manager.query(
+      'UPDATE catalog.program_enrollments SET deleted_at = now(), updated_at = now() WHERE account_id = $1 AND user_id = $2 AND deleted_at IS NULL AND completed_at IS NULL',
+      [scope.accountId, userId],
+    );
+  }
+}
+
+function programIdOf(data: unknown): number {
+  const id = (data as { id?: unknown } | null)?.id;
+  if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1) throw new Error('catalog.program.updated without a program id');
+  return id;
+}
