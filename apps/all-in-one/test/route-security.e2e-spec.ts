@@ -33,8 +33,8 @@ function expected(route: RouteDefinition, persona: Persona, tenantOwned: boolean
   return 'allowed';
 }
 
-/** A read without what changes by itself between two reads: a lock's `expires_in` counts down. */
-const unchanging = (body: unknown): unknown => JSON.parse(JSON.stringify(body ?? null), (key, value: unknown) => (key === 'expires_in' ? undefined : value));
+/** A read without what changes by itself between two reads: a lock's `expires_in` counts down, a problem's `request_id` is per request. */
+const unchanging = (body: unknown): unknown => JSON.parse(JSON.stringify(body ?? null), (key, value: unknown) => (key === 'expires_in' || key === 'request_id' ? undefined : value));
 
 /** Learner audiences serve a user's own records: another user's record of the same account is a 404 there too. */
 const perUserRecords = (route: RouteDefinition) => route.audience === 'learner' || route.audience === 'mobile';

@@ -9,4 +9,10 @@ export const CatalogDumpModule = dumpModule('catalog', [
   { model: 'programs' },
   { model: 'program_courses', key: ['course_template_id', 'program_id'] },
   { model: 'enrollments' },
+  { model: 'program_enrollments' },
+  // Learner records (issue 15). LTI content items stay out: every column would include the consumer secret.
+  { model: 'retain_quizzes' },
+  { model: 'slide_comments' },
+  { model: 'slide_comment_votes', key: ['comment_id', 'user_id'] },
+  { model: 'learner_live_enrollments' },
 ]);

@@ -41,6 +41,9 @@ import { EnrollmentCounters1765450000000 } from './migrations/1765450000000-enro
 import { ProgramCourse } from './programs/program-course.entity.js';
 import { Program } from './programs/program.entity.js';
 import { ProgramEnrollmentsService } from './programs/program-enrollments.service.js';
+import { ProgramEnrollment } from './programs/program-enrollment.entity.js';
+import { ProgramProgress } from './programs/program-progress.js';
+import { ProgramEnrollments1766400000000 } from './migrations/1766400000000-program-enrollments.js';
 import { ProgramsHandlers } from './programs/programs.handlers.js';
 import { ProgramsService } from './programs/programs.service.js';
 import { SlidePublisher } from './slides/slide-publisher.js';
@@ -51,20 +54,66 @@ import { Task } from './tasks/task.entity.js';
 import { TasksHandlers } from './tasks/tasks.handlers.js';
 import { TasksService } from './tasks/tasks.service.js';
 import { CatalogDumpModule } from './catalog-dump.js';
+import { LearnerCoursesHandlers } from './learner-courses/learner-courses.handlers.js';
+import { LearnerCoursesService } from './learner-courses/learner-courses.service.js';
+import { LearnerLiveEnrollment } from './learner-courses/learner-live-enrollment.entity.js';
+import { LearningItemsService } from './learner-courses/learning-items.service.js';
+import { LiveEnrollmentConsumers } from './learner-courses/live-enrollment-consumers.js';
+import { SchedulingLiveCourses } from './learner-courses/scheduling-live-courses.js';
+import { LearnerLiveEnrollments1766100000000 } from './migrations/1766100000000-learner-live-enrollments.js';
+import { RetainQuizzes1766100001000 } from './migrations/1766100001000-retain-quizzes.js';
+import { LtiContentItems1766100002000 } from './migrations/1766100002000-lti-content-items.js';
+import { LtiContentItem } from './lti/lti-content-item.entity.js';
+import { OpenTasks1766100003000 } from './migrations/1766100003000-open-tasks.js';
+import { SlideComments1766100004000 } from './migrations/1766100004000-slide-comments.js';
+import { MobileHandlers } from './mobile/mobile.handlers.js';
+import { MobileService } from './mobile/mobile.service.js';
+import { SlideComment, SlideCommentVote } from './slide-comments/slide-comment.entity.js';
+import { SlideCommentsHandlers } from './slide-comments/slide-comments.handlers.js';
+import { SlideCommentsService } from './slide-comments/slide-comments.service.js';
+import { OpenEnrollmentHandlers } from './open-enrollment/open-enrollment.handlers.js';
+import { OpenEnrollmentService } from './open-enrollment/open-enrollment.service.js';
+import { LtiHandlers } from './lti/lti.handlers.js';
+import { LtiService } from './lti/lti.service.js';
+import { RetainQuizConsumers } from './retain-quizzes/retain-quiz-consumers.js';
+import { RetainQuiz } from './retain-quizzes/retain-quiz.entity.js';
+import { RetainQuizzesHandlers } from './retain-quizzes/retain-quizzes.handlers.js';
+import { RetainQuizzesService } from './retain-quizzes/retain-quizzes.service.js';
 
 /** Rows owned by an account: reached only through tenant repositories. */
-const TENANT_ENTITIES = [CourseTemplate, CourseAuthor, Slide, Task, Enrollment, GroupEnrollment, Program, ProgramCourse];
+const TENANT_ENTITIES = [
+  CourseTemplate,
+  CourseAuthor,
+  Slide,
+  Task,
+  Enrollment,
+  GroupEnrollment,
+  Program,
+  ProgramCourse,
+  ProgramEnrollment,
+  LearnerLiveEnrollment,
+  RetainQuiz,
+  LtiContentItem,
+  SlideComment,
+  SlideCommentVote,
+];
 /** Markets are shared reference data (each names the accounts that see it). */
 export const CATALOG_ENTITIES = [...TENANT_ENTITIES, Market, MarketItem];
 export const CATALOG_MIGRATIONS = [
   InitialCatalog1763800000000, IdempotencyKeys1764350000000, Authoring1764400000000, Programs1765330000000, Enrollments1765400000000, GroupEnrollments1765410000000,
   GroupEnrollmentSubAccounts1765420000000, EnrollmentExpiry1765430000000, Markets1765433000000, EnrollmentCoveringIndexes1765440000000,
   EnrollmentCounters1765450000000,
+  LearnerLiveEnrollments1766100000000,
+  RetainQuizzes1766100001000,
+  LtiContentItems1766100002000,
+  OpenTasks1766100003000,
+  ProgramEnrollments1766400000000,
+  SlideComments1766100004000,
 ];
 
 @Module({
   imports: [CatalogDumpModule],
-  controllers: [CourseTemplatesHandlers, CourseAuthorsHandlers, SlidesHandlers, TasksHandlers, LockablesHandlers, ProgramsHandlers, EnrollmentsHandlers, MarketsHandlers, CourseReportsHandlers],
+  controllers: [CourseTemplatesHandlers, CourseAuthorsHandlers, SlidesHandlers, TasksHandlers, LockablesHandlers, ProgramsHandlers, EnrollmentsHandlers, MarketsHandlers, CourseReportsHandlers, LearnerCoursesHandlers, RetainQuizzesHandlers, LtiHandlers, OpenEnrollmentHandlers, SlideCommentsHandlers, MobileHandlers],
   providers: [
     IdentityDirectory,
     AuthoringGuard,
@@ -80,6 +129,7 @@ export const CATALOG_MIGRATIONS = [
     TasksService,
     ProgramsService,
     ProgramEnrollmentsService,
+    ProgramProgress,
     EnrollmentsService,
     EnrollmentLifecycle,
     PublishEnrollments,
@@ -87,6 +137,16 @@ export const CATALOG_MIGRATIONS = [
     EnrollmentEventConsumers,
     MarketsService,
     CourseReportsService,
+    SchedulingLiveCourses,
+    LearnerCoursesService,
+    LearningItemsService,
+    LiveEnrollmentConsumers,
+    RetainQuizzesService,
+    RetainQuizConsumers,
+    LtiService,
+    OpenEnrollmentService,
+    SlideCommentsService,
+    MobileService,
     ...TENANT_ENTITIES.map((entity) => tenantRepositoryProvider(entity)),
   ],
 })

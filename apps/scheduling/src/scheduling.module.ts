@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { IdentityDirectory, tenantRepositoryProvider } from '@lms/platform';
+import { LearnerLiveCoursesHandlers } from './learner-live-courses/learner-live-courses.handlers.js';
 import { LiveCourseEnrollment } from './learners/live-course-enrollment.entity.js';
 import { LiveCourseLearnersHandlers } from './learners/live-course-learners.handlers.js';
 import { LiveCourseLearnersService } from './learners/live-course-learners.service.js';
@@ -27,7 +28,7 @@ export const SCHEDULING_ENTITIES = [LiveCourse, LiveCourseEnrollment, Session, R
 export const SCHEDULING_MIGRATIONS = [InitialScheduling1763800000000, IdempotencyKeys1764350000000, LiveCourses1764500000000, WebConferences1764510000000];
 
 @Module({
-  controllers: [LiveCoursesHandlers, LiveCourseLearnersHandlers, SessionsHandlers, RegistrationsHandlers],
+  controllers: [LearnerLiveCoursesHandlers, LiveCoursesHandlers, LiveCourseLearnersHandlers, SessionsHandlers, RegistrationsHandlers],
   providers: [
     IdentityDirectory,
     LiveCoursesService,

@@ -173,7 +173,54 @@ export const PARAM_FIXTURES: Record<string, ParamFixture> = {
       return createdId(await ctx.admin.post(`/api/author/course_templates/${courseId}/enrollments`, { enrollments: [{ user_id: Number(await learner(ctx)) }] }), 'an enrollment');
     },
   },
+  // Learner and mobile routes (issue 15). Records are the owning account's, made by its administrator:
+  // a same-account learner gets the 404 of "not yours", another account's caller must get 404 too.
+  // `courses/:id` is a published course: the learner course routes read it as an enrollment id (so: not
+  // the caller's), preview and the mobile item as a course template id.
+  'courses/:id': { tenant: true, create: async (ctx) => createdId(await ctx.admin.post('/api/author/course_templates', { course_templates: [publishedCourse()] }), 'a published course') },
+  'courses/:course_id': { tenant: true, create: commentedCourse },
+  'slides/:slide_id': { tenant: true, create: async (ctx, earlier) => commentableSlide(ctx, earlier.course_id) },
+  'comments/:id': { tenant: true, create: async (ctx, earlier) => slideComment(ctx, earlier) },
+  'comments/:comment_id': { tenant: true, create: async (ctx, earlier) => slideComment(ctx, earlier) },
+  'content_items/:id': {
+    tenant: true,
+    create: async (ctx) => {
+      const courseId = createdId(await ctx.admin.post('/api/author/course_templates', { course_templates: [publishedCourse()] }), 'a published course');
+      return createdId(await ctx.admin.post(`/api/author/course_templates/${courseId}/lti_content_items`, { lti_content_items: [ltiItem()] }), 'an LTI content item');
+    },
+  },
+  'open_tasks/:open_task_id': {
+    tenant: true,
+    create: async (ctx) => createdId(await ctx.admin.post('/api/author/tasks', { tasks: [{ title: unique('task'), is_published: true, open_enrollment: true }] }), 'an open task'),
+  },
+  'open_programs/:open_program_id': {
+    tenant: true,
+    create: async (ctx) => {
+      const courseId = createdId(await ctx.admin.post('/api/author/course_templates', { course_templates: [publishedCourse()] }), 'a published course');
+      const program = { title: unique('program'), is_published: true, open_enrollment: true, course_template_ids: [Number(courseId)] };
+      return createdId(await ctx.admin.post('/api/author/programs', { programs: [program] }), 'an open program');
+    },
+  },
 };
+
+const ltiItem = () => ({ title: unique('lti'), launch_url: 'https://tool.example.test/launch', consumer_key: unique('key'), consumer_secret: unique('secret') });
+
+/** A published course (the administrator's: an administrator is an author of every course) whose slides take comments. */
+async function commentedCourse(ctx: FixtureContext): Promise<string> {
+  return createdId(await ctx.admin.post('/api/author/course_templates', { course_templates: [publishedCourse()] }), 'a published course');
+}
+
+/** A slide that allows comments, published. */
+async function commentableSlide(ctx: FixtureContext, courseId: string): Promise<string> {
+  const slideId = createdId(await ctx.admin.post(`/api/author/course_templates/${courseId}/slides`, slideBody()), 'a slide');
+  const res = await ctx.admin.post(`/api/author/course_templates/${courseId}/publish`, {});
+  if (res.status !== 200) throw new Error(`publishing answered ${res.status}: ${res.text}`);
+  return slideId;
+}
+
+async function slideComment(ctx: FixtureContext, earlier: Record<string, string>): Promise<string> {
+  return createdId(await ctx.admin.post(`/api/learner/courses/${earlier.course_id}/slides/${earlier.slide_id}/comments`, { comment: { body: unique('comment') } }), 'a slide comment');
+}
 
 const publishedCourse = () => ({ title: unique('course'), is_published: true, has_unpublished_changes: false, default_days_until_due: 7, course_type: 'native' });
 
@@ -185,6 +232,7 @@ const publishedCourse = () => ({ title: unique('course'), is_published: true, ha
 const slideBody = () => ({ slides: [{ draft_attributes: { title: unique('slide'), allow_comments: true } }] });
 
 export const BODY_FIXTURES: Record<string, (ctx: FixtureContext, ids: Record<string, string>) => Promise<unknown>> = {
+  'POST /api/author/course_templates/:course_template_id/lti_content_items': async () => ({ lti_content_items: [ltiItem()] }),
   'POST /api/author/course_templates/:course_template_id/slides': async () => slideBody(),
   'PATCH /api/author/course_templates/:course_template_id/slides/:id': async () => ({ slide: { draft_attributes: { allow_comments: false } } }),
   'PUT /api/author/course_templates/:course_template_id/slides/:id': async () => ({ slide: { draft_attributes: { allow_comments: null } } }),

@@ -41,6 +41,8 @@ const FIELD_MAP = {
   default_days_until_expiration: 'defaultDaysUntilExpiration',
   auto_re_enroll: 'autoReEnroll',
   re_enrollment_period: 'reEnrollmentPeriod',
+  retain: 'retain',
+  retain_intervals: 'retainIntervals',
 } as const satisfies Partial<Record<keyof CourseTemplateRequest, keyof CourseTemplate>>;
 
 type FieldValues = Partial<Pick<CourseTemplate, (typeof FIELD_MAP)[keyof typeof FIELD_MAP]>>;

@@ -27,6 +27,14 @@ export class Task {
   @Column({ name: 'structured_body', type: 'text', nullable: true })
   structuredBody: string | null;
 
+  /** Learners may enroll themselves (open enrollment; docs/learner.md). */
+  @Column({ name: 'open_enrollment', type: 'boolean', default: false })
+  openEnrollment: boolean;
+
+  /** The task's public enrollment id (its enrollment profile's `uuid`). */
+  @Column({ type: 'uuid', default: () => 'gen_random_uuid()' })
+  uuid: string;
+
   @Column({ name: 'is_published', type: 'boolean', default: false })
   isPublished: boolean;
 

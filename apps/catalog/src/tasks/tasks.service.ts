@@ -26,6 +26,7 @@ const FIELD_MAP = {
   description: 'description',
   structured_body: 'structuredBody',
   has_certificate: 'hasCertificate',
+  open_enrollment: 'openEnrollment',
   requires_approval: 'requiresApproval',
   blocks_progress: 'blocksProgress',
   requires_evidence: 'requiresEvidence',

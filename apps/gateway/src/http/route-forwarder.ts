@@ -50,9 +50,15 @@ export class RouteForwarder {
     for (const [name, value] of Object.entries(headers)) {
       if (!RESERVED_HEADERS.has(name) && HEADER_NAME.test(name) && HEADER_VALUE.test(value)) reply.header(name, value);
     }
+    if (route.deprecated) {
+      // RFC 9745: the moment as a structured-field date; the successor (or the notice) as a link.
+      reply.header('deprecation', `@${Math.floor(Date.parse(route.deprecated.since) / 1000)}`);
+      reply.header('link', `<${route.deprecated.link}>; rel="${route.deprecated.rel}"`);
+    }
     const size = answer.total ?? (answer.more === undefined ? undefined : { more: answer.more });
     if (route.paged && page && size !== undefined) {
-      reply.header('link', pageLinks({ path: pathOf(request.url), search: searchOf(request.url), page: page.page, perPage: page.perPage, size, next: answer.next }));
+      const pages = pageLinks({ path: pathOf(request.url), search: searchOf(request.url), page: page.page, perPage: page.perPage, size, next: answer.next });
+      reply.header('link', route.deprecated ? `${String(reply.getHeader('link'))}, ${pages}` : pages);
       // Only a counted list has a total to tell.
       if (typeof size === 'number') reply.header('x-total-count', String(size));
     }

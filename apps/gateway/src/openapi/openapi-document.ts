@@ -175,6 +175,7 @@ export function buildOpenApiDocument(routes: RouteDefinition[], info: OpenApiInf
         // No NATS subject here: the bus is internal, and naming its subjects only helps an attacker on it (issue 11).
         description: `Audience: ${route.audience}${route.roles?.length ? `; requires role ${route.roles.join(' or ')}` : ''}.`,
         parameters: parameters(route),
+        ...(route.deprecated ? { deprecated: true } : {}),
         ...(route.body ? { requestBody: requestBody(dtos.ref(route.body), Object.keys(properties(dtos.inline(route.body)))) } : {}),
         responses: {
           ...successResponses(route, method),

@@ -162,6 +162,14 @@ function courseTemplateFields(create: boolean) {
     @IsOptional() @IsInt() @Min(0) @Max(36_500)
     re_enrollment_period?: number | null;
 
+    /** Completing the course schedules retain quizzes, one per `retain_intervals` day count (docs/learner.md). */
+    @Required(false) @IsBoolean()
+    retain?: boolean;
+
+    /** Days after the completion each retain quiz falls due. */
+    @Required(false) @IsArray() @ArrayMaxSize(20) @IsInt({ each: true }) @Min(0, { each: true }) @Max(3650, { each: true })
+    retain_intervals?: number[];
+
     /** Derived by the service (course + sub-account + root locks); accepted as the spec lists it, never stored. */
     @Required(false) @IsArray() @IsIn(LOCKABLE_COURSE_ATTRIBUTES, { each: true })
     derived_locked_attributes?: string[];

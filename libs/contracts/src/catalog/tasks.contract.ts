@@ -61,6 +61,10 @@ function taskFields(create: boolean) {
     @Required(false) @IsBoolean()
     has_certificate?: boolean;
 
+    /** Learners may enroll themselves (`POST /api/learner/open_tasks/:open_task_id/enrollment`; docs/learner.md). */
+    @Required(false) @IsBoolean()
+    open_enrollment?: boolean;
+
     @Required(false) @IsBoolean()
     requires_approval?: boolean;
 

@@ -9,6 +9,12 @@ import { CATALOG_TASK_ROUTES } from './catalog-tasks.routes.js';
 import { CATALOG_PROGRAM_ROUTES } from './catalog-programs.routes.js';
 import { CATALOG_MARKET_ROUTES } from './catalog-markets.routes.js';
 import { CATALOG_COURSE_REPORT_ROUTES } from './catalog-course-reports.routes.js';
+import { CATALOG_LEARNER_COURSE_ROUTES } from './catalog-learner-courses.routes.js';
+import { CATALOG_RETAIN_QUIZ_ROUTES } from './catalog-retain-quizzes.routes.js';
+import { CATALOG_LTI_ROUTES } from './catalog-lti.routes.js';
+import { CATALOG_OPEN_ENROLLMENT_ROUTES } from './catalog-open-enrollment.routes.js';
+import { CATALOG_SLIDE_COMMENT_ROUTES } from './catalog-slide-comments.routes.js';
+import { CATALOG_MOBILE_ROUTES } from './catalog-mobile.routes.js';
 import { fencedByLocks, LOCKING_LOCK_ROUTES } from './locking-locks.routes.js';
 import { JOBS_DATA_DUMP_ROUTES } from './jobs-data-dumps.routes.js';
 import type { RouteDefinition } from './route.js';
@@ -19,4 +25,25 @@ import { SCHEDULING_SESSION_ROUTES } from './scheduling-sessions.routes.js';
 export * from './route.js';
 
 /** Every HTTP endpoint of the system; the gateway registers and documents exactly these. */
-export const ROUTES: RouteDefinition[] = [...IDENTITY_ROUTES, ...IDENTITY_GROUP_ROUTES, ...IDENTITY_ADMIN_SETTINGS_ROUTES, ...IDENTITY_USER_ROUTES, ...fencedByLocks([...CATALOG_COURSE_TEMPLATE_ROUTES, ...CATALOG_SLIDE_ROUTES, ...CATALOG_TASK_ROUTES]), ...CATALOG_PROGRAM_ROUTES, ...CATALOG_ENROLLMENT_ROUTES, ...CATALOG_MARKET_ROUTES, ...CATALOG_COURSE_REPORT_ROUTES, ...LOCKING_LOCK_ROUTES, ...JOBS_DATA_DUMP_ROUTES, ...SCHEDULING_LIVE_COURSE_ROUTES, ...SCHEDULING_SESSION_ROUTES, ...SCHEDULING_REGISTRATION_ROUTES];
+export const ROUTES: RouteDefinition[] = [
+  ...IDENTITY_ROUTES,
+  ...IDENTITY_GROUP_ROUTES,
+  ...IDENTITY_ADMIN_SETTINGS_ROUTES,
+  ...IDENTITY_USER_ROUTES,
+  ...fencedByLocks([...CATALOG_COURSE_TEMPLATE_ROUTES, ...CATALOG_SLIDE_ROUTES, ...CATALOG_TASK_ROUTES]),
+  ...CATALOG_PROGRAM_ROUTES,
+  ...CATALOG_ENROLLMENT_ROUTES,
+  ...CATALOG_MARKET_ROUTES,
+  ...CATALOG_COURSE_REPORT_ROUTES,
+  ...CATALOG_LEARNER_COURSE_ROUTES,
+  ...CATALOG_RETAIN_QUIZ_ROUTES,
+  ...CATALOG_LTI_ROUTES,
+  ...CATALOG_OPEN_ENROLLMENT_ROUTES,
+  ...CATALOG_SLIDE_COMMENT_ROUTES,
+  ...CATALOG_MOBILE_ROUTES,
+  ...LOCKING_LOCK_ROUTES,
+  ...JOBS_DATA_DUMP_ROUTES,
+  ...SCHEDULING_LIVE_COURSE_ROUTES,
+  ...SCHEDULING_SESSION_ROUTES,
+  ...SCHEDULING_REGISTRATION_ROUTES,
+];

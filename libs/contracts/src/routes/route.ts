@@ -66,6 +66,19 @@ export interface RouteSpec {
    * the service decides what a missing or malformed one means (e.g. `X-Lock-Id`, a 422). No other header crosses the bus.
    */
   headers?: RouteHeader[];
+  /**
+   * A deprecated endpoint (spec: Versioning): the gateway answers a `Deprecation` header (RFC 9745) with
+   * the date and a `Link` to the successor (rel="successor-version"); OpenAPI marks it deprecated.
+   */
+  deprecated?: RouteDeprecation;
+}
+
+export interface RouteDeprecation {
+  /** When it was deprecated, RFC 3339. */
+  since: string;
+  /** The path of what replaces it (rel="successor-version"), or of its documentation (rel="deprecation"). */
+  link: string;
+  rel: 'successor-version' | 'deprecation';
 }
 
 /** A request header a route takes, documented in OpenAPI as a header parameter. */

@@ -1,0 +1,211 @@
+import { eventually } from '@lms/testing';
+import { COURSES, PROGRAMS } from './catalog-fixture.js';
+import { type EnrollmentFixture, startEnrollmentFixture } from './enrollment-fixture.js';
+
+const LEARNER_COURSES = '/api/learner/courses';
+const ITEMS = '/api/learner/learning_items';
+const HOUR = 3_600_000;
+
+describe('learner courses and learning items, end to end', () => {
+  let f: EnrollmentFixture;
+
+  beforeAll(async () => {
+    f = await startEnrollmentFixture('e2e-learner-courses');
+  });
+  afterAll(async () => {
+    await f?.close();
+  });
+
+  /** A published course with two published slides (5 and 7 minutes, one attachment). */
+  async function courseWithSlides(fields: Record<string, unknown> = {}) {
+    const course = await f.createCourse({ title: 'Safety basics', open_book: true, passing_threshold: 80, has_certificate: true, ...fields });
+    const slides = [
+      { draft_attributes: { title: 'One', allow_comments: true }, estimated_time: 5, attachments: [{ name: 'a.pdf' }] },
+      { draft_attributes: { title: 'Two', allow_comments: true }, estimated_time: 7 },
+    ];
+    const added = await f.admin.post(`${COURSES}/${course.id}/slides`, { slides });
+    if (added.status !== 201) throw new Error(`slides: ${added.status} ${added.text}`);
+    const published = await f.admin.post(`${COURSES}/${course.id}/publish`, {});
+    if (published.status !== 200) throw new Error(`publish: ${published.status} ${published.text}`);
+    return course;
+  }
+
+  async function learnerIn(courseId: string, entry: Record<string, unknown> = {}) {
+    const user = await f.newLearner();
+    const enrollment = (await f.enroll(courseId, [{ user_id: user.userId, ...entry }])).enrollments[0];
+    return { user, api: f.admin.as(user.token), enrollment };
+  }
+
+  it('lists the caller\'s courses (deprecated: Deprecation and Link headers) with every LearnerCourseResponse field', async () => {
+    const course = await courseWithSlides();
+    const { api, enrollment } = await learnerIn(course.id, { required: false, end_at: '2031-05-01T10:00:00Z' });
+    await learnerIn(course.id); // someone else's enrollment in the same course
+
+    const res = await api.get(LEARNER_COURSES);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('deprecation')).toMatch(/^@\d+$/);
+    expect(res.headers.get('link')).toBe('</api/learner/learning_items>; rel="successor-version"');
+    expect(res.body).toEqual({
+      meta: {},
+      courses: [
+        {
+          id: enrollment.id, is_enrolled: true, progress: 0, slide_total: 2, time_remaining: 12, location: null, sessions_count: null, next_session_start_at: null,
+          deleted_at: null, program_title: null, index_of_program: null, program_course_count: null, open_book: true, completed_at: null,
+          end_at: '2031-05-01T10:00:00.000Z', estimated_time: 12, passing_threshold: 80, required: false, score: null, state: 'assigned', title: 'Safety basics',
+          has_certificate: true, course_type: 'native', attachments_count: 1, course_template_id: Number(course.id), live_course_id: null,
+        },
+      ],
+    });
+    // The show answers the same record; the OpenAPI document marks the list deprecated.
+    expect((await api.get(`${LEARNER_COURSES}/${enrollment.id}`)).body.courses).toEqual(res.body.courses);
+    const openapi = (await f.admin.get('/api/openapi.json')).body;
+    expect(openapi.paths['/api/learner/courses'].get.deprecated).toBe(true);
+    expect(openapi.paths['/api/learner/courses/{id}'].get.deprecated).toBeUndefined();
+  });
+
+  it("answers 404 for another learner's enrollment, an unknown id and another account's, and changes nothing", async () => {
+    const course = await courseWithSlides();
+    const mine = await learnerIn(course.id, { required: false });
+    const theirs = await learnerIn(course.id, { required: false });
+    for (const [method, path] of [
+      ['get', `${LEARNER_COURSES}/${theirs.enrollment.id}`],
+      ['post', `${LEARNER_COURSES}/${theirs.enrollment.id}/complete`],
+      ['delete', `${LEARNER_COURSES}/${theirs.enrollment.id}`],
+      ['get', `${LEARNER_COURSES}/${theirs.enrollment.id}/external_info`],
+      ['get', `${ITEMS}/${theirs.enrollment.id}`],
+      ['delete', `${ITEMS}/${theirs.enrollment.id}`],
+      ['get', `${LEARNER_COURSES}/999999`],
+    ] as const) {
+      const res = await mine.api[method](path);
+      expect([path, res.status, res.body.code]).toEqual([path, 404, 'LEARNER_COURSE_NOT_FOUND']);
+    }
+    expect((await f.stranger.get(`${LEARNER_COURSES}/${mine.enrollment.id}`)).status).toBe(404);
+    expect((await f.stranger.get(`${LEARNER_COURSES}/${course.id}/preview`)).status).toBe(404);
+    expect((await theirs.api.get(`${LEARNER_COURSES}/${theirs.enrollment.id}`)).body.courses[0]).toMatchObject({ state: 'assigned' });
+    expect((await f.learner.get(`${LEARNER_COURSES}/abc`)).status).toBe(400);
+    expect((await f.admin.get(LEARNER_COURSES)).body.courses).toEqual([]);
+    expect((await f.admin.as(undefined).get(LEARNER_COURSES)).status).toBe(401);
+  });
+
+  it('previews a published course with is_enrolled false, or the caller\'s enrollment in it; 404 for a draft', async () => {
+    const course = await courseWithSlides({ title: 'Preview me' });
+    const draft = await f.createCourse();
+    const outsider = await f.newLearner();
+    const preview = await f.admin.as(outsider.token).get(`${LEARNER_COURSES}/${course.id}/preview`);
+    expect(preview.status).toBe(200);
+    expect(preview.body.courses[0]).toMatchObject({ id: Number(course.id), is_enrolled: false, state: 'not_enrolled', title: 'Preview me', slide_total: 2, course_template_id: Number(course.id) });
+    const { api, enrollment } = await learnerIn(course.id);
+    expect((await api.get(`${LEARNER_COURSES}/${course.id}/preview`)).body.courses[0]).toMatchObject({ id: enrollment.id, is_enrolled: true });
+    expect((await api.get(`${LEARNER_COURSES}/${draft.id}/preview`)).status).toBe(404);
+  });
+
+  it('shows the program fields for a course enrolled through a program', async () => {
+    const [a, b] = [await courseWithSlides({ title: 'First' }), await courseWithSlides({ title: 'Second' })];
+    const program = (await f.author.post(PROGRAMS, { programs: [{ title: 'Path', is_published: true, course_template_ids: [Number(a.id), Number(b.id)] }] })).body.programs[0];
+    const user = await f.newLearner();
+    const res = await f.author.post(`${PROGRAMS}/${program.id}/enrollments`, { enrollments: [{ user_id: user.userId }] });
+    expect(res.status).toBe(201);
+    const courses = (await f.admin.as(user.token).get(LEARNER_COURSES)).body.courses;
+    expect(courses.map((c: Record<string, unknown>) => [c.title, c.program_title, c.index_of_program, c.program_course_count])).toEqual([
+      ['First', 'Path', 1, 2],
+      ['Second', 'Path', 2, 2],
+    ]);
+    const items = (await f.admin.as(user.token).get(ITEMS)).body.learning_items;
+    expect(items.map((i: Record<string, unknown>) => [i.type, i.title, i.program_id, i.program_title])).toEqual([
+      ['CourseTemplate', 'First', Number(program.id), 'Path'],
+      ['CourseTemplate', 'Second', Number(program.id), 'Path'],
+    ]);
+  });
+
+  it('completes the caller\'s course once (200, catalog.enrollment.completed) and answers it as it is the second time', async () => {
+    const course = await courseWithSlides();
+    const { api, enrollment, user } = await learnerIn(course.id);
+    const res = await api.post(`${LEARNER_COURSES}/${enrollment.id}/complete`);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ meta: {}, linked: { quizzes: [] }, courses: [expect.objectContaining({ id: enrollment.id, state: 'complete', progress: 2, time_remaining: 0, completed_at: expect.any(String) })] });
+    const again = await api.post(`${LEARNER_COURSES}/${enrollment.id}/complete`);
+    expect(again.status).toBe(200);
+    expect(again.body.courses[0].completed_at).toBe(res.body.courses[0].completed_at);
+    await f.eventOf('catalog.enrollment.completed', (d) => d.enrollment_id === enrollment.id && d.user_id === user.userId);
+    await eventually(async () => (f.events.filter((e) => e.type === 'catalog.enrollment.completed' && (e.data as { enrollment_id: number }).enrollment_id === enrollment.id).length === 1 ? true : undefined));
+  });
+
+  it('leaves an optional course (204) and refuses a required one (400), through courses and learning items alike', async () => {
+    const course = await courseWithSlides();
+    const optional = await learnerIn(course.id, { required: false });
+    expect((await optional.api.delete(`${LEARNER_COURSES}/${optional.enrollment.id}`)).status).toBe(204);
+    expect((await optional.api.get(`${LEARNER_COURSES}/${optional.enrollment.id}`)).status).toBe(404);
+    expect((await optional.api.get(LEARNER_COURSES)).body.courses).toEqual([]);
+    await f.eventOf('catalog.enrollment.removed', (d) => d.id === optional.enrollment.id);
+
+    const required = await learnerIn(course.id);
+    const refused = await required.api.delete(`${LEARNER_COURSES}/${required.enrollment.id}`);
+    expect([refused.status, refused.body.code]).toEqual([400, 'COURSE_REQUIRED']);
+    const refusedItem = await required.api.delete(`${ITEMS}/${required.enrollment.id}`);
+    expect([refusedItem.status, refusedItem.body.code]).toEqual([400, 'COURSE_REQUIRED']);
+    expect((await required.api.get(`${LEARNER_COURSES}/${required.enrollment.id}`)).status).toBe(200);
+
+    const viaItems = await learnerIn(course.id, { required: false });
+    const item = await viaItems.api.get(`${ITEMS}/${viaItems.enrollment.id}`);
+    expect(item.status).toBe(200);
+    expect(item.headers.get('deprecation')).toMatch(/^@\d+$/);
+    expect(item.headers.get('link')).toBe('</api/docs#deprecations>; rel="deprecation"');
+    expect(item.body.learning_items[0]).toEqual({
+      id: viaItems.enrollment.id, type: 'CourseTemplate', item_id: Number(course.id), title: 'Safety basics', state: 'assigned', required: false, end_at: expect.any(String),
+      completed_at: null, program_id: null, program_title: null, created_at: expect.any(String),
+    });
+    expect((await viaItems.api.delete(`${ITEMS}/${viaItems.enrollment.id}`)).status).toBe(204);
+    expect((await viaItems.api.get(ITEMS)).body.learning_items).toEqual([]);
+  });
+
+  it('answers external_info for an external course, 400 for a native one, 404 for an unknown id', async () => {
+    const scorm = await courseWithSlides({ course_type: 'scorm', external_course_id: 'pkg-1' });
+    const native = await courseWithSlides();
+    const user = await f.newLearner();
+    const api = f.admin.as(user.token);
+    const [inScorm] = (await f.enroll(scorm.id, [{ user_id: user.userId }])).enrollments;
+    const [inNative] = (await f.enroll(native.id, [{ user_id: user.userId }])).enrollments;
+    const info = await api.get(`${LEARNER_COURSES}/${inScorm.id}/external_info`);
+    expect(info.status).toBe(200);
+    expect(info.body.external_info).toEqual({
+      enrollment_id: inScorm.id, course_template_id: Number(scorm.id), course_type: 'scorm', external_course_id: 'pkg-1', third_party_course_id: null,
+      external_status: expect.any(String), external_status_message: expect.any(String), available_offline: true, external_learning_standard: 'scorm_1_2',
+      external_version: 1, scorm: expect.objectContaining({ player_launch_type: expect.any(String) }),
+    });
+    const refused = await api.get(`${LEARNER_COURSES}/${inNative.id}/external_info`);
+    expect([refused.status, refused.body.code]).toEqual([400, 'COURSE_NOT_EXTERNAL']);
+    expect((await api.get(`${LEARNER_COURSES}/999999/external_info`)).status).toBe(404);
+  });
+
+  it('lists live trainings with location, future sessions_count and next_session_start_at from scheduling', async () => {
+    const user = await f.newLearner();
+    const api = f.admin.as(user.token);
+    const live = (await f.admin.post('/api/author/live_courses', { live_courses: [{ title: 'Fire drill', has_certificate: true }] })).body.live_courses[0];
+    const soon = new Date(Date.now() + 48 * HOUR).toISOString();
+    const later = new Date(Date.now() + 96 * HOUR).toISOString();
+    for (const session of [{ start_at: '2020-01-01T10:00:00Z', location: 'Old hall' }, { start_at: later, location: 'Room 2' }, { start_at: soon, location: 'Room 1' }]) {
+      const res = await f.admin.post(`/api/author/live_courses/${live.id}/sessions`, { sessions: [session] });
+      expect(res.status).toBe(201);
+    }
+    expect((await f.admin.post(`/api/author/live_courses/${live.id}/learners`, { learners: [{ user_id: user.userId }] })).status).toBe(201);
+    const training = await eventually(async () => (await api.get(LEARNER_COURSES)).body.courses.find((c: { live_course_id: number }) => c.live_course_id === Number(live.id)));
+    expect(training).toEqual({
+      id: expect.any(Number), is_enrolled: true, progress: 0, slide_total: 0, time_remaining: 0, location: 'Room 1', sessions_count: 2,
+      next_session_start_at: expect.any(String), deleted_at: null, program_title: null, index_of_program: null, program_course_count: null,
+      open_book: false, completed_at: null, end_at: null, estimated_time: 0, passing_threshold: null, required: true, score: null, state: 'active',
+      title: 'Fire drill', has_certificate: true, course_type: 'live training', attachments_count: 0, course_template_id: null, live_course_id: Number(live.id),
+    });
+    expect(new Date(training.next_session_start_at).getTime()).toBe(new Date(soon).getTime());
+    expect((await api.get(`${LEARNER_COURSES}/${training.id}`)).body.courses[0]).toEqual(training);
+    // Another learner cannot see it; it cannot be completed or left by the learner.
+    expect((await f.learner.get(`${LEARNER_COURSES}/${training.id}`)).status).toBe(404);
+    expect((await api.post(`${LEARNER_COURSES}/${training.id}/complete`)).status).toBe(400);
+    expect((await api.delete(`${LEARNER_COURSES}/${training.id}`)).status).toBe(400);
+    const items = (await api.get(ITEMS)).body.learning_items;
+    expect(items).toEqual([expect.objectContaining({ id: training.id, type: 'LiveCourse', item_id: Number(live.id), title: 'Fire drill', state: 'active' })]);
+    // A deleted live course stays in the learner's list, with its deletion.
+    expect((await f.admin.delete(`/api/author/live_courses/${live.id}`)).status).toBe(204);
+    const deleted = (await api.get(`${LEARNER_COURSES}/${training.id}`)).body.courses[0];
+    expect(deleted).toMatchObject({ title: 'Fire drill', deleted_at: expect.any(String) });
+  });
+});

@@ -1,0 +1,121 @@
+import { PROGRAMS, TASKS } from './catalog-fixture.js';
+import { type EnrollmentFixture, startEnrollmentFixture } from './enrollment-fixture.js';
+
+const openTask = (key: string | number) => `/api/learner/open_tasks/${key}/enrollment`;
+const openProgram = (key: string | number) => `/api/learner/open_programs/${key}/enrollment`;
+
+describe('open enrollment, end to end', () => {
+  let f: EnrollmentFixture;
+
+  beforeAll(async () => {
+    f = await startEnrollmentFixture('e2e-open-enrollment');
+  });
+  afterAll(async () => {
+    await f?.close();
+  });
+
+  async function task(fields: Record<string, unknown>) {
+    const res = await f.author.post(TASKS, { tasks: [{ title: 'Shadow a shift', default_days_until_due: 3, ...fields }] });
+    if (res.status !== 201) throw new Error(`task: ${res.status} ${res.text}`);
+    const [{ uuid }] = await f.t.db.query<{ uuid: string }>('SELECT uuid FROM catalog.tasks WHERE id = $1', [Number(res.body.tasks[0].id)]);
+    return { ...res.body.tasks[0], uuid };
+  }
+
+  async function program(fields: Record<string, unknown>) {
+    const res = await f.author.post(PROGRAMS, { programs: [{ title: 'Open path', ...fields }] });
+    if (res.status !== 201) throw new Error(`program: ${res.status} ${res.text}`);
+    return res.body.programs[0];
+  }
+
+  it('enrolls the caller in an open task (201) by id or uuid, once; GET answers their enrollment only', async () => {
+    const t = await task({ is_published: true, open_enrollment: true });
+    const user = await f.newLearner();
+    const api = f.admin.as(user.token);
+    expect((await api.get(openTask(t.id))).body).toEqual({ meta: {}, enrollments: [] });
+    const res = await api.post(openTask(t.uuid));
+    expect(res.status).toBe(201);
+    expect(res.body.enrollments).toEqual([
+      {
+        id: expect.any(Number), type: 'Task', item_id: Number(t.id), title: 'Shadow a shift', state: 'assigned', required: false, end_at: expect.any(String),
+        completed_at: null, program_id: null, program_title: null, created_at: expect.any(String),
+      },
+    ]);
+    expect(Date.parse(res.body.enrollments[0].end_at)).toBeGreaterThan(Date.now() + 2.9 * 86_400_000);
+    const again = await api.post(openTask(t.id));
+    expect([again.status, again.body.code]).toEqual([400, 'ALREADY_ENROLLED']);
+    expect((await api.get(openTask(t.uuid))).body.enrollments).toEqual(res.body.enrollments);
+    // Another learner sees none of it, and enrolls on their own.
+    const other = f.admin.as((await f.newLearner()).token);
+    expect((await other.get(openTask(t.id))).body.enrollments).toEqual([]);
+    expect((await other.post(openTask(t.id))).status).toBe(201);
+    expect((await api.get(openTask(t.id))).body.enrollments).toHaveLength(1);
+    // The item is the learner's to leave (optional).
+    expect((await api.delete(`/api/learner/learning_items/${res.body.enrollments[0].id}`)).status).toBe(204);
+  });
+
+  it('refuses a task that is not open, unpublished or unknown, and ids that are neither an id nor a uuid', async () => {
+    const closed = await task({ is_published: true });
+    const draft = await task({ is_published: false, open_enrollment: true });
+    for (const key of [closed.id, closed.uuid, draft.id]) {
+      const res = await f.learner.post(openTask(key));
+      expect([key, res.status, res.body.code]).toEqual([key, 400, 'NOT_OPEN_FOR_ENROLLMENT']);
+    }
+    expect((await f.learner.post(openTask(999999))).status).toBe(404);
+    expect((await f.learner.post(openTask('00000000-0000-4000-8000-000000000000'))).status).toBe(404);
+    expect((await f.learner.get(openTask(999999))).status).toBe(404);
+    for (const key of ['abc', '0', '-1', '1.5']) expect([key, (await f.learner.post(openTask(key))).status]).toEqual([key, 400]);
+    const open = await task({ is_published: true, open_enrollment: true });
+    expect((await f.stranger.post(openTask(open.id))).status).toBe(404);
+    expect((await f.stranger.post(openTask(open.uuid))).status).toBe(404);
+    expect((await f.admin.as(undefined).post(openTask(open.id))).status).toBe(401);
+    expect((await f.learner.get(openTask(closed.id))).body.enrollments).toEqual([]);
+  });
+
+  it("enrolls the caller in an open program's published courses (201) through its enroll_url; again is a 400", async () => {
+    const [a, b] = [await f.publishedCourse({ title: 'Alpha' }), await f.publishedCourse({ title: 'Beta' })];
+    const p = await program({ is_published: true, open_enrollment: true, course_template_ids: [Number(a.id), Number(b.id)] });
+    expect(p.enroll_url).toBe(`/api/learner/open_programs/${p.uuid}/enrollment`);
+    const user = await f.newLearner();
+    const api = f.admin.as(user.token);
+    const res = await api.post(p.enroll_url);
+    expect(res.status).toBe(201);
+    expect(res.body.enrollments.map((e: Record<string, unknown>) => [e.type, e.title, e.program_id, e.program_title, e.required])).toEqual([
+      ['CourseTemplate', 'Alpha', Number(p.id), 'Open path', false],
+      ['CourseTemplate', 'Beta', Number(p.id), 'Open path', false],
+    ]);
+    const again = await api.post(openProgram(p.id));
+    expect([again.status, again.body.code]).toEqual([400, 'ALREADY_ENROLLED']);
+    expect((await api.get(openProgram(p.uuid))).body.enrollments).toEqual(res.body.enrollments);
+    expect((await f.learner.get(openProgram(p.id))).body.enrollments).toEqual([]);
+    // The learner courses show the program.
+    const courses = (await api.get('/api/learner/courses')).body.courses;
+    expect(courses.map((c: Record<string, unknown>) => [c.title, c.program_title, c.index_of_program])).toEqual([
+      ['Alpha', 'Open path', 1],
+      ['Beta', 'Open path', 2],
+    ]);
+  });
+
+  it('refuses a program that is not open or unpublished (400), unknown ones (404), and another account (404)', async () => {
+    const course = await f.publishedCourse();
+    const closed = await program({ is_published: true, course_template_ids: [Number(course.id)] });
+    const draft = await program({ is_published: false, open_enrollment: true, course_template_ids: [Number(course.id)] });
+    const empty = await program({ is_published: true, open_enrollment: true });
+    for (const p of [closed, draft, empty]) {
+      const res = await f.learner.post(openProgram(p.uuid));
+      expect([p.title, res.status, res.body.code]).toEqual([p.title, 400, 'NOT_OPEN_FOR_ENROLLMENT']);
+    }
+    expect((await f.learner.post(openProgram(999999))).status).toBe(404);
+    expect((await f.learner.get(openProgram(999999))).status).toBe(404);
+    const open = await program({ is_published: true, open_enrollment: true, course_template_ids: [Number(course.id)] });
+    expect((await f.stranger.post(openProgram(open.uuid))).status).toBe(404);
+    expect((await f.learner.get(openProgram(closed.id))).body.enrollments).toEqual([]);
+  });
+
+  it('concurrent requests of one learner enroll once', async () => {
+    const t = await task({ is_published: true, open_enrollment: true });
+    const api = f.admin.as((await f.newLearner()).token);
+    const statuses = (await Promise.all(Array.from({ length: 8 }, () => api.post(openTask(t.id))))).map((r) => r.status).sort();
+    expect(statuses).toEqual([201, 400, 400, 400, 400, 400, 400, 400]);
+    expect((await api.get(openTask(t.id))).body.enrollments).toHaveLength(1);
+  });
+});

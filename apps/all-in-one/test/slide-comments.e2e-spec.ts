@@ -1,0 +1,125 @@
+import { COURSES } from './catalog-fixture.js';
+import { type EnrollmentFixture, startEnrollmentFixture } from './enrollment-fixture.js';
+
+describe('slide comments, end to end', () => {
+  let f: EnrollmentFixture;
+
+  beforeAll(async () => {
+    f = await startEnrollmentFixture('e2e-slide-comments');
+  });
+  afterAll(async () => {
+    await f?.close();
+  });
+
+  /** The author's published course: slide `open` takes comments, `closed` does not; `draft` is added after publishing. */
+  async function setUp() {
+    const course = await f.createCourse({ title: 'Commented' }, f.author);
+    const add = async (title: string, allow: boolean | null) => {
+      const res = await f.author.post(`${COURSES}/${course.id}/slides`, { slides: [{ draft_attributes: { title, allow_comments: allow } }] });
+      if (res.status !== 201) throw new Error(`slide: ${res.status} ${res.text}`);
+      return res.body.slides[0].id as number;
+    };
+    const open = await add('Open', true);
+    const closed = await add('Closed', false);
+    const unset = await add('Unset', null);
+    expect((await f.author.post(`${COURSES}/${course.id}/publish`, {})).status).toBe(200);
+    const draft = await add('Draft', true);
+    const [ann, bob, outsider] = [await f.newLearner({ firstName: 'Ann', lastName: 'Archer' }), await f.newLearner(), await f.newLearner()];
+    await f.enroll(course.id, [{ user_id: ann.userId }, { user_id: bob.userId }]);
+    const path = (slide: number, rest = '') => `/api/learner/courses/${course.id}/slides/${slide}/comments${rest}`;
+    return { course, open, closed, unset, draft, ann: f.admin.as(ann.token), annUser: ann, bob: f.admin.as(bob.token), outsider: f.admin.as(outsider.token), path };
+  }
+
+  it('an enrolled learner comments (201) and every participant reads the comments, oldest first, paged', async () => {
+    const s = await setUp();
+    const created = await s.ann.post(s.path(s.open), { comment: { body: '  Great slide  ' } });
+    expect(created.status).toBe(201);
+    const comment = created.body.comments[0];
+    expect(comment).toEqual({
+      id: expect.any(Number), course_id: Number(s.course.id), slide_id: s.open, body: 'Great slide', author: { id: s.annUser.userId, name: 'Ann Archer', avatar_url: null },
+      upvotes_count: 0, upvoted: false, created_at: expect.any(String), updated_at: expect.any(String),
+    });
+    expect((await f.author.post(s.path(s.open), { comment: { body: 'Thanks!' } })).status).toBe(201);
+    const listed = await s.bob.get(s.path(s.open));
+    expect(listed.status).toBe(200);
+    expect(listed.body.comments.map((c: { body: string }) => c.body)).toEqual(['Great slide', 'Thanks!']);
+    expect(listed.headers.get('x-total-count')).toBe('2');
+    expect((await s.bob.get(`${s.path(s.open)}?per_page=1&page=2`)).body.comments.map((c: { body: string }) => c.body)).toEqual(['Thanks!']);
+    expect((await f.admin.get(s.path(s.open, `/${comment.id}`))).body.comments[0]).toEqual(comment);
+  });
+
+  it('learners not enrolled, other authors, other accounts and unknown or unpublished slides get 404, and nothing is written', async () => {
+    const s = await setUp();
+    const comment = (await s.ann.post(s.path(s.open), { comment: { body: 'Mine' } })).body.comments[0];
+    for (const [label, client] of [['outsider', s.outsider], ['other author', f.otherAuthor], ['other account', f.stranger]] as const) {
+      for (const res of [
+        await client.get(s.path(s.open)),
+        await client.post(s.path(s.open), { comment: { body: 'x' } }),
+        await client.get(s.path(s.open, `/${comment.id}`)),
+        await client.patch(s.path(s.open, `/${comment.id}`), { comment: { body: 'x' } }),
+        await client.delete(s.path(s.open, `/${comment.id}`)),
+        await client.post(s.path(s.open, `/${comment.id}/rate`)),
+      ]) {
+        expect([label, res.status]).toEqual([label, 404]);
+      }
+    }
+    // A draft slide is the authors' only; an unknown slide or comment is a 404.
+    expect((await s.ann.get(s.path(s.draft))).status).toBe(404);
+    expect((await f.author.post(s.path(s.draft), { comment: { body: 'note to self' } })).status).toBe(201);
+    expect((await s.ann.get(s.path(999999))).status).toBe(404);
+    expect((await s.ann.get(s.path(s.open, '/999999'))).status).toBe(404);
+    expect((await s.ann.get(`/api/learner/courses/999999/slides/${s.open}/comments`)).status).toBe(404);
+    expect((await s.ann.get(s.path(s.open))).body.comments.map((c: { body: string }) => c.body)).toEqual(['Mine']);
+  });
+
+  it('refuses writes (403) where the slide does not allow comments', async () => {
+    const s = await setUp();
+    for (const slide of [s.closed, s.unset]) {
+      const res = await s.ann.post(s.path(slide), { comment: { body: 'Hello' } });
+      expect([res.status, res.body.code]).toEqual([403, 'COMMENTS_DISABLED']);
+      expect((await f.author.post(s.path(slide), { comment: { body: 'Hello' } })).status).toBe(403);
+      expect((await s.ann.get(s.path(slide))).body.comments).toEqual([]);
+    }
+  });
+
+  it("edits only the caller's own comment (PATCH and PUT); deletes their own, and the course's authors delete any", async () => {
+    const s = await setUp();
+    const mine = (await s.ann.post(s.path(s.open), { comment: { body: 'First' } })).body.comments[0];
+    const patched = await s.ann.patch(s.path(s.open, `/${mine.id}`), { comment: { body: 'Edited' } });
+    expect([patched.status, patched.body.comments[0].body]).toEqual([200, 'Edited']);
+    expect((await s.ann.put(s.path(s.open, `/${mine.id}`), { comment: { body: 'Put' } })).body.comments[0].body).toBe('Put');
+    // Another user's comment is not theirs to change: 404, as for any record not the caller's (design §10).
+    const theirs = await s.bob.patch(s.path(s.open, `/${mine.id}`), { comment: { body: 'Hijack' } });
+    expect([theirs.status, theirs.body.code]).toEqual([404, 'COMMENT_NOT_FOUND']);
+    expect((await s.bob.put(s.path(s.open, `/${mine.id}`), { comment: { body: 'Hijack' } })).status).toBe(404);
+    expect((await f.author.patch(s.path(s.open, `/${mine.id}`), { comment: { body: 'Author edit' } })).status).toBe(404);
+    for (const body of [{ comment: { body: '   ' } }, { comment: { body: 'x', extra: 1 } }, { comment: {} }, { body: 'x' }, { comment: { body: 'x'.repeat(10_001) } }]) {
+      expect((await s.ann.patch(s.path(s.open, `/${mine.id}`), body)).status).toBe(400);
+    }
+    expect((await s.bob.delete(s.path(s.open, `/${mine.id}`))).status).toBe(404);
+    expect((await s.ann.get(s.path(s.open, `/${mine.id}`))).body.comments[0].body).toBe('Put');
+    expect((await s.ann.delete(s.path(s.open, `/${mine.id}`))).status).toBe(204);
+    expect((await s.ann.get(s.path(s.open, `/${mine.id}`))).status).toBe(404);
+
+    const bobs = (await s.bob.post(s.path(s.open), { comment: { body: 'Off topic' } })).body.comments[0];
+    expect((await f.author.delete(s.path(s.open, `/${bobs.id}`))).status).toBe(204);
+    const another = (await s.bob.post(s.path(s.open), { comment: { body: 'Again' } })).body.comments[0];
+    expect((await f.admin.delete(s.path(s.open, `/${another.id}`))).status).toBe(204);
+    expect((await s.bob.get(s.path(s.open))).body.comments).toEqual([]);
+  });
+
+  it('counts one upvote per user, also under concurrent upvotes', async () => {
+    const s = await setUp();
+    const comment = (await s.ann.post(s.path(s.open), { comment: { body: 'Vote me' } })).body.comments[0];
+    const rate = s.path(s.open, `/${comment.id}/rate`);
+    const first = await s.bob.post(rate);
+    expect([first.status, first.body.comments[0].upvotes_count, first.body.comments[0].upvoted]).toEqual([200, 1, true]);
+    expect((await s.bob.post(rate)).body.comments[0].upvotes_count).toBe(1);
+    const results = await Promise.all(Array.from({ length: 10 }, () => s.ann.post(rate)));
+    expect(results.every((r) => r.status === 200)).toBe(true);
+    expect((await f.author.post(rate)).body.comments[0].upvotes_count).toBe(3);
+    const seen = (await s.bob.get(s.path(s.open, `/${comment.id}`))).body.comments[0];
+    expect([seen.upvotes_count, seen.upvoted]).toEqual([3, true]);
+    expect((await s.bob.post(s.path(s.open, '/999999/rate'))).status).toBe(404);
+  });
+});

@@ -1,0 +1,109 @@
+import { LIVE_TRAINING, type LearnerCourseView, type LiveCourseSummary } from '@lms/contracts';
+import type { CourseTemplate } from '../course-templates/course-template.entity.js';
+import type { Enrollment } from '../enrollments/enrollment.entity.js';
+import type { LearnerLiveEnrollment } from './learner-live-enrollment.entity.js';
+
+const iso = (date: Date | null | undefined) => date?.toISOString() ?? null;
+
+/** The published side of a course: learners see what was last published, not the authors' drafts. */
+export interface LearnerCourseFacts {
+  title: string;
+  courseType: string;
+  openBook: boolean;
+  passingThreshold: number | null;
+  hasCertificate: boolean;
+}
+
+export function publishedFacts(c: CourseTemplate): LearnerCourseFacts {
+  const p = (c.published ?? {}) as Record<string, unknown>;
+  const pick = <T>(key: string, fallback: T): T => (key in p ? (p[key] as T) : fallback);
+  return {
+    title: pick('title', c.title),
+    courseType: pick('course_type', c.courseType),
+    openBook: pick('open_book', c.openBook),
+    passingThreshold: pick('passing_threshold', c.passingThreshold),
+    hasCertificate: pick('has_certificate', c.hasCertificate),
+  };
+}
+
+/** Published slides of a course: their count, minutes and attachments. */
+export interface SlideTotals {
+  slides: number;
+  minutes: number;
+  attachments: number;
+}
+
+export interface ProgramPlace {
+  title: string;
+  index: number;
+  count: number;
+}
+
+const EMPTY_TOTALS: SlideTotals = { slides: 0, minutes: 0, attachments: 0 };
+
+/** A course enrollment (or, with `e` undefined, a course the caller may preview without one). */
+export function toLearnerCourseView(course: CourseTemplate, e: Enrollment | undefined, totals: SlideTotals = EMPTY_TOTALS, program?: ProgramPlace): LearnerCourseView {
+  const facts = publishedFacts(course);
+  const fraction = e?.state === 'complete' ? 1 : (e?.progress ?? 0);
+  const done = Math.min(totals.slides, Math.floor(fraction * totals.slides));
+  return {
+    id: e?.id ?? course.id,
+    is_enrolled: e !== undefined,
+    progress: done,
+    slide_total: totals.slides,
+    time_remaining: Math.max(0, Math.round(totals.minutes * (1 - fraction))),
+    location: null,
+    sessions_count: null,
+    next_session_start_at: null,
+    deleted_at: iso(course.deletedAt),
+    program_title: program?.title ?? null,
+    index_of_program: program?.index ?? null,
+    program_course_count: program?.count ?? null,
+    open_book: facts.openBook,
+    completed_at: iso(e?.completedAt),
+    end_at: iso(e?.dueAt),
+    estimated_time: totals.minutes,
+    passing_threshold: facts.passingThreshold,
+    required: e?.required ?? false,
+    score: e?.score ?? null,
+    state: e?.state ?? 'not_enrolled',
+    title: facts.title,
+    has_certificate: facts.hasCertificate,
+    course_type: facts.courseType,
+    attachments_count: totals.attachments,
+    course_template_id: course.id,
+    live_course_id: null,
+  };
+}
+
+/** A live training: its figures come from scheduling, `deleted_at` the live course's deletion. */
+export function toLiveTrainingView(row: LearnerLiveEnrollment, live: LiveCourseSummary | undefined): LearnerCourseView {
+  return {
+    id: row.id,
+    is_enrolled: true,
+    progress: 0,
+    slide_total: 0,
+    time_remaining: 0,
+    location: live?.location ?? null,
+    sessions_count: live?.sessions_count ?? 0,
+    next_session_start_at: live?.next_session_start_at ?? null,
+    deleted_at: live?.deleted_at ?? null,
+    program_title: null,
+    index_of_program: null,
+    program_course_count: null,
+    open_book: false,
+    completed_at: iso(row.completedAt),
+    end_at: null,
+    estimated_time: 0,
+    passing_threshold: null,
+    required: true,
+    score: null,
+    state: row.completedAt ? 'complete' : 'active',
+    title: live?.title ?? `Live course ${row.liveCourseId}`,
+    has_certificate: live?.has_certificate ?? false,
+    course_type: LIVE_TRAINING,
+    attachments_count: 0,
+    course_template_id: null,
+    live_course_id: row.liveCourseId,
+  };
+}

@@ -1,0 +1,164 @@
+import { Injectable } from '@nestjs/common';
+import { In, IsNull } from 'typeorm';
+import type { ExternalInfoView, LearnerCourseView, RequestContext } from '@lms/contracts';
+import { InjectTenantRepository, type TenantRepository } from '@lms/platform';
+import { CourseTemplate } from '../course-templates/course-template.entity.js';
+import { DEFAULT_SCORM_SETTINGS } from '../course-templates/course-template.views.js';
+import { EnrollmentLifecycle } from '../enrollments/enrollment-lifecycle.service.js';
+import { Enrollment } from '../enrollments/enrollment.entity.js';
+import { ProgramCourse } from '../programs/program-course.entity.js';
+import { Program } from '../programs/program.entity.js';
+import { Slide } from '../slides/slide.entity.js';
+import { learnerCourseNotFound, liveTrainingNotCompletable, liveTrainingNotLeavable, nativeCourse, previewNotFound, requiredCourse } from './learner-course.errors.js';
+import { type ProgramPlace, publishedFacts, type SlideTotals, toLearnerCourseView, toLiveTrainingView } from './learner-course.views.js';
+import { LearnerLiveEnrollment } from './learner-live-enrollment.entity.js';
+import { SchedulingLiveCourses } from './scheduling-live-courses.js';
+
+/** One of the caller's learner courses: a course enrollment or a live training. */
+export type OwnCourse = { kind: 'course'; enrollment: Enrollment } | { kind: 'live'; live: LearnerLiveEnrollment };
+
+/**
+ * The caller's own courses (docs/learner.md): course enrollments and live trainings under one id space.
+ * Every lookup is by the caller's user id, so another learner's id is the 404 an unknown one is.
+ */
+@Injectable()
+export class LearnerCoursesService {
+  constructor(
+    private readonly lifecycle: EnrollmentLifecycle,
+    private readonly scheduling: SchedulingLiveCourses,
+    @InjectTenantRepository(Enrollment) private readonly enrollments: TenantRepository<Enrollment>,
+    @InjectTenantRepository(LearnerLiveEnrollment) private readonly liveRows: TenantRepository<LearnerLiveEnrollment>,
+    @InjectTenantRepository(CourseTemplate) private readonly courses: TenantRepository<CourseTemplate>,
+    @InjectTenantRepository(Slide) private readonly slides: TenantRepository<Slide>,
+    @InjectTenantRepository(Program) private readonly programs: TenantRepository<Program>,
+    @InjectTenantRepository(ProgramCourse) private readonly programCourses: TenantRepository<ProgramCourse>,
+  ) {}
+
+  /** Every live course enrollment and live training of the caller, oldest enrollment first. */
+  async list(ctx: RequestContext): Promise<LearnerCourseView[]> {
+    const [courseRows, liveRows] = await Promise.all([
+      this.enrollments.find(ctx, { where: { userId: ctx.userId, enrollableType: 'CourseTemplate', deletedAt: IsNull() }, order: { id: 'ASC' } }),
+      this.liveRows.find(ctx, { where: { userId: ctx.userId }, order: { id: 'ASC' } }),
+    ]);
+    const views = [...(await this.presentCourses(ctx, courseRows)), ...(await this.presentLive(ctx, liveRows.filter((r) => r.deletedAt === null)))];
+    return views.sort((a, b) => a.id - b.id);
+  }
+
+  async show(ctx: RequestContext, id: number): Promise<LearnerCourseView> {
+    const own = await this.own(ctx, id);
+    return own.kind === 'course' ? (await this.presentCourses(ctx, [own.enrollment]))[0] : (await this.presentLive(ctx, [own.live]))[0];
+  }
+
+  /** A published course of the account, with the caller's enrollment in it when there is one. */
+  async preview(ctx: RequestContext, courseTemplateId: number): Promise<LearnerCourseView> {
+    const enrollment = await this.enrollments.findOne(ctx, { userId: ctx.userId, enrollableType: 'CourseTemplate', enrollableId: courseTemplateId, deletedAt: IsNull() });
+    if (enrollment) return (await this.presentCourses(ctx, [enrollment]))[0];
+    const course = await this.courses.findOne(ctx, { id: courseTemplateId });
+    if (!course || course.deletedAt || !course.isPublished) throw previewNotFound(courseTemplateId);
+    const totals = await this.slideTotals(ctx, [course.id]);
+    return toLearnerCourseView(course, undefined, totals.get(course.id));
+  }
+
+  /** Completes the caller's course enrollment (once; again answers it as it is) through the enrollment lifecycle. */
+  async complete(ctx: RequestContext, id: number): Promise<{ view: LearnerCourseView; enrollment: Enrollment }> {
+    const own = await this.own(ctx, id);
+    if (own.kind === 'live') throw liveTrainingNotCompletable(id);
+    const enrollment = own.enrollment.state === 'complete' ? own.enrollment : await this.lifecycle.update(ctx, id, { state: 'complete' });
+    return { view: (await this.presentCourses(ctx, [enrollment]))[0], enrollment };
+  }
+
+  /** The caller leaves an optional course: the enrollment is removed (history, like an author's removal). */
+  async leave(ctx: RequestContext, id: number): Promise<void> {
+    const own = await this.own(ctx, id);
+    if (own.kind === 'live') throw liveTrainingNotLeavable(id);
+    if (own.enrollment.required) throw requiredCourse(id);
+    await this.lifecycle.remove(ctx, id);
+  }
+
+  async externalInfo(ctx: RequestContext, id: number): Promise<ExternalInfoView> {
+    const own = await this.own(ctx, id);
+    if (own.kind === 'live') throw nativeCourse(id);
+    const course = await this.courses.findOne(ctx, { id: own.enrollment.enrollableId });
+    if (!course) throw learnerCourseNotFound(id);
+    const type = publishedFacts(course).courseType;
+    if (type === 'native') throw nativeCourse(id);
+    return {
+      enrollment_id: id,
+      course_template_id: course.id,
+      course_type: type,
+      external_course_id: course.externalCourseId,
+      third_party_course_id: course.thirdPartyCourseId,
+      external_status: course.externalStatus,
+      external_status_message: course.externalStatusMessage,
+      available_offline: type === 'scorm',
+      external_learning_standard: type === 'scorm' ? 'scorm_1_2' : type,
+      // The spec gives no version counter: a published course is version 1, an unpublished one 0.
+      external_version: course.publishedAt ? 1 : 0,
+      scorm: type === 'scorm' ? { ...(course.scorm ?? DEFAULT_SCORM_SETTINGS) } : null,
+    };
+  }
+
+  /** The caller's live learner course with this id, or 404 whoever else's it is. */
+  async own(ctx: RequestContext, id: number): Promise<OwnCourse> {
+    const enrollment = await this.enrollments.findOne(ctx, { id, userId: ctx.userId, enrollableType: 'CourseTemplate' });
+    if (enrollment && enrollment.deletedAt === null) return { kind: 'course', enrollment };
+    const live = await this.liveRows.findOne(ctx, { id, userId: ctx.userId });
+    if (live && live.deletedAt === null) return { kind: 'live', live };
+    throw learnerCourseNotFound(id);
+  }
+
+  async presentCourses(ctx: RequestContext, rows: Enrollment[]): Promise<LearnerCourseView[]> {
+    if (rows.length === 0) return [];
+    const courseIds = [...new Set(rows.map((e) => e.enrollableId))];
+    const programIds = [...new Set(rows.flatMap((e) => (e.programId === null ? [] : [e.programId])))];
+    const [courses, totals, places] = await Promise.all([
+      this.courses.find(ctx, { where: { id: In(courseIds) } }),
+      this.slideTotals(ctx, courseIds),
+      this.programPlaces(ctx, programIds),
+    ]);
+    const byId = new Map(courses.map((c) => [c.id, c]));
+    return rows.flatMap((e) => {
+      const course = byId.get(e.enrollableId);
+      return course ? [toLearnerCourseView(course, e, totals.get(course.id), e.programId === null ? undefined : places.get(`${e.programId}:${course.id}`))] : [];
+    });
+  }
+
+  async presentLive(ctx: RequestContext, rows: LearnerLiveEnrollment[]): Promise<LearnerCourseView[]> {
+    if (rows.length === 0) return [];
+    const live = await this.scheduling.summaries(ctx, rows.map((r) => r.liveCourseId));
+    return rows.map((r) => toLiveTrainingView(r, live.get(r.liveCourseId)));
+  }
+
+  /** Published slides only (a slide gets its `position` when its course is published). */
+  async slideTotals(ctx: RequestContext, ids: number[]): Promise<Map<number, SlideTotals>> {
+    const rows = await this.slides
+      .query(ctx, 's')
+      .select('s.course_template_id', 'course_template_id')
+      .addSelect('coalesce(sum(s.estimated_time), 0)', 'minutes')
+      .addSelect('coalesce(sum(jsonb_array_length(s.attachments)), 0)', 'attachments')
+      .addSelect('count(*)', 'slides')
+      .andWhere('s.course_template_id = ANY(:ids)', { ids })
+      .andWhere('s.position IS NOT NULL')
+      .groupBy('s.course_template_id')
+      .getRawMany<{ course_template_id: number; minutes: string; attachments: string; slides: string }>();
+    return new Map(rows.map((r) => [Number(r.course_template_id), { slides: Number(r.slides), minutes: Number(r.minutes), attachments: Number(r.attachments) }]));
+  }
+
+  /** `programId:courseId` -> the program's title, the course's place in it and its course count. */
+  private async programPlaces(ctx: RequestContext, programIds: number[]): Promise<Map<string, ProgramPlace>> {
+    if (programIds.length === 0) return new Map();
+    const [programs, members] = await Promise.all([
+      this.programs.find(ctx, { where: { id: In(programIds) } }),
+      this.programCourses.find(ctx, { where: { programId: In(programIds) } }),
+    ]);
+    const counts = new Map<number, number>();
+    for (const m of members) counts.set(m.programId, (counts.get(m.programId) ?? 0) + 1);
+    const titles = new Map(programs.map((p) => [p.id, p.title]));
+    return new Map(
+      members.flatMap((m) => {
+        const title = titles.get(m.programId);
+        return title === undefined ? [] : [[`${m.programId}:${m.courseTemplateId}`, { title, index: m.position, count: counts.get(m.programId) ?? 0 }] as const];
+      }),
+    );
+  }
+}

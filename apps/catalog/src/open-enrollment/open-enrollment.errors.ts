@@ -1,0 +1,6 @@
+import { badRequest, notFound } from '@lms/platform';
+
+export const openItemNotFound = (kind: 'task' | 'program', key: string) => notFound(kind === 'task' ? 'TASK_NOT_FOUND' : 'PROGRAM_NOT_FOUND', `No ${kind} ${key} exists.`);
+export const notOpen = (kind: 'task' | 'program', key: string) =>
+  badRequest('NOT_OPEN_FOR_ENROLLMENT', `The ${kind} ${key} is not open for enrollment (it must be published, not archived, with open_enrollment on, and a program must hold a published course).`);
+export const alreadyEnrolled = (kind: 'task' | 'program', key: string) => badRequest('ALREADY_ENROLLED', `You are enrolled in the ${kind} ${key} already.`);

@@ -1,0 +1,91 @@
+import { Injectable } from '@nestjs/common';
+import { IsNull } from 'typeorm';
+import type { LearningItemView, RequestContext } from '@lms/contracts';
+import { Database, InjectTenantRepository, type TenantRepository, type TenantScope } from '@lms/platform';
+import { Enrollment } from '../enrollments/enrollment.entity.js';
+import { defaultDueAt } from '../enrollments/enrollments.service.js';
+import { LearningItemsService } from '../learner-courses/learning-items.service.js';
+import { ProgramEnrollmentsService } from '../programs/program-enrollments.service.js';
+import { Program } from '../programs/program.entity.js';
+import { Task } from '../tasks/task.entity.js';
+import { alreadyEnrolled, notOpen, openItemNotFound } from './open-enrollment.errors.js';
+
+const isUuid = (key: string) => key.includes('-');
+
+/**
+ * Open enrollment (docs/learner.md): a learner enrolls themselves in a published task or program that
+ * has `open_enrollment` on, named by id or by its enrollment profile's uuid. Self-made enrollments are
+ * optional (the learner may leave them) and take the item's default due dates.
+ */
+@Injectable()
+export class OpenEnrollmentService {
+  constructor(
+    private readonly db: Database,
+    private readonly programEnrollments: ProgramEnrollmentsService,
+    private readonly items: LearningItemsService,
+    @InjectTenantRepository(Enrollment) private readonly enrollments: TenantRepository<Enrollment>,
+    @InjectTenantRepository(Task) private readonly tasks: TenantRepository<Task>,
+    @InjectTenantRepository(Program) private readonly programs: TenantRepository<Program>,
+  ) {}
+
+  async enrollInTask(ctx: RequestContext, key: string): Promise<LearningItemView[]> {
+    const created = await this.db.transaction(async () => {
+      const task = await this.lockTask(ctx, key);
+      if (!task.isPublished || task.deletedAt || !task.openEnrollment) throw notOpen('task', key);
+      // The one-live-enrollment key decides a race: the second request inserts nothing and is told so.
+      const inserted = await this.enrollments.insertNew(
+        ctx,
+        [{ enrollableType: 'Task', enrollableId: task.id, userId: ctx.userId, subAccountId: task.subAccountId, required: false, state: 'assigned', dueAt: defaultDueAt(task) }],
+        ['id'],
+      );
+      if (inserted.length === 0) throw alreadyEnrolled('task', key);
+      return this.enrollments.find(ctx, { where: { id: Number(inserted[0].id) } });
+    });
+    return this.items.present(ctx, created);
+  }
+
+  async taskEnrollments(ctx: RequestContext, key: string): Promise<LearningItemView[]> {
+    const task = await this.findTask(ctx, key);
+    const rows = await this.enrollments.find(ctx, { where: { enrollableType: 'Task', enrollableId: task.id, userId: ctx.userId, deletedAt: IsNull() }, order: { id: 'ASC' } });
+    return this.items.present(ctx, rows);
+  }
+
+  async enrollInProgram(ctx: RequestContext, key: string): Promise<LearningItemView[]> {
+    const program = await this.findProgram(ctx, key);
+    if (!program.isPublished || program.deletedAt || !program.openEnrollment) throw notOpen('program', key);
+    const created = await this.db.transaction(async () => {
+      if (await this.inProgram(ctx, program.id)) throw alreadyEnrolled('program', key);
+      const result = await this.programEnrollments.enrollEntries(ctx, program.id, [{ user_id: ctx.userId, required: false }]);
+      if (result.created.length === 0) throw result.skipped.length > 0 ? alreadyEnrolled('program', key) : notOpen('program', key);
+      return result.created;
+    });
+    return this.items.present(ctx, created);
+  }
+
+  async enrollmentsInProgram(ctx: RequestContext, key: string): Promise<LearningItemView[]> {
+    const program = await this.findProgram(ctx, key);
+    const rows = await this.enrollments.find(ctx, { where: { programId: program.id, userId: ctx.userId, deletedAt: IsNull() }, order: { id: 'ASC' } });
+    return this.items.present(ctx, rows);
+  }
+
+  private inProgram(scope: TenantScope & { userId: number }, programId: number): Promise<boolean> {
+    return this.enrollments.count(scope, { programId, userId: scope.userId, deletedAt: IsNull() }).then((n) => n > 0);
+  }
+
+  private async findTask(ctx: RequestContext, key: string): Promise<Task> {
+    const task = await this.tasks.findOne(ctx, isUuid(key) ? { uuid: key.toLowerCase() } : { id: Number(key) });
+    return task ?? Promise.reject(openItemNotFound('task', key));
+  }
+
+  /** The task, share-locked so an archive or unpublish waits for the enrollment (and it for them). */
+  private async lockTask(ctx: RequestContext, key: string): Promise<Task> {
+    const where = isUuid(key) ? 't.uuid = :key' : 't.id = :key';
+    const task = await this.tasks.query(ctx, 't').andWhere(where, { key: isUuid(key) ? key.toLowerCase() : Number(key) }).setLock('pessimistic_read').getOne();
+    return task ?? Promise.reject(openItemNotFound('task', key));
+  }
+
+  private async findProgram(ctx: RequestContext, key: string): Promise<Program> {
+    const program = await this.programs.findOne(ctx, isUuid(key) ? { uuid: key.toLowerCase() } : { id: Number(key) });
+    return program ?? Promise.reject(openItemNotFound('program', key));
+  }
+}

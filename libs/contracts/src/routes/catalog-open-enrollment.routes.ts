@@ -1,0 +1,26 @@
+import { OPEN_ENROLLMENT_SCHEMA, OPEN_ENROLLMENT_SUBJECTS as S, OpenProgramParams, OpenTaskParams } from '../catalog/open-enrollment.contract.js';
+import { defineRoute } from './route.js';
+
+const enrollments = { kind: 'envelope', key: 'enrollments', item: OPEN_ENROLLMENT_SCHEMA } as const;
+
+/** Learners enroll themselves in open tasks and programs (issue 15; docs/learner.md). */
+export const CATALOG_OPEN_ENROLLMENT_ROUTES = [
+  defineRoute({
+    method: 'POST', path: '/api/learner/open_tasks/:open_task_id/enrollment', subject: S.enrollTask, status: 201,
+    summary: 'Enrolls the caller in a published task open to enrollment (by id or uuid), optional; 400 when it is not open or the caller is enrolled already',
+    params: OpenTaskParams, response: enrollments,
+  }),
+  defineRoute({
+    method: 'GET', path: '/api/learner/open_tasks/:open_task_id/enrollment', subject: S.taskEnrollments, status: 200,
+    summary: "The caller's enrollment in the task (an empty list when none)", params: OpenTaskParams, response: enrollments,
+  }),
+  defineRoute({
+    method: 'POST', path: '/api/learner/open_programs/:open_program_id/enrollment', subject: S.enrollProgram, status: 201,
+    summary: "Enrolls the caller in every published course of a published program open to enrollment (by id or the enroll_url's uuid), optional; 400 when it is not open or the caller is enrolled already",
+    params: OpenProgramParams, response: enrollments,
+  }),
+  defineRoute({
+    method: 'GET', path: '/api/learner/open_programs/:open_program_id/enrollment', subject: S.programEnrollments, status: 200,
+    summary: "The caller's course enrollments made through the program", params: OpenProgramParams, response: enrollments,
+  }),
+];
