@@ -33,7 +33,7 @@ async function must(method, path, body) {
   return res.body;
 }
 
-const made = { users: 0, groups: 0, courses: 0, enrollments: 0 };
+const made = { users: 0, groups: 0, courses: 0, enrollments: 0, liveCourses: 0, sessions: 0, registrations: 0, waitlisted: 0 };
 
 /** A user by uid, made with `roles` when missing. */
 async function user(uid, firstName, lastName, roles) {
@@ -104,6 +104,60 @@ async function dataDump() {
   return 'still pending after 30 s';
 }
 
+/**
+ * A live course with its learners enrolled and two sessions: a small one that is full with a waitlist,
+ * and a larger one with a learner checked in. Each step is looked up first, so a second run adds nothing.
+ */
+async function liveCourse(title, people) {
+  if (!(await serves('/api/author/live_courses'))) return 'skipped (the scheduling service does not serve live courses yet)';
+  const courses = '/api/author/live_courses';
+  let course = (await must('GET', `${courses}?search=${encodeURIComponent(title)}&per_page=100`)).live_courses.find((c) => c.title === title);
+  if (!course) {
+    course = (await must('POST', courses, { live_courses: [{ title, description: 'A morning in person: the tools, the people, the first week.' }] })).live_courses[0];
+    made.liveCourses += 1;
+  }
+  const enrolled = new Set((await must('GET', `${courses}/${course.id}/learners?per_page=100`)).learners.map((l) => String(l.user_id)));
+  const newcomers = people.filter((p) => !enrolled.has(String(p.id)));
+  if (newcomers.length > 0) await must('POST', `${courses}/${course.id}/learners`, { learners: newcomers.map((p) => ({ user_id: Number(p.id) })) });
+
+  const sessionsPath = `${courses}/${course.id}/sessions`;
+  const plans = [
+    { location: 'Room 1 (small)', seats: 2, day: 7, registered: people.slice(0, 2), waitlisted: people.slice(2, 4), checkedIn: [] },
+    { location: 'Room 2', seats: 12, day: 14, registered: people.slice(2, 5), waitlisted: [], checkedIn: people.slice(2, 3) },
+  ];
+  const existing = (await must('GET', `${sessionsPath}?per_page=100`)).sessions;
+  for (const plan of plans) {
+    let session = existing.find((s) => s.location === plan.location);
+    if (!session) {
+      const start = new Date(Date.now() + plan.day * DAY);
+      start.setUTCHours(9, 0, 0, 0);
+      const end = new Date(start.getTime() + 3 * 3_600_000);
+      session = (await must('POST', sessionsPath, { sessions: [{ start_at: start.toISOString(), end_at: end.toISOString(), location: plan.location, seats: plan.seats, timezone: 'UTC' }] })).sessions[0];
+      made.sessions += 1;
+    }
+    const registrationsPath = `/api/author/live_course_sessions/${session.id}/registrations`;
+    const registrations = (await must('GET', `${registrationsPath}?per_page=100`)).registrations;
+    for (const person of plan.registered) {
+      if (registrations.some((r) => String(r.user_id) === String(person.id))) continue;
+      await must('POST', registrationsPath, { user_id: Number(person.id) });
+      made.registrations += 1;
+    }
+    for (const person of plan.waitlisted) {
+      const res = await call('POST', `/api/author/live_course_sessions/${session.id}/waitlist_enrollments`, { user_id: Number(person.id) });
+      if (res.status === 204) made.waitlisted += 1;
+      else if (res.body?.code !== 'ALREADY_WAITLISTED') throw new Error(`joining the waitlist answered ${res.status}: ${JSON.stringify(res.body).slice(0, 400)}`);
+    }
+    const current = (await must('GET', `${registrationsPath}?per_page=100`)).registrations;
+    for (const person of plan.checkedIn) {
+      const registration = current.find((r) => String(r.user_id) === String(person.id));
+      if (registration && !registration.marked_complete_at) {
+        await must('PATCH', `${registrationsPath}/${registration.id}`, { live_course_session_registration: { marked_complete_at: session.start_at } });
+      }
+    }
+  }
+  return `'${title}' with ${plans.length} sessions (one full, with a waitlist)`;
+}
+
 const started = Date.now();
 const author = await user('demo-author', 'Ada', 'Author', ['author']);
 const learners = [];
@@ -118,10 +172,11 @@ await course('Demo: Data privacy (draft)', { published: false, description: 'Wor
 await enrollments(safety, [[learners[0], 'assigned'], [learners[1], 'active'], [learners[2], 'complete'], [learners[3], 'overdue']]);
 // A group enrollment: its learners now, and whoever joins the group later.
 await must('POST', `/api/author/course_templates/${care}/enrollments`, { enrollments: [{ group_id: Number(support), required: false }] });
-const liveCourses = (await serves('/api/author/live_courses')) ? 'available: add sessions at /api/author/live_courses' : 'skipped (the scheduling service does not serve live courses yet)';
+const liveCourses = await liveCourse('Demo: Onboarding workshop', learners);
 const dump = await dataDump();
 
 console.log(
   `seed: ${baseUrl} in ${((Date.now() - started) / 1000).toFixed(1)} s: made ${made.users} users, ${made.groups} groups, ${made.courses} courses, ` +
-    `${made.enrollments} enrollments (author uid ${author.uid}; nothing made means it was all there already); live courses ${liveCourses}; data dump ${dump}`,
+    `${made.enrollments} enrollments, ${made.liveCourses} live courses, ${made.sessions} sessions, ${made.registrations} registrations, ${made.waitlisted} waitlisted ` +
+    `(author uid ${author.uid}; nothing made means it was all there already); live course ${liveCourses}; data dump ${dump}`,
 );
