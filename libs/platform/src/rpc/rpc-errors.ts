@@ -31,8 +31,31 @@ export function isUniqueViolation(err: unknown): boolean {
   return typeof err === 'object' && err !== null && (err as { code?: string }).code === '23505';
 }
 
+/** The database is down, restarting or out of connections: the client may retry, so a 503, never a 500. */
+export const DATABASE_UNAVAILABLE: RpcError = {
+  status: 503,
+  code: 'DATABASE_UNAVAILABLE',
+  title: 'Service Unavailable',
+  detail: 'The database cannot be reached right now; retry shortly.',
+};
+
+/** SQLSTATE classes 08 (connection), 57P (shutdown, starting up) and 53 (out of resources), and pg's socket failures. */
+const UNAVAILABLE_STATE = /^(08|57P|53)/;
+const UNAVAILABLE_SOCKET = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH']);
+const UNAVAILABLE_MESSAGE = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended unexpectedly|Client was closed and is not queryable/i;
+
+/** Whether `err` (pg's, or TypeORM's wrapping it) says the database is unreachable rather than the query wrong. */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  const { code, message, driverError } = err as { code?: unknown; message?: unknown; driverError?: unknown };
+  if (driverError && driverError !== err && isDatabaseUnavailable(driverError)) return true;
+  if (typeof code === 'string' && (UNAVAILABLE_STATE.test(code) || UNAVAILABLE_SOCKET.has(code))) return true;
+  return typeof message === 'string' && UNAVAILABLE_MESSAGE.test(message);
+}
+
 /** Every error becomes one RPC error shape; anything not a DomainError is a 500 with no internals. */
 export function toRpcError(err: unknown): RpcError {
   if (err instanceof DomainError) return err.toRpcError();
+  if (isDatabaseUnavailable(err)) return DATABASE_UNAVAILABLE;
   return INTERNAL_ERROR;
 }

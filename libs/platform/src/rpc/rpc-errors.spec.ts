@@ -1,0 +1,30 @@
+import { QueryFailedError } from 'typeorm';
+import { DATABASE_UNAVAILABLE, INTERNAL_ERROR, notFound, toRpcError } from './rpc-errors.js';
+
+describe('toRpcError', () => {
+  it('answers a domain error with its own status', () => {
+    expect(toRpcError(notFound('NOPE', 'gone'))).toMatchObject({ status: 404, code: 'NOPE' });
+  });
+
+  it('answers 503 when the database is down, restarting or out of connections, however the error is wrapped', () => {
+    const pgError = (code: string, message = 'x') => Object.assign(new Error(message), { code });
+    for (const err of [
+      pgError('57P01', 'terminating connection due to administrator command'),
+      pgError('57P03', 'the database system is starting up'),
+      pgError('08006'),
+      pgError('53300', 'sorry, too many clients already'),
+      pgError('ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:5432'),
+      new Error('Connection terminated unexpectedly'),
+      new Error('timeout exceeded when trying to connect'),
+      new QueryFailedError('SELECT 1', [], pgError('57P01')),
+    ]) {
+      expect([err.message, toRpcError(err)]).toEqual([err.message, DATABASE_UNAVAILABLE]);
+    }
+  });
+
+  it('keeps anything else a 500 without internals', () => {
+    for (const err of [new Error('boom'), Object.assign(new Error('syntax'), { code: '42601' }), 'text', null, undefined]) {
+      expect(toRpcError(err)).toBe(INTERNAL_ERROR);
+    }
+  });
+});
