@@ -1,5 +1,6 @@
 // `npm test`: every check a change must pass, in order of cost: lint (with module boundaries), type check,
-// deployment manifests, build, then the jest tiers (unit, integration, end-to-end) against real infrastructure.
+// deployment manifests, build, then the jest tiers (unit, integration, end-to-end) against real infrastructure,
+// then the fault suite.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 
@@ -34,4 +35,10 @@ if (existsSync(report)) {
   console.log(`\ntests: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests} skipped`);
   rmSync(report, { force: true });
 }
-process.exit(jest.status ?? 1);
+if (jestArgs.length > 0) process.exit(jest.status ?? 1);
+
+// Last, the fault suite (faults/run.mjs): the deployables as separate processes, killed and restarted
+// under load. It prints its table; `npm run test:faults` also writes it to docs/reliability.md.
+process.stdout.write('\n== faults\n');
+const faults = spawnSync(node, ['faults/run.mjs'], { stdio: 'inherit', env: { ...process.env, FAULTS_REPORT: '-', FAULTS_OPTIONAL: '1' } });
+process.exit(jest.status !== 0 ? (jest.status ?? 1) : (faults.status ?? 1));
