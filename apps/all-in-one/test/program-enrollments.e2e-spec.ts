@@ -160,6 +160,21 @@ describe('program enrollments, end to end', () => {
       expect((await programEnrollments(p.id)).body.program_enrollments.map((e: { courses_count: number }) => e.courses_count)).toEqual([2, 2]);
     });
 
+    it('reaches its learners with a course of the program published later, and not before', async () => {
+      const [a, draft] = [await f.publishedCourse(), await f.createCourse()];
+      const p = await program({ course_template_ids: [Number(a.id), Number(draft.id)] });
+      const ned = await f.newLearner();
+      expect((await enrollIn(p.id, { enrollments: [{ user_id: ned.userId }] })).status).toBe(201);
+      expect((await f.author.get(enrollmentsOf(draft.id))).body.enrollments).toEqual([]);
+      expect((await f.admin.post(`${COURSES}/${draft.id}/publish`, {})).status).toBe(200);
+      const reached = await eventually(async () => {
+        const rows = (await f.author.get(enrollmentsOf(draft.id))).body.enrollments;
+        return rows.length === 1 ? rows : undefined;
+      });
+      expect(reached).toEqual([expect.objectContaining({ program_id: Number(p.id), links: { learner: { id: ned.userId } } })]);
+      expect((await programEnrollments(p.id)).body.program_enrollments.map((e: { courses_count: number }) => e.courses_count)).toEqual([2]);
+    });
+
     it('is a 404 for another account\'s program, and a deleted user\'s open program enrollment goes', async () => {
       const a = await f.publishedCourse();
       const p = await program({ course_template_ids: [Number(a.id)] });

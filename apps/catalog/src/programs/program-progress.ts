@@ -2,6 +2,8 @@ import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy }
 import {
   CATALOG_ENROLLMENT_COMPLETED_EVENT,
   CatalogEnrollmentCompletedData,
+  COURSE_TEMPLATE_PUBLISHED_EVENT,
+  COURSE_TEMPLATE_UPDATED_EVENT,
   PROGRAM_UPDATED_EVENT,
   USER_DELETED_EVENT,
   UserEventData,
@@ -48,11 +50,16 @@ export class ProgramProgress implements OnApplicationBootstrap, OnModuleDestroy 
     this.subscription = await subscribeWithInbox(
       this.db,
       this.bus.events,
-      { durable: PROGRAM_PROGRESS_CONSUMER, types: [CATALOG_ENROLLMENT_COMPLETED_EVENT, PROGRAM_UPDATED_EVENT, USER_DELETED_EVENT], ...RETRY },
+      {
+        durable: PROGRAM_PROGRESS_CONSUMER,
+        types: [CATALOG_ENROLLMENT_COMPLETED_EVENT, PROGRAM_UPDATED_EVENT, COURSE_TEMPLATE_PUBLISHED_EVENT, COURSE_TEMPLATE_UPDATED_EVENT, USER_DELETED_EVENT],
+        ...RETRY,
+      },
       async (event) => {
         const scope = { accountId: event.accountid };
         if (event.type === USER_DELETED_EVENT) await this.withdrawUser(scope, (await eventData<UserEventData>(UserEventData, event)).user_id);
-        else if (event.type === PROGRAM_UPDATED_EVENT) await this.reachLaterCourses(scope, programIdOf(event.data));
+        else if (event.type === PROGRAM_UPDATED_EVENT) await this.reachLaterCourses(scope, idOf(event.data, event.type));
+        else if (event.type === COURSE_TEMPLATE_PUBLISHED_EVENT || event.type === COURSE_TEMPLATE_UPDATED_EVENT) await this.coursePublished(scope, idOf(event.data, event.type));
         else {
           const data = await eventData<CatalogEnrollmentCompletedData>(CatalogEnrollmentCompletedData, event);
           if (data.course_id !== undefined) await this.courseCompleted(scope, data.user_id, data.course_id);
@@ -110,6 +117,20 @@ export class ProgramProgress implements OnApplicationBootstrap, OnModuleDestroy 
     });
   }
 
+  /**
+   * A course published (or published again after `is_published: false`): the learners of each program
+   * holding it are enrolled in it, as when it is added to a program. Nothing happens while it is unpublished.
+   */
+  private async coursePublished(scope: TenantScope, courseId: number): Promise<void> {
+    const programs: { program_id: number }[] = await this.db.manager.query(
+      `SELECT pc.program_id FROM catalog.program_courses pc
+         JOIN catalog.course_templates c ON c.account_id = pc.account_id AND c.id = pc.course_template_id AND c.is_published AND c.deleted_at IS NULL
+        WHERE pc.account_id = $1 AND pc.course_template_id = $2`,
+      [scope.accountId, courseId],
+    );
+    for (const { program_id } of programs) await this.reachLaterCourses(scope, program_id);
+  }
+
   /** A course completed: each program holding it in which the learner is enrolled may now be complete. */
   private async courseCompleted(scope: TenantScope, userId: number, courseId: number): Promise<void> {
     const programs: { program_id: number }[] = await this.db.manager.query(
@@ -156,8 +177,9 @@ export class ProgramProgress implements OnApplicationBootstrap, OnModuleDestroy 
   }
 }
 
-function programIdOf(data: unknown): number {
+/** The `id` of a program or course event (a malformed one is dead-lettered by the consumer). */
+function idOf(data: unknown, type: string): number {
   const id = (data as { id?: unknown } | null)?.id;
-  if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1) throw new Error('catalog.program.updated without a program id');
+  if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1) throw new Error(`${type} without an id`);
   return id;
 }
