@@ -78,7 +78,7 @@ export async function deleteNamespaceStreams(natsUrl, namespaces) {
     const names = [];
     for await (const info of jsm.streams.list()) names.push(info.config.name);
     for (const name of names) {
-      if (prefixes.some((prefix) => name.startsWith(prefix) || name === `OBJ_${prefix}FILES`)) {
+      if (prefixes.some((prefix) => name.startsWith(prefix) || name === `OBJ_${prefix}FILES` || name === `OBJ_${prefix}UPLOADS`)) {
         await jsm.streams.delete(name);
         deleted.push(name);
       }

@@ -160,6 +160,19 @@ describeWithServer('the bus with per-deployable NATS users and subject permissio
     await expect(new ObjectFileStore(gatewayUser, namespace, false).put(`${key}.forged`, [content])).rejects.toThrow();
   });
 
+  it('lets the gateway stage uploads and catalog read them, but neither writes the other\'s bucket', async () => {
+    const content = Buffer.from('PK staged');
+    const gatewayUploads = new ObjectFileStore(await connectAs('gateway'), namespace, true, 1, 'UPLOADS');
+    await gatewayUploads.put('uploads/one', [content]);
+    const catalog = await connectAs('catalog');
+    const staged = await new ObjectFileStore(catalog, namespace, false, 1, 'UPLOADS').open('uploads/one');
+    expect(staged?.size).toBe(content.length);
+    staged?.stream.destroy();
+    await expect(new ObjectFileStore(catalog, namespace, false, 1, 'UPLOADS').put('uploads/forged', [content])).rejects.toThrow();
+    await expect(new ObjectFileStore(await connectAs('identity'), namespace, false, 1, 'UPLOADS').open('uploads/one')).rejects.toThrow();
+    await gatewayUploads.delete('uploads/one');
+  });
+
   it('lets identity publish its own events to JetStream', async () => {
     const jsm = await jetstreamManager(observer);
     const subject = at('events.identity.custom_field.created');

@@ -108,6 +108,7 @@ describe('course templates, end to end (gateway → NATS → catalog ⇄ identit
       expect(shown.external_status).toBe('pending');
       expect(shown.scorm).toEqual({
         registration_instancing_option: expect.any(String), player_launch_type: expect.any(String), sco_launch_type: expect.any(String), score_rollup_mode: expect.any(String),
+        scorm_version: null, launch_sco: null, package_title: null, package_uploaded_at: null,
       });
     });
 

@@ -15,4 +15,7 @@ export const CatalogDumpModule = dumpModule('catalog', [
   { model: 'slide_comments' },
   { model: 'slide_comment_votes', key: ['comment_id', 'user_id'] },
   { model: 'learner_live_enrollments' },
+  // SCORM (issue 23): packages and attempts with their CMI data; package files stay in the file store.
+  { model: 'scorm_packages' },
+  { model: 'scorm_registrations' },
 ]);

@@ -79,6 +79,10 @@ import { RetainQuizConsumers } from './retain-quizzes/retain-quiz-consumers.js';
 import { RetainQuiz } from './retain-quizzes/retain-quiz.entity.js';
 import { RetainQuizzesHandlers } from './retain-quizzes/retain-quizzes.handlers.js';
 import { RetainQuizzesService } from './retain-quizzes/retain-quizzes.service.js';
+import { Scorm1766500000000 } from './migrations/1766500000000-scorm.js';
+import { ScormPackage, ScormRegistration } from './scorm/scorm-package.entity.js';
+import { ScormHandlers } from './scorm/scorm.handlers.js';
+import { ScormService } from './scorm/scorm.service.js';
 
 /** Rows owned by an account: reached only through tenant repositories. */
 const TENANT_ENTITIES = [
@@ -96,6 +100,8 @@ const TENANT_ENTITIES = [
   LtiContentItem,
   SlideComment,
   SlideCommentVote,
+  ScormPackage,
+  ScormRegistration,
 ];
 /** Markets are shared reference data (each names the accounts that see it). */
 export const CATALOG_ENTITIES = [...TENANT_ENTITIES, Market, MarketItem];
@@ -109,11 +115,12 @@ export const CATALOG_MIGRATIONS = [
   OpenTasks1766100003000,
   ProgramEnrollments1766400000000,
   SlideComments1766100004000,
+  Scorm1766500000000,
 ];
 
 @Module({
   imports: [CatalogDumpModule],
-  controllers: [CourseTemplatesHandlers, CourseAuthorsHandlers, SlidesHandlers, TasksHandlers, LockablesHandlers, ProgramsHandlers, EnrollmentsHandlers, MarketsHandlers, CourseReportsHandlers, LearnerCoursesHandlers, RetainQuizzesHandlers, LtiHandlers, OpenEnrollmentHandlers, SlideCommentsHandlers, MobileHandlers],
+  controllers: [CourseTemplatesHandlers, CourseAuthorsHandlers, SlidesHandlers, TasksHandlers, LockablesHandlers, ProgramsHandlers, EnrollmentsHandlers, MarketsHandlers, CourseReportsHandlers, LearnerCoursesHandlers, RetainQuizzesHandlers, LtiHandlers, OpenEnrollmentHandlers, SlideCommentsHandlers, MobileHandlers, ScormHandlers],
   providers: [
     IdentityDirectory,
     AuthoringGuard,
@@ -147,6 +154,7 @@ export const CATALOG_MIGRATIONS = [
     OpenEnrollmentService,
     SlideCommentsService,
     MobileService,
+    ScormService,
     ...TENANT_ENTITIES.map((entity) => tenantRepositoryProvider(entity)),
   ],
 })

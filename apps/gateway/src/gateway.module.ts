@@ -2,6 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { Authenticator } from './auth/authenticator.js';
 import { Masquerade } from './auth/masquerade.js';
 import { FilesController } from './files/files.controller.js';
+import { ScormPlayerController } from './files/scorm-player.controller.js';
 import { GATEWAY_DEPS, type GatewayDeps } from './gateway-deps.js';
 import { HealthController } from './health/health.controller.js';
 import { RequestDrain } from './http/request-drain.js';
@@ -10,6 +11,7 @@ import { RouteForwarder } from './http/route-forwarder.js';
 import { RouteRegistrar } from './http/route-registrar.js';
 import { SecurityHeaders } from './http/security-headers.js';
 import { ServiceClient } from './http/service-client.js';
+import { Uploads } from './http/uploads.js';
 import { HttpMetrics } from './metrics/http-metrics.js';
 import { MetricsController } from './metrics/metrics.controller.js';
 import { OpenApiController } from './openapi/openapi.controller.js';
@@ -20,8 +22,8 @@ export class GatewayModule {
   static forRoot(deps: GatewayDeps): DynamicModule {
     return {
       module: GatewayModule,
-      controllers: [HealthController, MetricsController, OpenApiController, FilesController],
-      providers: [{ provide: GATEWAY_DEPS, useValue: deps }, Authenticator, Masquerade, HttpMetrics, RateLimiter, RequestDrain, RequestObserver, RouteForwarder, RouteRegistrar, SecurityHeaders, ServiceClient],
+      controllers: [HealthController, MetricsController, OpenApiController, FilesController, ScormPlayerController],
+      providers: [{ provide: GATEWAY_DEPS, useValue: deps }, Authenticator, Masquerade, HttpMetrics, RateLimiter, RequestDrain, RequestObserver, RouteForwarder, RouteRegistrar, SecurityHeaders, ServiceClient, Uploads],
     };
   }
 }

@@ -8,6 +8,7 @@ import type { GatewayDeps } from './gateway-deps.js';
 import { GatewayModule } from './gateway.module.js';
 import { busIndicator } from './health/health.controller.js';
 import { answerClientError } from './http/client-error.js';
+import { acceptUploads } from './http/uploads.js';
 import { acceptFormBodies } from './http/compat-input.js';
 import { ProblemFilter } from './http/problem.filter.js';
 import { replyWithProblem } from './http/problem-reply.js';
@@ -66,6 +67,7 @@ export async function start(runtime: Runtime, routes: RouteDefinition[] = ROUTES
   });
   // Only JSON and form bodies are read: any other content type is refused with 415 by Fastify itself.
   const fastify = adapter.getInstance();
+  // text/plain is read only for the SCORM player's beacon commits (acceptUploads); routes refuse it.
   fastify.removeContentTypeParser('text/plain');
   // Many clients send `Content-Type: application/json` on a DELETE or POST with no body: that is no body,
   // not malformed JSON. Everything else goes through Fastify's own parser (prototype-poisoning checks included).
@@ -76,6 +78,8 @@ export async function start(runtime: Runtime, routes: RouteDefinition[] = ROUTES
   );
   // Forms, as clients of the original service send bodies (docs/compatibility.md); validated like JSON.
   acceptFormBodies(fastify);
+  // Files (SCORM packages) for the upload routes, streamed to the file store unread.
+  acceptUploads(fastify, routes);
 
   const deps: GatewayDeps = { runtime, routes, indicators: options.indicators ?? [], lifecycle: { closing: false } };
   const app = await NestFactory.create<NestFastifyApplication>(GatewayModule.forRoot(deps), adapter, {

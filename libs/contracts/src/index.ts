@@ -42,3 +42,4 @@ export * from './catalog/lti.contract.js';
 export * from './catalog/open-enrollment.contract.js';
 export * from './catalog/slide-comments.contract.js';
 export * from './catalog/mobile.contract.js';
+export * from './catalog/scorm.contract.js';

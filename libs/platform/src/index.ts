@@ -41,3 +41,4 @@ export * from './files/create-file-store.js';
 export * from './files/signed-url.js';
 export * from './dump/dump-module.js';
 export * from './directory/identity-directory.js';
+export * from './scorm/player-token.js';

@@ -26,7 +26,7 @@ export class ApiClient {
         ...(this.token ? { authorization: `Bearer ${this.token}` } : {}),
         ...headers,
       },
-      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+      body: body === undefined ? undefined : typeof body === 'string' || body instanceof Uint8Array ? body : JSON.stringify(body),
     });
     const text = await res.text();
     let parsed: unknown = undefined;

@@ -12,8 +12,9 @@ export async function deleteNamespaceStreams(natsUrl: string, namespace: string)
     // Collect first: deleting while the paged listing runs would skip streams.
     const doomed: string[] = [];
     for await (const stream of jsm.streams.list()) {
-      // The files bucket (platform's filesBucket; the testing lib does not depend on the platform).
-      const files = stream.config.name === `OBJ_${namespace.toUpperCase().replace(/[^A-Z0-9_-]/g, '_')}_FILES`;
+      // The file buckets (platform's filesBucket; the testing lib does not depend on the platform).
+      const prefix = `OBJ_${namespace.toUpperCase().replace(/[^A-Z0-9_-]/g, '_')}_`;
+      const files = stream.config.name === `${prefix}FILES` || stream.config.name === `${prefix}UPLOADS`;
       if (files || stream.config.subjects?.some((subject) => subject.startsWith(`${namespace}.`))) doomed.push(stream.config.name);
     }
     for (const name of doomed) await jsm.streams.delete(name);

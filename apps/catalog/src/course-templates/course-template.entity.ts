@@ -104,6 +104,10 @@ export class CourseTemplate {
   @Column({ type: 'jsonb', nullable: true })
   scorm: ScormSettingsView | null;
 
+  /** The SCORM package new attempts play (docs/scorm.md); null until one is uploaded. */
+  @Column({ name: 'scorm_package_id', type: 'uuid', nullable: true })
+  scormPackageId: string | null;
+
   @Column({ name: 'external_status', type: 'text' })
   externalStatus: string;
 

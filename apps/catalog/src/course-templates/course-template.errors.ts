@@ -6,7 +6,7 @@ export const courseTemplateArchived = (id: number) =>
   badRequest('COURSE_TEMPLATE_ARCHIVED', `Course template ${id} is archived; restore it first.`);
 
 export const courseTemplateNotScorm = (id: number) =>
-  badRequest('COURSE_TEMPLATE_NOT_SCORM', `Course template ${id} is not a SCORM course; only SCORM courses sync with upstream data.`);
+  badRequest('COURSE_TEMPLATE_NOT_SCORM', `Course template ${id} is not a SCORM course: packages, SCORM settings and sync are for SCORM courses only.`);
 
 export const courseTemplateNeverPublished = (id: number) =>
   badRequest('COURSE_TEMPLATE_NOT_PUBLISHED', `Course template ${id} has no published version; publish it with POST .../publish.`, [

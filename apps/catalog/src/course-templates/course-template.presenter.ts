@@ -9,6 +9,7 @@ import { Slide } from '../slides/slide.entity.js';
 import { toSlideView } from '../slides/slide.views.js';
 import type { CourseTemplate } from './course-template.entity.js';
 import { type CourseTemplateExtras, type CourseTemplateViewOptions, toCourseTemplateView } from './course-template.views.js';
+import { ScormPackage } from '../scorm/scorm-package.entity.js';
 
 interface SlideTotalsRow {
   course_template_id: number;
@@ -28,19 +29,22 @@ export class CourseTemplatePresenter {
     private readonly enrollments: EnrollmentCounts,
     @InjectTenantRepository(Slide) private readonly slides: TenantRepository<Slide>,
     @InjectTenantRepository(ProgramCourse) private readonly programs: TenantRepository<ProgramCourse>,
+    @InjectTenantRepository(ScormPackage) private readonly scormPackages: TenantRepository<ScormPackage>,
   ) {}
 
   async present(ctx: RequestContext, courses: CourseTemplate[], options: CourseTemplateViewOptions, withContent = false): Promise<CourseTemplateView[]> {
     if (courses.length === 0) return [];
     const ids = courses.map((c) => c.id);
-    const [subAccounts, figures, slideTotals, programIds, slides] = await Promise.all([
+    const packageIds = options.scorm ? courses.flatMap((c) => (c.courseType === 'scorm' && c.scormPackageId ? [c.scormPackageId] : [])) : [];
+    const [subAccounts, figures, slideTotals, programIds, slides, scormPackages] = await Promise.all([
       this.directory.subAccounts(ctx, courses.flatMap((c) => (c.subAccountId === null ? [] : [c.subAccountId]))),
       this.enrollments.of(ctx, 'CourseTemplate', ids),
       this.slideTotals(ctx, ids),
       options.programs ? this.programIds(ctx, ids) : Promise.resolve(new Map<number, number[]>()),
       withContent ? this.draftSlides(ctx, ids) : Promise.resolve(undefined),
+      packageIds.length > 0 ? this.scormPackages.find(ctx, { where: { id: In(packageIds) } }) : Promise.resolve([]),
     ]);
-    const extras: CourseTemplateExtras = { subAccounts, figures, slideTotals, programIds, slides };
+    const extras: CourseTemplateExtras = { subAccounts, figures, slideTotals, programIds, slides, scormPackages: new Map(scormPackages.map((p) => [p.id, p])) };
     return courses.map((course) => toCourseTemplateView(course, extras, options));
   }
 

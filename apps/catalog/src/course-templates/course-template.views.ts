@@ -28,6 +28,8 @@ export interface CourseTemplateExtras {
   figures: Map<number, EnrollmentFigures>;
   slideTotals: Map<number, { estimatedTime: number; attachments: number; slides: number }>;
   programIds: Map<number, number[]>;
+  /** The current SCORM packages of the SCORM courses, by package id (single records). */
+  scormPackages?: Map<string, { version: string; launchSco: string; title: string; createdAt: Date }>;
   slides?: Map<number, OrderedSlideView[]>;
 }
 
@@ -111,7 +113,16 @@ export function toCourseTemplateView(course: CourseTemplate, extras: CourseTempl
   }
   if (options.enrollmentProfiles) Object.assign(view, { enroll_url: enrollUrl(course.uuid), open_enrollment: course.openEnrollment, uuid: course.uuid });
   if (options.programs) view.program_ids = (extras.programIds.get(course.id) ?? []).map(String);
-  if (options.scorm && course.courseType === 'scorm') view.scorm = course.scorm ?? DEFAULT_SCORM_SETTINGS;
+  if (options.scorm && course.courseType === 'scorm') {
+    const pkg = course.scormPackageId ? extras.scormPackages?.get(course.scormPackageId) : undefined;
+    view.scorm = {
+      ...(course.scorm ?? DEFAULT_SCORM_SETTINGS),
+      scorm_version: pkg?.version ?? null,
+      launch_sco: pkg?.launchSco ?? null,
+      package_title: pkg?.title ?? null,
+      package_uploaded_at: pkg?.createdAt.toISOString() ?? null,
+    };
+  }
   const slides = extras.slides?.get(course.id);
   if (slides) view.slides = slides;
   return view;

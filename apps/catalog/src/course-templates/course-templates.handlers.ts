@@ -16,6 +16,7 @@ import { Handles, noContent, paged, reply } from '@lms/platform';
 import { CourseTemplateLifecycle } from './course-template-lifecycle.service.js';
 import { CourseTemplateList } from './course-template-list.js';
 import { CourseTemplatePresenter, SINGLE_RECORD } from './course-template.presenter.js';
+import { ScormService } from '../scorm/scorm.service.js';
 import { CourseTemplatesService } from './course-templates.service.js';
 
 const KEY = 'course_templates';
@@ -27,6 +28,7 @@ export class CourseTemplatesHandlers {
     private readonly lifecycle: CourseTemplateLifecycle,
     private readonly list: CourseTemplateList,
     private readonly presenter: CourseTemplatePresenter,
+    private readonly scorm: ScormService,
   ) {}
 
   @Handles(S.list)
@@ -84,6 +86,8 @@ export class CourseTemplatesHandlers {
   @Handles(S.sync)
   async sync(@Payload() { ctx, params }: RpcRequest<unknown, object, IdParams>) {
     await this.lifecycle.sync(ctx, params.id);
+    // The enrollments follow their stored SCORM registrations again (docs/scorm.md).
+    await this.scorm.sync(ctx, params.id);
     return noContent();
   }
 

@@ -15,7 +15,7 @@ import { AuthoringGuard } from '../authoring/authoring-guard.js';
 import { CourseAuthor } from '../course-authors/course-author.entity.js';
 import { IdentityDirectory } from '../directory/identity-directory.js';
 import { CourseTemplate } from './course-template.entity.js';
-import { courseTemplateArchived, courseTemplateNeverPublished, courseTemplateNotFound } from './course-template.errors.js';
+import { courseTemplateArchived, courseTemplateNeverPublished, courseTemplateNotFound, courseTemplateNotScorm } from './course-template.errors.js';
 import { courseTemplateEventData, DEFAULT_SCORM_SETTINGS, externalStatusOf, publishedFieldsOf } from './course-template.views.js';
 
 /** Request fields and the entity properties they set (the rest of a request is state, handled apart). */
@@ -139,6 +139,11 @@ export class CourseTemplatesService {
       const changed = Object.entries(fields).some(([key, value]) => JSON.stringify(course[key as keyof CourseTemplate]) !== JSON.stringify(value));
       Object.assign(course, fields);
       if (fields.courseType !== undefined) Object.assign(course, typeState(course));
+      if (changes.scorm !== undefined) {
+        if (course.courseType !== 'scorm') throw courseTemplateNotScorm(id);
+        const settings = Object.fromEntries(Object.entries(changes.scorm).filter(([, value]) => value !== undefined));
+        course.scorm = { ...(course.scorm ?? DEFAULT_SCORM_SETTINGS), ...settings };
+      }
       if (changed) course.hasUnpublishedChanges = true;
       if (changes.is_published === false) course.isPublished = false;
       if (changes.is_published === true && !course.isPublished) {

@@ -75,6 +75,27 @@ export class EnrollmentLifecycle {
     });
   }
 
+  /**
+   * Tracking from a player (SCORM): the enrollment starts, follows the attempt's progress while open, takes
+   * its score (a sync may change it later), and completes once. Nothing changed, nothing written.
+   */
+  async track(scope: TenantScope, id: number, t: { score: number | null; progress: number | null; completedAt?: Date }): Promise<void> {
+    await this.db.transaction(async () => {
+      const e = await this.lockLive(scope, id);
+      const before = JSON.stringify(e);
+      if (e.state === 'assigned') {
+        e.state = 'active';
+        e.startedAt = new Date();
+      }
+      if (t.score !== null) e.score = t.score;
+      if (t.progress !== null && e.state !== 'complete') e.progress = t.progress;
+      if (t.completedAt && e.state !== 'complete') await this.complete(scope, e, t.completedAt, false);
+      if (JSON.stringify(e) === before) return;
+      const saved = await this.enrollments.save(scope, e);
+      await this.outbox.add(scope, ENROLLMENT_UPDATED_EVENT, enrollmentEventData(saved), String(saved.id));
+    });
+  }
+
   /** Removes a live enrollment (204); it stays as history, listed with `state=removed`. */
   async remove(ctx: RequestContext, id: number): Promise<void> {
     await this.db.transaction(async () => {

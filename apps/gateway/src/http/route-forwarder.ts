@@ -7,9 +7,10 @@ import { entityTag, ifNoneMatchHits } from './etag.js';
 import { pageLinks } from './link-header.js';
 import { RpcReplyError } from './problem.js';
 import { pathOf, searchOf } from './query-normaliser.js';
-import { readInput, type PageRequest } from './request-input.js';
+import { readInput, type PageRequest, type RouteInput } from './request-input.js';
 import { MalformedReplyError } from './rpc-reply.js';
 import { ServiceClient } from './service-client.js';
+import { Uploads } from './uploads.js';
 
 type Success = Extract<RpcReply, { ok: true }>;
 
@@ -30,10 +31,25 @@ function lowerCaseHeaders(headers: Record<string, string> | undefined): Record<s
  */
 @Injectable()
 export class RouteForwarder {
-  constructor(private readonly services: ServiceClient) {}
+  constructor(
+    private readonly services: ServiceClient,
+    private readonly uploads: Uploads,
+  ) {}
 
   async handle(route: RouteDefinition, principal: Principal, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const file = this.uploads.take(route, request);
     const input = await readInput(route, request);
+    if (!file) return this.forward(route, principal, request, reply, input);
+    // Read only once the rest of the request is valid; deleted once the service has taken what it keeps.
+    const upload = await this.uploads.stage(file, request);
+    try {
+      return await this.forward(route, principal, request, reply, { ...input, body: { upload } });
+    } finally {
+      await this.uploads.discard(upload.key);
+    }
+  }
+
+  private async forward(route: RouteDefinition, principal: Principal, request: FastifyRequest, reply: FastifyReply, input: RouteInput): Promise<FastifyReply> {
     // The context names who is calling, nothing more: token details stay at the edge. With `as_user_id`
     // it names the user acted as, and `actorId` the administrator really calling.
     const { accountId, subAccountId, userId, roles, actorId } = principal;

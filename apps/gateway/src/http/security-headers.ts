@@ -14,7 +14,8 @@ export class SecurityHeaders implements OnModuleInit {
   onModuleInit(): void {
     const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
     fastify.addHook('onSend', async (request, reply, payload) => {
-      reply.headers(SECURITY_HEADERS);
+      // A page that sets its own policy (the SCORM player and package files frame each other) keeps it.
+      for (const [name, value] of Object.entries(SECURITY_HEADERS)) if (!reply.hasHeader(name)) reply.header(name, value);
       if (isDocsPage(request.url)) reply.header('content-security-policy', DOCS_CONTENT_SECURITY_POLICY);
       return payload;
     });

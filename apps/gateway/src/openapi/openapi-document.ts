@@ -177,6 +177,8 @@ export function buildOpenApiDocument(routes: RouteDefinition[], info: OpenApiInf
         parameters: parameters(route),
         ...(route.deprecated ? { deprecated: true } : {}),
         ...(route.body ? { requestBody: requestBody(dtos.ref(route.body), Object.keys(properties(dtos.inline(route.body)))) } : {}),
+        // An upload route takes the file itself as the body (a SCORM package), streamed, not JSON.
+        ...(route.upload ? { requestBody: { required: true, content: Object.fromEntries(route.upload.contentTypes.map((type) => [type, { schema: { type: 'string', format: 'binary' } }])) } } : {}),
         responses: {
           ...successResponses(route, method),
           ...Object.fromEntries(errors.map((status) => [String(status), ref('responses', `Problem${status}`)])),

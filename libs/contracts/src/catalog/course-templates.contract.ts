@@ -22,6 +22,7 @@ import {
 import { MAX_ID, PageQuery, QueryArray, QueryBool, QueryInt } from '../common/query.js';
 import { IsPlainDate } from '../identity/users.contract.js';
 import type { JsonSchema } from '../routes/route.js';
+import { LAUNCH_TYPES, REGISTRATION_INSTANCING_OPTIONS, SCORE_ROLLUP_MODES } from './scorm.contract.js';
 import { IsText, NoNul } from './text.js';
 
 export const COURSE_TEMPLATE_SUBJECTS = {
@@ -87,8 +88,27 @@ const apply = (decorators: PropertyDecorator[]): PropertyDecorator => (target, k
  * The spec's CourseTemplateRequest, once with its required fields required (create) and once with every
  * field optional (update). Nullable fields take null to clear; the others refuse it.
  */
+/** The SCORM player settings a SCORM course takes (docs/scorm.md); each is optional on update. */
+export class ScormSettingsRequest {
+  @IsOptional() @IsIn(REGISTRATION_INSTANCING_OPTIONS, { message: `registration_instancing_option must be one of: ${REGISTRATION_INSTANCING_OPTIONS.join(', ')}` })
+  registration_instancing_option?: string;
+
+  @IsOptional() @IsIn(LAUNCH_TYPES, { message: `player_launch_type must be one of: ${LAUNCH_TYPES.join(', ')}` })
+  player_launch_type?: string;
+
+  @IsOptional() @IsIn(LAUNCH_TYPES, { message: `sco_launch_type must be one of: ${LAUNCH_TYPES.join(', ')}` })
+  sco_launch_type?: string;
+
+  @IsOptional() @IsIn(SCORE_ROLLUP_MODES, { message: `score_rollup_mode must be one of: ${SCORE_ROLLUP_MODES.join(', ')}` })
+  score_rollup_mode?: string;
+}
+
 function courseTemplateFields(create: boolean) {
   class CourseTemplateFields {
+    /** SCORM courses only: the player settings to change. */
+    @IsOptional() @IsObject() @ValidateNested() @Type(() => ScormSettingsRequest)
+    scorm?: ScormSettingsRequest;
+
     @Required(create) @IsText(MAX_TITLE) @Matches(/\S/, { message: 'title must not be blank' })
     title?: string;
 
@@ -279,6 +299,14 @@ export interface ScormSettingsView {
   score_rollup_mode: string;
 }
 
+/** The `scorm` block on show: the settings, and what the current package says. */
+export interface ScormBlockView extends ScormSettingsView {
+  scorm_version: string | null;
+  launch_sco: string | null;
+  package_title: string | null;
+  package_uploaded_at: string | null;
+}
+
 export interface CourseTemplateView {
   id: string;
   estimated_time: number | null;
@@ -326,7 +354,7 @@ export interface CourseTemplateView {
   open_enrollment?: boolean;
   uuid?: string;
   program_ids?: string[];
-  scorm?: ScormSettingsView;
+  scorm?: ScormBlockView;
   slides?: unknown[];
 }
 
@@ -426,7 +454,13 @@ export const COURSE_TEMPLATE_SCHEMA: JsonSchema = {
     program_ids: { ...strings, description: 'with includes[]=programs; always on create and update' },
     scorm: {
       type: 'object', description: 'SCORM courses, on show',
-      properties: { registration_instancing_option: { type: 'string' }, player_launch_type: { type: 'string' }, sco_launch_type: { type: 'string' }, score_rollup_mode: { type: 'string' } },
+      properties: {
+        registration_instancing_option: { type: 'string' }, player_launch_type: { type: 'string' }, sco_launch_type: { type: 'string' }, score_rollup_mode: { type: 'string' },
+        scorm_version: { ...nullable('string'), description: 'scorm_1_2, scorm_2004_3rd or scorm_2004_4th, from the package; null before one is uploaded' },
+        launch_sco: { ...nullable('string'), description: "the launch SCO's item identifier in the package's manifest" },
+        package_title: nullable('string'),
+        package_uploaded_at: nullable('string', { format: 'date-time' }),
+      },
     },
     slides: { type: 'array', description: 'show with includes[]=with_content: the OrderedSlides in draft order', items: { type: 'object' } },
   },

@@ -15,6 +15,7 @@ import { CATALOG_LTI_ROUTES } from './catalog-lti.routes.js';
 import { CATALOG_OPEN_ENROLLMENT_ROUTES } from './catalog-open-enrollment.routes.js';
 import { CATALOG_SLIDE_COMMENT_ROUTES } from './catalog-slide-comments.routes.js';
 import { CATALOG_MOBILE_ROUTES } from './catalog-mobile.routes.js';
+import { CATALOG_SCORM_LAUNCH_ROUTES, CATALOG_SCORM_PACKAGE_ROUTES } from './catalog-scorm.routes.js';
 import { fencedByLocks, LOCKING_LOCK_ROUTES } from './locking-locks.routes.js';
 import { JOBS_DATA_DUMP_ROUTES } from './jobs-data-dumps.routes.js';
 import type { RouteDefinition } from './route.js';
@@ -30,7 +31,7 @@ export const ROUTES: RouteDefinition[] = [
   ...IDENTITY_GROUP_ROUTES,
   ...IDENTITY_ADMIN_SETTINGS_ROUTES,
   ...IDENTITY_USER_ROUTES,
-  ...fencedByLocks([...CATALOG_COURSE_TEMPLATE_ROUTES, ...CATALOG_SLIDE_ROUTES, ...CATALOG_TASK_ROUTES]),
+  ...fencedByLocks([...CATALOG_COURSE_TEMPLATE_ROUTES, ...CATALOG_SLIDE_ROUTES, ...CATALOG_TASK_ROUTES, ...CATALOG_SCORM_PACKAGE_ROUTES]),
   ...CATALOG_PROGRAM_ROUTES,
   ...CATALOG_ENROLLMENT_ROUTES,
   ...CATALOG_MARKET_ROUTES,
@@ -41,6 +42,7 @@ export const ROUTES: RouteDefinition[] = [
   ...CATALOG_OPEN_ENROLLMENT_ROUTES,
   ...CATALOG_SLIDE_COMMENT_ROUTES,
   ...CATALOG_MOBILE_ROUTES,
+  ...CATALOG_SCORM_LAUNCH_ROUTES,
   ...LOCKING_LOCK_ROUTES,
   ...JOBS_DATA_DUMP_ROUTES,
   ...SCHEDULING_LIVE_COURSE_ROUTES,

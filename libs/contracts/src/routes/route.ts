@@ -71,6 +71,11 @@ export interface RouteSpec {
    * the date and a `Link` to the successor (rel="successor-version"); OpenAPI marks it deprecated.
    */
   deprecated?: RouteDeprecation;
+  /**
+   * The request body is a file of one of these types, not JSON: the gateway streams it into the file store
+   * (up to UPLOAD_MAX_BYTES, else 413) and the service receives `body: { upload: UploadedFile }`.
+   */
+  upload?: { contentTypes: string[] };
 }
 
 export interface RouteDeprecation {

@@ -31,6 +31,8 @@ export interface PlatformConfig {
   /** Lifetime of an edit lock (locking service); a renewal starts it again. */
   lockTtlSeconds: number;
   rpcTimeoutMs: number;
+  /** Largest file body an upload route takes (SCORM packages), in bytes. */
+  uploadMaxBytes: number;
   /** How often catalog looks for expired completions of courses that re-enroll automatically. */
   enrollmentSweepIntervalMs: number;
   healthPort: number;
@@ -114,6 +116,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlatformConfig
     embeddedPostgresPort: int(env, 'EMBEDDED_POSTGRES_PORT', 5433, 1, 65535),
     lockTtlSeconds: int(env, 'LOCK_TTL_SECONDS', 900, 1, 86_400),
     rpcTimeoutMs: int(env, 'RPC_TIMEOUT_MS', 5000, 10, 600_000),
+    uploadMaxBytes: int(env, 'UPLOAD_MAX_BYTES', 200 * 1024 * 1024, 1024, 4 * 1024 * 1024 * 1024),
     enrollmentSweepIntervalMs: int(env, 'ENROLLMENT_SWEEP_INTERVAL_MS', 300_000, 100, 86_400_000),
     healthPort: int(env, 'HEALTH_PORT', 9000, 0, 65535),
     authCacheTtlMs: int(env, 'AUTH_CACHE_TTL_MS', 30_000, 0, 3_600_000),

@@ -4,10 +4,15 @@ import type { MessageBus } from '../messaging/message-bus.js';
 import { NatsBus } from '../messaging/nats-bus.js';
 import type { FileStore } from './file-store.js';
 import { FolderFileStore } from './folder-file-store.js';
-import { ObjectFileStore } from './object-file-store.js';
+import { type FileBucket, ObjectFileStore } from './object-file-store.js';
 
-/** The object store on the bus's NATS connection, or the `files` folder under DATA_DIR without NATS. */
-export function createFileStore(config: Pick<PlatformConfig, 'dataDir' | 'natsNamespace'>, bus: MessageBus, options: { writer: boolean }): FileStore {
-  if (bus instanceof NatsBus) return new ObjectFileStore(bus.connection, config.natsNamespace, options.writer, bus.streamReplicas);
-  return new FolderFileStore(join(config.dataDir, 'files', config.natsNamespace || 'default'));
+/** The object store bucket on the bus's NATS connection, or its folder (`files`, `uploads`) under DATA_DIR without NATS. */
+export function createFileStore(
+  config: Pick<PlatformConfig, 'dataDir' | 'natsNamespace'>,
+  bus: MessageBus,
+  options: { writer: boolean; bucket?: FileBucket },
+): FileStore {
+  const bucket = options.bucket ?? 'FILES';
+  if (bus instanceof NatsBus) return new ObjectFileStore(bus.connection, config.natsNamespace, options.writer, bus.streamReplicas, bucket);
+  return new FolderFileStore(join(config.dataDir, bucket.toLowerCase(), config.natsNamespace || 'default'));
 }

@@ -5,8 +5,15 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { streamPrefix } from '../messaging/nats-access.js';
 import { assertFileKey, type FileStore, type OpenedFile, type StoredFile } from './file-store.js';
 
-/** The bucket of a namespace's files: `FILES`, or `<NS>_FILES`; its stream is `OBJ_<bucket>`. */
-export const filesBucket = (namespace: string): string => `${streamPrefix(namespace)}FILES`;
+/**
+ * The two buckets: `FILES` (what the system keeps and serves: dumps, downloads, SCORM package files) and
+ * `UPLOADS` (request bodies the gateway stages for a service, deleted once handled). Separate, so the edge
+ * can stage uploads without being able to write a file the system serves.
+ */
+export type FileBucket = 'FILES' | 'UPLOADS';
+
+/** A namespace's bucket: `FILES`, or `<NS>_FILES`; its stream is `OBJ_<bucket>`. */
+export const filesBucket = (namespace: string, name: FileBucket = 'FILES'): string => `${streamPrefix(namespace)}${name}`;
 
 /**
  * Files in the JetStream object store (with NATS_URL): chunked, file-backed, replicated as the server is.
@@ -23,8 +30,9 @@ export class ObjectFileStore implements FileStore {
     private readonly writer = true,
     /** Copies JetStream keeps of the bucket (NATS_STREAM_REPLICAS). */
     private readonly replicas = 1,
+    name: FileBucket = 'FILES',
   ) {
-    this.bucket = filesBucket(namespace);
+    this.bucket = filesBucket(namespace, name);
   }
 
   async put(key: string, source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<StoredFile> {

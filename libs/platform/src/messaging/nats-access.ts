@@ -17,6 +17,8 @@ export interface BusRole {
   listens?: readonly string[];
   /** The file store (the object store bucket `FILES`): `write` creates and replaces files, `read` only streams them. */
   files?: 'read' | 'write';
+  /** The staged uploads (bucket `UPLOADS`): the gateway writes them, the service an upload route serves reads them. */
+  uploads?: 'read' | 'write';
 }
 
 const SERVICES = ['identity', 'catalog', 'scheduling', 'jobs', 'locking'] as const;
@@ -32,12 +34,14 @@ const RATE_LIMIT_USAGE = 'gateway.rate_limit.usage';
  * nothing and publishes the jobs service's events, whose schema it works in.
  */
 export const BUS_ROLES: Readonly<Record<string, BusRole>> = {
-  // The gateway serves files at signed URLs, streaming them from the object store: read access to that bucket only.
-  gateway: { calls: SERVICES, broadcasts: [RATE_LIMIT_USAGE], listens: [AUTH_INVALIDATE, RATE_LIMIT_USAGE], files: 'read' },
+  // The gateway serves files at signed URLs and SCORM package files, streaming them from the object store (read
+  // only), and stages uploads in their own bucket (a file never crosses the bus).
+  gateway: { calls: SERVICES, broadcasts: [RATE_LIMIT_USAGE], listens: [AUTH_INVALIDATE, RATE_LIMIT_USAGE], files: 'read', uploads: 'write' },
   identity: { serves: 'identity', publishesEventsOf: 'identity', broadcasts: [AUTH_INVALIDATE] },
   // Catalog asks identity for people, locking whether a write is fenced, and scheduling about learners' live
   // courses; locking asks catalog about lockables.
-  catalog: { serves: 'catalog', publishesEventsOf: 'catalog', calls: ['identity', 'locking', 'scheduling'] },
+  // It reads uploaded SCORM packages and keeps their files in the file store.
+  catalog: { serves: 'catalog', publishesEventsOf: 'catalog', calls: ['identity', 'locking', 'scheduling'], files: 'write', uploads: 'read' },
   // Scheduling asks identity for people (learners, instructors).
   scheduling: { serves: 'scheduling', publishesEventsOf: 'scheduling', calls: ['identity'] },
   // Both ask the services in the data dump (DUMP_SERVICES) for their models and rows.
@@ -97,8 +101,8 @@ function jetStreamApi(namespace: string): string[] {
  * looks an object up and streams its chunks through an ordered consumer it deletes after; a writer also
  * creates the bucket, publishes chunks and metadata, and purges the chunks a replaced object leaves.
  */
-function objectStoreApi(namespace: string, access: 'read' | 'write'): string[] {
-  const bucket = `${streamPrefix(namespace)}FILES`;
+function objectStoreApi(namespace: string, access: 'read' | 'write', name = 'FILES'): string[] {
+  const bucket = `${streamPrefix(namespace)}${name}`;
   const stream = `OBJ_${bucket}`;
   const read = [
     '$JS.API.INFO',
@@ -128,6 +132,7 @@ export function natsUsers(namespace = '', roles: Readonly<Record<string, BusRole
       ...(role.broadcasts ?? []).map(at),
       ...(role.publishesEventsOf ? [at(`events.${role.publishesEventsOf}.>`), at('dlq.>'), ...jetStreamApi(namespace)] : []),
       ...(role.files ? objectStoreApi(namespace, role.files) : []),
+      ...(role.uploads ? objectStoreApi(namespace, role.uploads, 'UPLOADS') : []),
     ]);
     // A caller of a service's subjects may not send the notices that live among them.
     const deny = broadcasts.filter((b) => !(role.broadcasts ?? []).includes(b) && (role.calls ?? []).some((s) => b.startsWith(`${s}.`))).map(at);

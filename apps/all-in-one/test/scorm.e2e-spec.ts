@@ -1,0 +1,212 @@
+import { existsSync } from 'node:fs';
+import { eventually, type TestUser } from '@lms/testing';
+import { type Browser, chromium } from 'playwright-core';
+import { COURSES } from './catalog-fixture.js';
+import { type EnrollmentFixture, startEnrollmentFixture } from './enrollment-fixture.js';
+import { MANIFESTS, scorm12Package, scorm2004Package, zip } from './scorm-packages.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const describeWithBrowser = existsSync(CHROMIUM) ? describe : describe.skip;
+const UPLOAD_MAX_BYTES = 64 * 1024;
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- specs read arbitrary JSON
+type Json = Record<string, any>;
+
+describe('SCORM packages, their player and tracking, end to end', () => {
+  let f: EnrollmentFixture;
+  const packagePath = (id: string | number) => `${COURSES}/${id}/scorm_package`;
+  const upload = (id: string | number, body: Buffer | string, contentType = 'application/zip', token = f.t.token) =>
+    fetch(`${f.t.api.baseUrl}${packagePath(id)}`, { method: 'PUT', headers: { authorization: `Bearer ${token}`, 'content-type': contentType }, body });
+  const scormCourse = (fields: Json = {}) => f.publishedCourse({ course_type: 'scorm', ...fields });
+  const enrollmentOf = async (courseId: string, learner: TestUser) => (await f.enroll(courseId, [{ user_id: learner.userId }])).enrollments[0] as Json;
+  const enrollment = async (courseId: string, enrollmentId: number) =>
+    ((await f.admin.get(`${COURSES}/${courseId}/enrollments?per_page=100`)).body.enrollments as Json[]).find((e) => e.id === enrollmentId)!;
+
+  beforeAll(async () => {
+    f = await startEnrollmentFixture('e2e-scorm', { UPLOAD_MAX_BYTES: String(UPLOAD_MAX_BYTES) });
+  });
+  afterAll(async () => {
+    await f?.close();
+  });
+
+  it('stores a package for a SCORM course (200) and shows its version and launch SCO in the scorm block', async () => {
+    const course = await scormCourse();
+    const res = await upload(course.id, scorm12Package());
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as Json;
+    expect(body.course_templates[0].scorm).toEqual({
+      registration_instancing_option: 'never',
+      player_launch_type: 'frameset',
+      sco_launch_type: 'frameset',
+      score_rollup_mode: 'score_provided_by_course',
+      scorm_version: 'scorm_1_2',
+      launch_sco: 'item-sco',
+      package_title: 'Fire safety',
+      package_uploaded_at: expect.any(String),
+    });
+    expect((await f.admin.get(`${COURSES}/${course.id}`)).body.course_templates[0].scorm.scorm_version).toBe('scorm_1_2');
+  });
+
+  it('refuses bad uploads with 4xx and keeps the previous package', async () => {
+    const course = await scormCourse();
+    expect((await upload(course.id, scorm2004Package())).status).toBe(200);
+    const noManifest = zip({ 'index.html': '<p>hi</p>' });
+    const noSco = zip({ 'imsmanifest.xml': MANIFESTS.scorm12.replace('adlcp:scormtype="sco"', 'adlcp:scormtype="asset"'), 'sco/index.html': '', 'shared/readme.html': '' });
+    const escaping = zip({ 'imsmanifest.xml': MANIFESTS.scorm2004, 'index.html': '', '../evil.html': '<script>alert(1)</script>' });
+    const missingLaunch = zip({ 'imsmanifest.xml': MANIFESTS.scorm2004 });
+    const notXml = zip({ 'imsmanifest.xml': '<manifest><unclosed>', 'index.html': '' });
+    for (const [body, detail] of [
+      [Buffer.from('not a zip at all'), /not a zip/],
+      [noManifest, /no imsmanifest\.xml/],
+      [noSco, /no launchable resource/],
+      [escaping, /escapes the package/],
+      [missingLaunch, /launch file "index.html"/],
+      [notXml, /not well-formed|no <manifest>/],
+    ] as const) {
+      const res = await upload(course.id, body);
+      const problem = (await res.json()) as Json;
+      expect([res.status, problem.code, problem.detail]).toEqual([400, 'SCORM_PACKAGE_INVALID', expect.stringMatching(detail)]);
+    }
+    expect((await upload(course.id, Buffer.alloc(UPLOAD_MAX_BYTES + 1))).status).toBe(413);
+    const json = await upload(course.id, JSON.stringify({ package: 'x' }), 'application/json');
+    expect([json.status, ((await json.json()) as Json).code]).toEqual([415, 'UNSUPPORTED_MEDIA_TYPE']);
+    // Any other route refuses a zip body.
+    expect((await fetch(`${f.t.api.baseUrl}${COURSES}`, { method: 'POST', headers: { authorization: `Bearer ${f.t.token}`, 'content-type': 'application/zip' }, body: scorm12Package() })).status).toBe(415);
+    const native = await f.publishedCourse();
+    expect(((await (await upload(native.id, scorm12Package())).json()) as Json).code).toBe('COURSE_TEMPLATE_NOT_SCORM');
+    expect((await upload(999_999, scorm12Package())).status).toBe(404);
+    expect((await upload(course.id, scorm12Package(), 'application/zip', f.cast.learner.token)).status).toBe(403);
+    expect((await upload(course.id, scorm12Package(), 'application/zip', f.cast.stranger.token)).status).toBe(404);
+    expect((await f.admin.get(`${COURSES}/${course.id}`)).body.course_templates[0].scorm).toMatchObject({ scorm_version: 'scorm_2004_4th', launch_sco: 'item-sco' });
+  });
+
+  it('validates the SCORM settings on update, for SCORM courses only', async () => {
+    const course = await scormCourse();
+    const ok = await f.admin.patch(`${COURSES}/${course.id}`, { course_template: { scorm: { score_rollup_mode: 'fixed_score' } } });
+    expect([ok.status, ok.body.course_templates[0].scorm.score_rollup_mode, ok.body.course_templates[0].scorm.player_launch_type]).toEqual([200, 'fixed_score', 'frameset']);
+    expect((await f.admin.patch(`${COURSES}/${course.id}`, { course_template: { scorm: { score_rollup_mode: 'best_guess' } } })).status).toBe(400);
+    expect((await f.admin.patch(`${COURSES}/${course.id}`, { course_template: { scorm: { sco_launch_type: 'popup' } } })).status).toBe(400);
+    const native = await f.publishedCourse();
+    expect((await f.admin.patch(`${COURSES}/${native.id}`, { course_template: { scorm: { score_rollup_mode: 'fixed_score' } } })).body.code).toBe('COURSE_TEMPLATE_NOT_SCORM');
+  });
+
+  it('answers launch_url (GET and POST) and the mobile redirect for the caller\'s own SCORM enrollment only', async () => {
+    const course = await scormCourse();
+    expect((await upload(course.id, scorm12Package())).status).toBe(200);
+    const [ann, bob] = [await f.newLearner(), await f.newLearner()];
+    const e = await enrollmentOf(course.id, ann);
+    const annApi = f.admin.as(ann.token);
+    const got = await annApi.get(`/api/learner/courses/${e.id}/launch_url`);
+    expect([got.status, got.body.url]).toEqual([200, expect.stringMatching(/^\/scorm\/launch\/[\w-]+\.[\w-]+$/)]);
+    expect((await annApi.post(`/api/learner/courses/${e.id}/launch_url`, {})).body.url).toMatch(/^\/scorm\/launch\//);
+    const mobile = await fetch(`${f.t.api.baseUrl}/api/learner/courses/${e.id}/mobile_scorm_launch_url`, { headers: { authorization: `Bearer ${ann.token}` }, redirect: 'manual' });
+    expect([mobile.status, mobile.headers.get('location')]).toEqual([302, expect.stringMatching(/^\/scorm\/launch\//)]);
+    expect((await f.admin.as(bob.token).get(`/api/learner/courses/${e.id}/launch_url`)).status).toBe(404);
+    const native = await f.publishedCourse();
+    const n = await enrollmentOf(native.id, ann);
+    expect((await annApi.get(`/api/learner/courses/${n.id}/launch_url`)).body.code).toBe('NOT_A_SCORM_ENROLLMENT');
+    const nativeMobile = await fetch(`${f.t.api.baseUrl}/api/learner/courses/${n.id}/mobile_scorm_launch_url`, { headers: { authorization: `Bearer ${ann.token}` }, redirect: 'manual' });
+    expect(nativeMobile.status).toBe(400);
+  });
+
+  it('serves package files only under a valid session credential, and only the package\'s own', async () => {
+    const course = await scormCourse();
+    expect((await upload(course.id, scorm12Package())).status).toBe(200);
+    const learner = await f.newLearner();
+    const e = await enrollmentOf(course.id, learner);
+    const url = (await f.admin.as(learner.token).get(`/api/learner/courses/${e.id}/launch_url`)).body.url as string;
+    const page = await fetch(f.t.api.baseUrl + url);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).not.toContain(learner.token);
+    const contentUrl = JSON.parse(/<script type="application\/json" id="scorm-player">(.*?)<\/script>/s.exec(html)![1]).contentUrl as string;
+    const sco = await fetch(f.t.api.baseUrl + contentUrl);
+    expect([sco.status, sco.headers.get('content-type'), sco.headers.get('x-frame-options')]).toEqual([200, 'text/html; charset=utf-8', 'SAMEORIGIN']);
+    const base = contentUrl.slice(0, contentUrl.indexOf('/content/') + '/content/'.length);
+    expect((await fetch(`${f.t.api.baseUrl}${base}shared/find-api.js`)).headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    for (const path of ['nothing.html', '..%2F..%2Fimsmanifest.xml', '%2Fetc%2Fpasswd', 'sco/../../x']) {
+      expect([path, (await fetch(`${f.t.api.baseUrl}${base}${path}`)).status]).toEqual([path, 404]);
+    }
+    const session = base.split('/')[3];
+    const tampered = session.slice(0, -2) + (session.endsWith('AA') ? 'BB' : 'AA');
+    expect((await fetch(`${f.t.api.baseUrl}/scorm/s/${tampered}/content/sco/index.html`)).status).toBe(403);
+    // A launch link is not a session credential, nor the other way round.
+    const launchToken = url.split('/')[3];
+    expect((await fetch(`${f.t.api.baseUrl}/scorm/s/${launchToken}/content/sco/index.html`)).status).toBe(403);
+    expect((await fetch(`${f.t.api.baseUrl}/scorm/launch/${session}`)).status).toBe(403);
+    // Neither credential reaches the API.
+    expect((await fetch(`${f.t.api.baseUrl}/api/learner/courses`, { headers: { authorization: `Bearer ${session}` } })).status).toBe(401);
+  });
+
+  describeWithBrowser('in a browser', () => {
+    let browser: Browser;
+
+    beforeAll(async () => {
+      browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync'] });
+    });
+    afterAll(async () => {
+      await browser?.close();
+    });
+
+    /** Opens the learner's player, waits for the SCO to say it is done, and answers what it saw. */
+    async function play(learner: TestUser, enrollmentId: number): Promise<{ state: string; tokenSeen: boolean }> {
+      const url = (await f.admin.as(learner.token).get(`/api/learner/courses/${enrollmentId}/launch_url`)).body.url as string;
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      let tokenSeen = false;
+      page.on('request', (request) => {
+        if (JSON.stringify(request.headers()).includes(learner.token) || request.url().includes(learner.token)) tokenSeen = true;
+      });
+      try {
+        await page.goto(f.t.api.baseUrl + url);
+        const frame = page.frameLocator('#sco');
+        await frame.locator('#state').filter({ hasNotText: 'loading' }).waitFor({ timeout: 20_000 });
+        const state = (await frame.locator('#state').textContent()) ?? '';
+        tokenSeen ||= (await page.content()).includes(learner.token);
+        return { state, tokenSeen };
+      } finally {
+        await context.close();
+      }
+    }
+
+    it('plays a SCORM 1.2 package: suspends, resumes where it stopped, completes with the score; sync follows the rollup mode', async () => {
+      const course = await scormCourse();
+      expect((await upload(course.id, scorm12Package())).status).toBe(200);
+      const learner = await f.newLearner();
+      const e = await enrollmentOf(course.id, learner);
+
+      expect(await play(learner, e.id)).toEqual({ state: 'suspended', tokenSeen: false });
+      expect(await enrollment(course.id, e.id)).toMatchObject({ state: 'active', completed_at: null });
+
+      expect(await play(learner, e.id)).toEqual({ state: `resumed:visited=1,2|resume|page-2|${learner.userId}`, tokenSeen: false });
+      expect(await enrollment(course.id, e.id)).toMatchObject({ state: 'complete', score: 87, progress: 1 });
+      await f.summaryOnce(learner.userId, 1);
+
+      // Another rollup mode, then sync: the enrollment is derived again from the stored attempt, twice the same.
+      expect((await f.admin.patch(`${COURSES}/${course.id}`, { course_template: { scorm: { score_rollup_mode: 'fixed_score' } } })).status).toBe(200);
+      expect((await f.support.post(`${COURSES}/${course.id}/sync`, {})).status).toBe(204);
+      expect((await enrollment(course.id, e.id)).score).toBe(100);
+      expect((await f.admin.patch(`${COURSES}/${course.id}`, { course_template: { scorm: { score_rollup_mode: 'score_provided_by_course' } } })).status).toBe(200);
+      for (let i = 0; i < 2; i += 1) expect((await f.support.post(`${COURSES}/${course.id}/sync`, {})).status).toBe(204);
+      expect(await enrollment(course.id, e.id)).toMatchObject({ state: 'complete', score: 87 });
+      // One completion, however often it was committed and synced.
+      const completions = () => f.events.filter((ev) => ev.type === 'catalog.enrollment.completed' && (ev.data as Json).enrollment_id === e.id);
+      await eventually(async () => (completions().length > 0 ? true : undefined));
+      expect(completions()).toHaveLength(1);
+      expect((await f.admin.get(`/api/admin/users/${learner.userId}/summary`)).body.summary.completed_courses).toBe(1);
+    }, 120_000);
+
+    it('plays a SCORM 2004 package to completion with its scaled score, and a new package reaches new attempts only', async () => {
+      const course = await scormCourse();
+      expect((await upload(course.id, scorm2004Package())).status).toBe(200);
+      const learner = await f.newLearner();
+      const e = await enrollmentOf(course.id, learner);
+      expect((await play(learner, e.id)).state).toBe('suspended');
+      expect(await enrollment(course.id, e.id)).toMatchObject({ state: 'active', progress: 0.5 });
+      // A new package meanwhile: the open attempt keeps the one it started with (a 1.2 SCO would not find API_1484_11).
+      expect((await upload(course.id, scorm12Package())).status).toBe(200);
+      expect((await play(learner, e.id)).state).toBe(`resumed:answers=a,c|resume|chapter-3|${learner.userId}`);
+      expect(await enrollment(course.id, e.id)).toMatchObject({ state: 'complete', score: 75, progress: 1 });
+    }, 120_000);
+  });
+});

@@ -1,0 +1,133 @@
+import type { Readable } from 'node:stream';
+import yauzl from 'yauzl';
+import { ManifestError, parseManifest, type ScormManifest } from './manifest.js';
+
+export interface PackageEntry {
+  path: string;
+  size: number;
+}
+
+export interface PackageLimits {
+  /** Files in one package. */
+  maxEntries: number;
+  /** Uncompressed bytes of all files: a zip bomb stops here. */
+  maxBytes: number;
+}
+
+export class PackageError extends Error {}
+
+const MANIFEST = 'imsmanifest.xml';
+const MAX_MANIFEST_BYTES = 8 * 1024 * 1024;
+
+/** A path inside the package: relative, `/`-separated, no `..`, no drive letter, no control characters. */
+export function isSafeEntryPath(path: string): boolean {
+  if (path.length === 0 || path.length > 1024 || path.startsWith('/') || path.includes('\\') || /^[A-Za-z]:/.test(path)) return false;
+  if (/[\u0000-\u001f]/.test(path)) return false;
+  return path.split('/').every((segment) => segment !== '..' && segment !== '.');
+}
+
+const open = (file: string) =>
+  new Promise<yauzl.ZipFile>((resolve, reject) =>
+    // Names are checked here (isSafeEntryPath) so the answer can say which entry; sizes yauzl checks itself.
+    yauzl.open(file, { lazyEntries: true, autoClose: false, validateEntrySizes: true, strictFileNames: false, decodeStrings: true }, (err, zip) => (err ? reject(err) : resolve(zip))),
+  );
+
+const readStream = (zip: yauzl.ZipFile, entry: yauzl.Entry) =>
+  new Promise<Readable>((resolve, reject) => zip.openReadStream(entry, (err, stream) => (err ? reject(err) : resolve(stream))));
+
+/** The entries of a zip, one at a time, closing it however the caller ends. */
+async function* entriesOf(zip: yauzl.ZipFile): AsyncGenerator<yauzl.Entry> {
+  for (;;) {
+    const entry = await new Promise<yauzl.Entry | undefined>((resolve, reject) => {
+      const onEntry = (e: yauzl.Entry) => done(() => resolve(e));
+      const onEnd = () => done(() => resolve(undefined));
+      const onError = (err: Error) => done(() => reject(err));
+      const done = (then: () => void) => {
+        zip.off('entry', onEntry).off('end', onEnd).off('error', onError);
+        then();
+      };
+      zip.on('entry', onEntry).on('end', onEnd).on('error', onError);
+      zip.readEntry();
+    });
+    if (!entry) return;
+    yield entry;
+  }
+}
+
+async function text(stream: Readable, limit: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    size += (chunk as Buffer).length;
+    if (size > limit) throw new PackageError(`${MANIFEST} is larger than ${limit} bytes`);
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * A SCORM package on disk, checked: a readable zip, no entry escaping the package, within the limits,
+ * with a manifest at its root naming a launch SCO whose file is in the package. Then `extract` streams
+ * each file to `store`, one at a time (memory stays flat whatever the package's size).
+ */
+export class ScormPackageFile {
+  private constructor(
+    private readonly file: string,
+    readonly manifest: ScormManifest,
+    readonly entries: PackageEntry[],
+  ) {}
+
+  static async read(file: string, limits: PackageLimits): Promise<ScormPackageFile> {
+    let zip: yauzl.ZipFile;
+    try {
+      zip = await open(file);
+    } catch (err) {
+      throw new PackageError(`the body is not a zip file (${(err as Error).message})`);
+    }
+    try {
+      const entries: PackageEntry[] = [];
+      let total = 0;
+      let manifestXml: string | undefined;
+      for await (const entry of entriesOf(zip)) {
+        const path = entry.fileName;
+        if (!isSafeEntryPath(path)) throw new PackageError(`the entry "${path.slice(0, 200)}" has a path that escapes the package`);
+        if (path.endsWith('/')) continue;
+        total += entry.uncompressedSize;
+        if (entries.length + 1 > limits.maxEntries) throw new PackageError(`the package has more than ${limits.maxEntries} files`);
+        if (total > limits.maxBytes) throw new PackageError(`the package's files add up to more than ${limits.maxBytes} bytes`);
+        entries.push({ path, size: entry.uncompressedSize });
+        if (path === MANIFEST) manifestXml = await text(await readStream(zip, entry), MAX_MANIFEST_BYTES);
+      }
+      if (manifestXml === undefined) throw new PackageError(`the package has no ${MANIFEST} at its root`);
+      const manifest = parseManifest(manifestXml);
+      const paths = new Set(entries.map((e) => e.path));
+      const launch = manifest.scos[0].href.split(/[?#]/)[0];
+      if (!paths.has(decodeURI(launch)) && !paths.has(launch)) throw new PackageError(`the launch file "${launch}" named by the manifest is not in the package`);
+      return new ScormPackageFile(file, manifest, entries);
+    } catch (err) {
+      if (err instanceof ManifestError) throw new PackageError(err.message);
+      if (err instanceof PackageError) throw err;
+      const message = (err as Error).message;
+      // yauzl refuses such names itself, before this code sees the entry.
+      if (/invalid relative path|absolute path|invalid characters in fileName/i.test(message)) throw new PackageError(`an entry has a path that escapes the package (${message})`);
+      throw new PackageError(`the zip file is damaged (${message})`);
+    } finally {
+      zip.close();
+    }
+  }
+
+  /** Streams every file to `put(index, path, stream)`, in the zip's order. */
+  async extract(put: (index: number, entry: PackageEntry, stream: Readable) => Promise<void>): Promise<void> {
+    const zip = await open(this.file);
+    try {
+      let index = 0;
+      for await (const entry of entriesOf(zip)) {
+        if (entry.fileName.endsWith('/')) continue;
+        await put(index, { path: entry.fileName, size: entry.uncompressedSize }, await readStream(zip, entry));
+        index += 1;
+      }
+    } finally {
+      zip.close();
+    }
+  }
+}
