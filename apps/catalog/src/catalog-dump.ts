@@ -18,4 +18,7 @@ export const CatalogDumpModule = dumpModule('catalog', [
   // SCORM (issue 23): packages and attempts with their CMI data; package files stay in the file store.
   { model: 'scorm_packages' },
   { model: 'scorm_registrations' },
+  // Checkpoints (issue 22).
+  { model: 'checkpoint_evidence' },
+  { model: 'checkpoint_approvals' },
 ]);

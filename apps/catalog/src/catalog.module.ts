@@ -79,6 +79,10 @@ import { RetainQuizConsumers } from './retain-quizzes/retain-quiz-consumers.js';
 import { RetainQuiz } from './retain-quizzes/retain-quiz.entity.js';
 import { RetainQuizzesHandlers } from './retain-quizzes/retain-quizzes.handlers.js';
 import { RetainQuizzesService } from './retain-quizzes/retain-quizzes.service.js';
+import { CheckpointApproval, CheckpointEvidence } from './checkpoints/checkpoint.entities.js';
+import { CheckpointsHandlers } from './checkpoints/checkpoints.handlers.js';
+import { CheckpointsService } from './checkpoints/checkpoints.service.js';
+import { Checkpoints1766600000000 } from './migrations/1766600000000-checkpoints.js';
 import { Scorm1766500000000 } from './migrations/1766500000000-scorm.js';
 import { ScormPackage, ScormRegistration } from './scorm/scorm-package.entity.js';
 import { ScormHandlers } from './scorm/scorm.handlers.js';
@@ -102,6 +106,8 @@ const TENANT_ENTITIES = [
   SlideCommentVote,
   ScormPackage,
   ScormRegistration,
+  CheckpointEvidence,
+  CheckpointApproval,
 ];
 /** Markets are shared reference data (each names the accounts that see it). */
 export const CATALOG_ENTITIES = [...TENANT_ENTITIES, Market, MarketItem];
@@ -116,11 +122,12 @@ export const CATALOG_MIGRATIONS = [
   ProgramEnrollments1766400000000,
   SlideComments1766100004000,
   Scorm1766500000000,
+  Checkpoints1766600000000,
 ];
 
 @Module({
   imports: [CatalogDumpModule],
-  controllers: [CourseTemplatesHandlers, CourseAuthorsHandlers, SlidesHandlers, TasksHandlers, LockablesHandlers, ProgramsHandlers, EnrollmentsHandlers, MarketsHandlers, CourseReportsHandlers, LearnerCoursesHandlers, RetainQuizzesHandlers, LtiHandlers, OpenEnrollmentHandlers, SlideCommentsHandlers, MobileHandlers, ScormHandlers],
+  controllers: [CourseTemplatesHandlers, CourseAuthorsHandlers, SlidesHandlers, TasksHandlers, LockablesHandlers, ProgramsHandlers, EnrollmentsHandlers, MarketsHandlers, CourseReportsHandlers, LearnerCoursesHandlers, RetainQuizzesHandlers, LtiHandlers, OpenEnrollmentHandlers, SlideCommentsHandlers, MobileHandlers, ScormHandlers, CheckpointsHandlers],
   providers: [
     IdentityDirectory,
     AuthoringGuard,
@@ -155,6 +162,7 @@ export const CATALOG_MIGRATIONS = [
     SlideCommentsService,
     MobileService,
     ScormService,
+    CheckpointsService,
     ...TENANT_ENTITIES.map((entity) => tenantRepositoryProvider(entity)),
   ],
 })

@@ -33,10 +33,11 @@ import { IdempotencyKeys1764350000000 } from './migrations/1764350000000-idempot
 import { USERS_ENTITIES, UsersModule } from './users/users.module.js';
 import { LearnerEnrollment } from './learner-figures/learner-enrollment.entity.js';
 import { LearnerEnrollments1765500000000 } from './migrations/1765500000000-learner-enrollments.js';
+import { TaskCompletions1766600000000 } from './migrations/1766600000000-task-completions.js';
 import { IdentityDumpModule } from './identity-dump.js';
 
 export const IDENTITY_ENTITIES = [Account, SubAccount, User, ApiToken, CustomField, Group, GroupMembership, ImportProfile, NotificationTypeSetting, LearnerEnrollment, ...USERS_ENTITIES];
-export const IDENTITY_MIGRATIONS = [InitialIdentity1763800000000, SubAccounts1763900000000, Users1764000000000, Groups1764100000000, AdminSettings1764200000000, IdempotencyKeys1764350000000, SubAccountLocks1764400000000, UsersListIndex1764500000000, LearnerEnrollments1765500000000];
+export const IDENTITY_MIGRATIONS = [InitialIdentity1763800000000, SubAccounts1763900000000, Users1764000000000, Groups1764100000000, AdminSettings1764200000000, IdempotencyKeys1764350000000, SubAccountLocks1764400000000, UsersListIndex1764500000000, LearnerEnrollments1765500000000, TaskCompletions1766600000000];
 
 @Module({
   imports: [GroupsModule, ImportProfileModule, NotificationTypesModule, CrmAccountsModule, UsersModule, IdentityDumpModule],

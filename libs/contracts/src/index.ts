@@ -43,3 +43,4 @@ export * from './catalog/open-enrollment.contract.js';
 export * from './catalog/slide-comments.contract.js';
 export * from './catalog/mobile.contract.js';
 export * from './catalog/scorm.contract.js';
+export * from './catalog/checkpoints.contract.js';

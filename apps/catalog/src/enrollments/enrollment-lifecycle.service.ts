@@ -10,7 +10,7 @@ import {
 } from '@lms/contracts';
 import { Database, InjectTenantRepository, Outbox, type TenantRepository, type TenantScope } from '@lms/platform';
 import { CourseTemplate } from '../course-templates/course-template.entity.js';
-import { Enrollment } from './enrollment.entity.js';
+import { type EnrollableType, Enrollment } from './enrollment.entity.js';
 import { completedInFuture, enrollmentNotFound, enrollmentTransitionInvalid } from './enrollment.errors.js';
 import { enrollmentEventData } from './enrollment.views.js';
 
@@ -150,7 +150,7 @@ export class EnrollmentLifecycle {
     e.completedAt = completedAt;
     if (!e.startedAt || e.startedAt > completedAt) e.startedAt = completedAt;
     e.progress = 1;
-    if (!expiryGiven) {
+    if (!expiryGiven && e.enrollableType === 'CourseTemplate') {
       const course = await this.courses.findOne(scope, { id: e.enrollableId });
       if (course?.expires && course.defaultDaysUntilExpiration) e.expiresAt = new Date(completedAt.getTime() + course.defaultDaysUntilExpiration * DAY_MS);
     }
@@ -159,16 +159,34 @@ export class EnrollmentLifecycle {
       enrollment_id: e.id,
       completed_at: completedAt.toISOString(),
       due_at: e.dueAt?.toISOString() ?? null,
-      course_id: e.enrollableId,
+      ...(e.enrollableType === 'Task' ? { task_id: e.enrollableId } : { course_id: e.enrollableId }),
     };
     await this.outbox.add(scope, CATALOG_ENROLLMENT_COMPLETED_EVENT, data, String(e.id));
   }
 
-  /** A live course enrollment of the account, locked for this transaction; removed and foreign ones are 404. */
-  private async lockLive(scope: TenantScope, id: number): Promise<Enrollment> {
+  /**
+   * A checkpoint enrollment moves on (issue 22): `active` (started, or open again after a rejection), or
+   * `complete` (no approval needed, or approved), once. The caller holds the row (`lockLive(…, 'Task')`).
+   */
+  async moveCheckpoint(scope: TenantScope, e: Enrollment, to: 'active' | 'complete'): Promise<Enrollment> {
+    if (e.state === 'complete') return e;
+    const before = JSON.stringify(e);
+    if (to === 'complete') await this.complete(scope, e, new Date(), false);
+    else if (e.state === 'assigned') {
+      e.state = 'active';
+      e.startedAt = new Date();
+    }
+    if (JSON.stringify(e) === before) return e;
+    const saved = await this.enrollments.save(scope, e);
+    await this.outbox.add(scope, ENROLLMENT_UPDATED_EVENT, enrollmentEventData(saved), String(saved.id));
+    return saved;
+  }
+
+  /** A live enrollment of the account in a course (or a task), locked for this transaction; removed and foreign ones are 404. */
+  async lockLive(scope: TenantScope, id: number, type: EnrollableType = 'CourseTemplate'): Promise<Enrollment> {
     const e = await this.enrollments
       .query(scope, 'e')
-      .andWhere("e.id = :id AND e.enrollable_type = 'CourseTemplate' AND e.deleted_at IS NULL", { id })
+      .andWhere('e.id = :id AND e.enrollable_type = :type AND e.deleted_at IS NULL', { id, type })
       .setLock('pessimistic_write')
       .getOne();
     return e ?? Promise.reject(enrollmentNotFound(id));

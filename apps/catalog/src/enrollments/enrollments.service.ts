@@ -12,7 +12,7 @@ import { Database, InjectTenantRepository, Outbox, type TenantRepository, type T
 import { CourseTemplate } from '../course-templates/course-template.entity.js';
 import { courseTemplateArchived, courseTemplateNotFound } from '../course-templates/course-template.errors.js';
 import { IdentityDirectory } from '../directory/identity-directory.js';
-import { Enrollment } from './enrollment.entity.js';
+import { type EnrollableType, Enrollment } from './enrollment.entity.js';
 import { courseNotPublished, learnerInvalid, notAnEnroller } from './enrollment.errors.js';
 import { enrollmentEventData } from './enrollment.views.js';
 import { GroupEnrollment } from './group-enrollment.entity.js';
@@ -147,11 +147,19 @@ export class EnrollmentsService {
   }
 
   /** Inserts the targets' enrollments in the caller's transaction (the course is locked); those enrolled already are skipped. */
-  private async insertTargets(scope: TenantScope, course: CourseTemplate, targets: Target[], source: EnrollmentSource): Promise<EnrollResult> {
-    const fallbackDue = defaultDueAt(course, new Date());
+  private insertTargets(scope: TenantScope, course: CourseTemplate, targets: Target[], source: EnrollmentSource): Promise<EnrollResult> {
+    return this.insertEnrollments(scope, { type: 'CourseTemplate', id: course.id, dueAt: defaultDueAt(course, new Date()) }, targets, source);
+  }
+
+  /**
+   * Inserts live enrollments of the targets in one course or task (`dueAt`: the item's default due moment,
+   * for targets that name none); a learner enrolled already (even by a concurrent request) is skipped and reported.
+   */
+  async insertEnrollments(scope: TenantScope, item: { type: EnrollableType; id: number; dueAt: Date | null }, targets: Target[], source: EnrollmentSource = {}): Promise<EnrollResult> {
+    const fallbackDue = item.dueAt;
     const rows = targets.map((t) => ({
-      enrollableType: 'CourseTemplate' as const,
-      enrollableId: course.id,
+      enrollableType: item.type,
+      enrollableId: item.id,
       userId: t.userId,
       subAccountId: t.subAccountId,
       required: t.required,
@@ -168,7 +176,7 @@ export class EnrollmentsService {
     for (const enrollment of created) await this.outbox.add(scope, ENROLLMENT_CREATED_EVENT, enrollmentEventData(enrollment), String(enrollment.id));
     const createdUsers = new Set(created.map((e) => e.userId));
     const skippedUsers = targets.map((t) => t.userId).filter((id) => !createdUsers.has(id));
-    const existing = skippedUsers.length === 0 ? [] : await this.live(scope, course.id, skippedUsers);
+    const existing = skippedUsers.length === 0 ? [] : await this.live(scope, item, skippedUsers);
     const skipped = existing.map((e): SkippedEnrollmentView => ({ user_id: e.userId, reason: 'already_enrolled', enrollment_id: e.id }));
     return { created, skipped };
   }
@@ -176,10 +184,15 @@ export class EnrollmentsService {
   /** A page of the course's enrollments, newest first, and their total. `search` asks identity who matches. */
   async list(ctx: RequestContext, courseTemplateId: number, query: ListEnrollmentsQuery): Promise<[Enrollment[], number]> {
     if (!(await this.courses.findOne(ctx, { id: courseTemplateId }))) throw courseTemplateNotFound(courseTemplateId);
+    return this.listOf(ctx, { type: 'CourseTemplate', id: courseTemplateId }, query);
+  }
+
+  /** A page of one course's or task's enrollments (the caller checked the item is the account's). */
+  async listOf(ctx: RequestContext, item: { type: EnrollableType; id: number }, query: ListEnrollmentsQuery): Promise<[Enrollment[], number]> {
     const qb = this.enrollments
       .query(ctx, 'e')
-      .andWhere("e.enrollable_type = 'CourseTemplate'")
-      .andWhere('e.enrollable_id = :course', { course: courseTemplateId });
+      .andWhere('e.enrollable_type = :type', { type: item.type })
+      .andWhere('e.enrollable_id = :item', { item: item.id });
     if (query.state === 'removed') qb.andWhere('e.deleted_at IS NOT NULL');
     else qb.andWhere('e.deleted_at IS NULL');
     if (query.state === 'overdue') qb.andWhere("e.state <> 'complete' AND e.due_at < now()");
@@ -196,11 +209,11 @@ export class EnrollmentsService {
     return [rows, Number(count?.n ?? 0)];
   }
 
-  /** Live enrollments of these users in the course. */
-  private live(scope: TenantScope, courseId: number, userIds: number[]): Promise<Enrollment[]> {
+  /** Live enrollments of these users in the course or task. */
+  private live(scope: TenantScope, item: { type: EnrollableType; id: number }, userIds: number[]): Promise<Enrollment[]> {
     return this.enrollments
       .query(scope, 'e')
-      .andWhere("e.enrollable_type = 'CourseTemplate' AND e.enrollable_id = :courseId AND e.deleted_at IS NULL", { courseId })
+      .andWhere('e.enrollable_type = :type AND e.enrollable_id = :itemId AND e.deleted_at IS NULL', { type: item.type, itemId: item.id })
       .andWhere('e.user_id = ANY(:userIds)', { userIds })
       .orderBy('e.id', 'ASC')
       .getMany();
@@ -219,7 +232,7 @@ export class EnrollmentsService {
   }
 
   /** Users and groups to learners, checked with identity before anything is written. */
-  private async resolve(ctx: RequestContext, entries: EnrollmentEntry[]): Promise<{ list: Target[]; subAccountId: number | null }> {
+  async resolve(ctx: RequestContext, entries: EnrollmentEntry[]): Promise<{ list: Target[]; subAccountId: number | null }> {
     const [users, { current }] = await Promise.all([
       this.directory.users(ctx, entries.flatMap((e) => (e.user_id === undefined ? [] : [e.user_id]))),
       this.directory.subAccounts(ctx),

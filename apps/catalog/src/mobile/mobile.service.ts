@@ -10,6 +10,7 @@ import { publishedFacts, toLearnerCourseView } from '../learner-courses/learner-
 import { LearnerCoursesService } from '../learner-courses/learner-courses.service.js';
 import { Slide } from '../slides/slide.entity.js';
 import { Task } from '../tasks/task.entity.js';
+import { CheckpointApproval } from '../checkpoints/checkpoint.entities.js';
 
 /** What a course's published slides tell the mobile item: quizzes, and the cover image. */
 interface SlideFacts {
@@ -33,6 +34,7 @@ export class MobileService {
     @InjectTenantRepository(Task) private readonly tasks: TenantRepository<Task>,
     @InjectTenantRepository(Enrollment) private readonly enrollments: TenantRepository<Enrollment>,
     @InjectTenantRepository(Slide) private readonly slides: TenantRepository<Slide>,
+    @InjectTenantRepository(CheckpointApproval) private readonly approvals: TenantRepository<CheckpointApproval>,
   ) {}
 
   async courseItems(ctx: RequestContext, ids: number[]): Promise<MobileCourseItem[]> {
@@ -66,9 +68,13 @@ export class MobileService {
     const enrollments = await this.enrollments.find(ctx, { where: { userId: ctx.userId, enrollableType: 'Task', enrollableId: In(rows.map((t) => t.id)), deletedAt: IsNull() } });
     const byTask = new Map(rows.map((t) => [t.id, t]));
     const mine = new Map(enrollments.map((e) => [e.enrollableId, e]));
+    // The latest submission of each enrollment (ascending ids: the last one wins).
+    const approvals = enrollments.length === 0 ? [] : await this.approvals.find(ctx, { where: { enrollmentId: In(enrollments.map((e) => e.id)) }, order: { id: 'ASC' } });
+    const latest = new Map(approvals.map((a) => [a.enrollmentId, { id: a.id, state: a.state }]));
     return wanted.flatMap((id) => {
       const task = byTask.get(id);
-      return task ? [this.taskItem(task, mine.get(id))] : [];
+      const e = mine.get(id);
+      return task ? [this.taskItem(task, e, e ? latest.get(e.id) : undefined)] : [];
     });
   }
 
@@ -105,11 +111,10 @@ export class MobileService {
     };
   }
 
-  private taskItem(task: Task, e: Enrollment | undefined): MobileTaskItem {
+  private taskItem(task: Task, e: Enrollment | undefined, approval: { id: number; state: string } | undefined): MobileTaskItem {
     const launchUrl = e ? `/api/learner/learning_items/${e.id}` : `/api/learner/open_tasks/${task.uuid}/enrollment`;
     return {
-      // Approvals belong to the checkpoints work (issue 22); until a task enrollment has one, it is null.
-      enrollment: e ? { id: e.id, end_at: iso(e.dueAt), required: e.required, state: e.state, approval: null } : null,
+      enrollment: e ? { id: e.id, end_at: iso(e.dueAt), required: e.required, state: e.state, approval: approval ?? null } : null,
       enrollment_profile: { has_certificate: task.hasCertificate, open_enrollment: task.openEnrollment, uuid: task.uuid },
       template: {
         id: task.id,

@@ -65,6 +65,7 @@ export class DirectoryService {
       avatar_url: user.avatarUrl,
       roles: user.roles,
       deleted_at: (user.deletedAt ?? user.deletionRequestedAt)?.toISOString() ?? null,
+      manager_id: user.managerId,
     }));
   }
 

@@ -1,6 +1,6 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
-export const COMPLETION_KINDS = ['course', 'program', 'live_course'] as const;
+export const COMPLETION_KINDS = ['course', 'program', 'live_course', 'task'] as const;
 export type CompletionKind = (typeof COMPLETION_KINDS)[number];
 
 /**

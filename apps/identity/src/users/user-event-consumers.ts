@@ -21,7 +21,9 @@ const RETRY = { maxDeliver: 5, backoffMs: [100, 500, 2000] };
 export function completionOf(event: CloudEvent, data: CatalogEnrollmentCompletedData | LiveCourseEnrollmentCompletedData): CompletionRecord {
   const common = { userId: data.user_id, enrollmentId: data.enrollment_id, completedAt: data.completed_at, dueAt: data.due_at, eventId: event.id };
   if (data instanceof LiveCourseEnrollmentCompletedData) return { ...common, kind: 'live_course', sourceId: data.live_course_id };
-  return data.program_id !== undefined ? { ...common, kind: 'program', sourceId: data.program_id } : { ...common, kind: 'course', sourceId: data.course_id as number };
+  if (data.program_id !== undefined) return { ...common, kind: 'program', sourceId: data.program_id };
+  if (data.task_id !== undefined) return { ...common, kind: 'task', sourceId: data.task_id };
+  return { ...common, kind: 'course', sourceId: data.course_id as number };
 }
 
 /**

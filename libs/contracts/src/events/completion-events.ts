@@ -1,22 +1,22 @@
 import { IsDefined, IsInt, IsOptional, IsRFC3339, Max, Min, ValidateBy, ValidateIf } from 'class-validator';
 
-/** A learner finished a catalog enrollment: a course, or a program (exactly one of `course_id`, `program_id`). */
+/** A learner finished a catalog enrollment: a course, a program or a checkpoint (exactly one of `course_id`, `program_id`, `task_id`). */
 export const CATALOG_ENROLLMENT_COMPLETED_EVENT = 'catalog.enrollment.completed';
 /** A learner finished a live course enrollment. */
 export const LIVE_COURSE_ENROLLMENT_COMPLETED_EVENT = 'scheduling.live_course_enrollment.completed';
 
 const MAX_INT = 2_147_483_647;
 
-/** Exactly one of the two properties is present: a catalog enrollment is in a course or in a program. */
-const ExactlyOneOf = (a: string, b: string) =>
+/** Exactly one of the properties is present: a catalog enrollment is in a course, a program or a task. */
+const ExactlyOneOf = (...names: string[]) =>
   ValidateBy({
     name: 'exactlyOneOf',
     validator: {
       validate: (_value: unknown, args) => {
         const o = args?.object as Record<string, unknown>;
-        return (o[a] !== undefined && o[a] !== null) !== (o[b] !== undefined && o[b] !== null);
+        return names.filter((name) => o[name] !== undefined && o[name] !== null).length === 1;
       },
-      defaultMessage: () => `exactly one of ${a} and ${b} must be given`,
+      defaultMessage: () => `exactly one of ${names.join(', ')} must be given`,
     },
   });
 
@@ -39,13 +39,17 @@ export class CompletionEventData {
 }
 
 export class CatalogEnrollmentCompletedData extends CompletionEventData {
-  // Checked when given, and when program_id is missing too (then it is required).
-  @ValidateIf((o: CatalogEnrollmentCompletedData) => o.course_id !== undefined || o.program_id === undefined)
-  @ExactlyOneOf('course_id', 'program_id') @IsInt() @Min(1) @Max(MAX_INT)
+  // Checked when given, and when neither of the others is given (then it is required).
+  @ValidateIf((o: CatalogEnrollmentCompletedData) => o.course_id !== undefined || (o.program_id === undefined && o.task_id === undefined))
+  @ExactlyOneOf('course_id', 'program_id', 'task_id') @IsInt() @Min(1) @Max(MAX_INT)
   course_id?: number;
 
   @IsOptional() @IsInt() @Min(1) @Max(MAX_INT)
   program_id?: number;
+
+  /** A checkpoint (task) completed (issue 22). */
+  @IsOptional() @IsInt() @Min(1) @Max(MAX_INT)
+  task_id?: number;
 }
 
 export class LiveCourseEnrollmentCompletedData extends CompletionEventData {

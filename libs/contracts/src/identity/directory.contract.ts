@@ -32,6 +32,8 @@ export interface DirectoryUser {
   roles: Role[];
   /** RFC 3339 when the user is deleted (or its deletion is under way), else null. */
   deleted_at: string | null;
+  /** The user's manager (a checkpoint's `manager` approver), or null. */
+  manager_id: number | null;
 }
 
 export interface DirectoryUsersReply {

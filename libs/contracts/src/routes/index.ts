@@ -15,6 +15,7 @@ import { CATALOG_LTI_ROUTES } from './catalog-lti.routes.js';
 import { CATALOG_OPEN_ENROLLMENT_ROUTES } from './catalog-open-enrollment.routes.js';
 import { CATALOG_SLIDE_COMMENT_ROUTES } from './catalog-slide-comments.routes.js';
 import { CATALOG_MOBILE_ROUTES } from './catalog-mobile.routes.js';
+import { CATALOG_CHECKPOINT_ROUTES } from './catalog-checkpoints.routes.js';
 import { CATALOG_SCORM_LAUNCH_ROUTES, CATALOG_SCORM_PACKAGE_ROUTES } from './catalog-scorm.routes.js';
 import { fencedByLocks, LOCKING_LOCK_ROUTES } from './locking-locks.routes.js';
 import { JOBS_DATA_DUMP_ROUTES } from './jobs-data-dumps.routes.js';
@@ -43,6 +44,7 @@ export const ROUTES: RouteDefinition[] = [
   ...CATALOG_SLIDE_COMMENT_ROUTES,
   ...CATALOG_MOBILE_ROUTES,
   ...CATALOG_SCORM_LAUNCH_ROUTES,
+  ...CATALOG_CHECKPOINT_ROUTES,
   ...LOCKING_LOCK_ROUTES,
   ...JOBS_DATA_DUMP_ROUTES,
   ...SCHEDULING_LIVE_COURSE_ROUTES,

@@ -1,0 +1,146 @@
+import { eventually, type TestUser } from '@lms/testing';
+import { TASKS } from './catalog-fixture.js';
+import { type EnrollmentFixture, startEnrollmentFixture } from './enrollment-fixture.js';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- specs read arbitrary JSON
+type Json = Record<string, any>;
+const APPROVALS = '/api/author/approvals';
+
+describe('checkpoints as learners do them, end to end', () => {
+  let f: EnrollmentFixture;
+  const task = async (fields: Json = {}): Promise<Json> => {
+    const res = await f.author.post(TASKS, { tasks: [{ title: 'Shadow a shift', is_published: true, default_days_until_due: 10, ...fields }] });
+    if (res.status !== 201) throw new Error(`creating a task answered ${res.status}: ${res.text}`);
+    return res.body.tasks[0];
+  };
+  const enroll = async (taskId: string, learners: TestUser[]) => {
+    const res = await f.author.post(`${TASKS}/${taskId}/enrollments`, { enrollments: learners.map((l) => ({ user_id: l.userId })) });
+    expect(res.status).toBe(201);
+    return res.body.enrollments as Json[];
+  };
+  const counts = async (taskId: string) => (await f.author.get(`${TASKS}/${taskId}`)).body.tasks[0].enrollment_counts;
+  const as = (user: TestUser) => f.admin.as(user.token);
+
+  beforeAll(async () => {
+    f = await startEnrollmentFixture('e2e-checkpoints');
+  });
+  afterAll(async () => {
+    await f?.close();
+  });
+
+  it('enrolls users (201) with the task\'s default due date, skips those enrolled already, lists them with approval and evidence', async () => {
+    const t = await task();
+    const [ann, bob] = [await f.newLearner(), await f.newLearner()];
+    const [e] = await enroll(t.id, [ann]);
+    expect(e).toMatchObject({ state: 'assigned', task_id: Number(t.id), approval: null, evidence: [], links: { learner: { id: ann.userId } } });
+    expect(Date.parse(e.end_at) - Date.now()).toBeGreaterThan(9 * 86_400_000);
+    const again = await f.author.post(`${TASKS}/${t.id}/enrollments`, { enrollments: [{ user_id: ann.userId }, { user_id: bob.userId, end_at: null }] });
+    expect([again.status, again.body.enrollments.length, again.body.skipped]).toEqual([201, 1, [{ user_id: ann.userId, reason: 'already_enrolled', enrollment_id: e.id }]]);
+    const list = await f.author.get(`${TASKS}/${t.id}/enrollments`);
+    expect([list.status, list.body.enrollments.length, list.headers.get('x-total-count')]).toEqual([200, 2, '2']);
+    expect((await f.author.get(`${TASKS}/${t.id}/enrollments?state=assigned`)).body.enrollments).toHaveLength(2);
+    expect(await counts(t.id)).toEqual({ all: 2, overdue: 0, incomplete: 2, finished: 0 });
+    // Refusals: unknown users, unpublished or unknown tasks, learners, other accounts.
+    expect((await f.author.post(`${TASKS}/${t.id}/enrollments`, { enrollments: [{ user_id: 999_999 }] })).status).toBe(400);
+    const draft = await task({ is_published: false });
+    expect((await f.author.post(`${TASKS}/${draft.id}/enrollments`, { enrollments: [{ user_id: ann.userId }] })).body.code).toBe('TASK_NOT_PUBLISHED');
+    expect((await f.author.get(`${TASKS}/999999/enrollments`)).status).toBe(404);
+    expect((await f.stranger.get(`${TASKS}/${t.id}/enrollments`)).status).toBe(404);
+    expect((await as(ann).get(`${TASKS}/${t.id}/enrollments`)).status).toBe(403);
+  });
+
+  it('goes enrolled → evidence → pending → rejected → pending → approved → complete, with counts right at each step', async () => {
+    const approver = f.otherAuthorUser;
+    const t = await task({ requires_approval: true, requires_evidence: true, default_approver_type: 'user', default_approver_id: approver.userId });
+    const learner = await f.newLearner();
+    const [e] = await enroll(t.id, [learner]);
+    const mine = as(learner);
+    const state = async () => (await f.author.get(`${TASKS}/${t.id}/enrollments`)).body.enrollments[0] as Json;
+
+    const early = await mine.post(`/api/learner/tasks/${e.id}/complete`, {});
+    expect([early.status, early.body.code]).toEqual([400, 'EVIDENCE_REQUIRED']);
+    const evidence = await mine.post(`/api/learner/tasks/${e.id}/evidence`, { evidence: { text: 'Shadowed Grace on Tuesday' } });
+    expect([evidence.status, evidence.body.evidence[0]]).toEqual([201, { id: expect.any(Number), text: 'Shadowed Grace on Tuesday', file_url: null, created_at: expect.any(String) }]);
+    expect((await mine.post(`/api/learner/tasks/${e.id}/evidence`, { evidence: { text: '  ' } })).status).toBe(400);
+    expect(await state()).toMatchObject({ state: 'active', approval: null, evidence: [expect.objectContaining({ text: 'Shadowed Grace on Tuesday' })] });
+
+    const submitted = await mine.post(`/api/learner/tasks/${e.id}/complete`, {});
+    expect([submitted.status, submitted.body.enrollments[0].state, submitted.body.enrollments[0].approval.state]).toEqual([200, 'active', 'pending']);
+    expect((await mine.post(`/api/learner/tasks/${e.id}/complete`, {})).body.enrollments[0].approval.id).toBe(submitted.body.enrollments[0].approval.id);
+    // The mobile task item shows the enrollment's approval as it is.
+    expect((await mine.get(`/api/mobile/learner/tasks/${t.id}`)).body).toMatchObject({ enrollment: { id: e.id, state: 'active', approval: { id: submitted.body.enrollments[0].approval.id, state: 'pending' } } });
+    expect(await counts(t.id)).toEqual({ all: 1, overdue: 0, incomplete: 1, finished: 0 });
+
+    const pending = await as(approver).get(APPROVALS);
+    const approval = (pending.body.approvals as Json[]).find((a) => a.enrollment_id === e.id)!;
+    expect(approval).toMatchObject({ state: 'pending', task_id: Number(t.id), user_id: learner.userId, approver_id: null });
+    // Not the approver (another author), nor the learner, nor another account.
+    expect((await f.author.post(`${APPROVALS}/${approval.id}/approve`, {})).body.code).toBe('NOT_THE_APPROVER');
+    expect((await f.author.get(APPROVALS)).body.approvals.some((a: Json) => a.id === approval.id)).toBe(false);
+    expect((await f.stranger.post(`${APPROVALS}/${approval.id}/approve`, {})).status).toBe(404);
+
+    const rejected = await as(approver).post(`${APPROVALS}/${approval.id}/reject`, { comment: 'Add the sign-off sheet' });
+    expect([rejected.status, rejected.body.approvals[0]]).toEqual([200, expect.objectContaining({ state: 'rejected', approver_id: approver.userId, comment: 'Add the sign-off sheet' })]);
+    expect((await as(approver).post(`${APPROVALS}/${approval.id}/approve`, {})).status).toBe(409);
+    expect(await state()).toMatchObject({ state: 'active', approval: { state: 'rejected', comment: 'Add the sign-off sheet' } });
+
+    const again = await mine.post(`/api/learner/tasks/${e.id}/complete`, {});
+    const second = again.body.enrollments[0].approval;
+    expect(second).toMatchObject({ state: 'pending' });
+    expect(second.id).not.toBe(approval.id);
+    const approved = await as(approver).post(`${APPROVALS}/${second.id}/approve`, { comment: 'Well done' });
+    expect(approved.body.approvals[0]).toMatchObject({ state: 'approved', decided_at: expect.any(String) });
+    expect(await state()).toMatchObject({ state: 'complete', approval: { state: 'approved' } });
+    expect(await counts(t.id)).toEqual({ all: 1, overdue: 0, incomplete: 0, finished: 1 });
+    // The same completion event as a course, once; the summary counts it.
+    await eventually(async () => ((await f.admin.get(`/api/admin/users/${learner.userId}/summary`)).body.summary.all === 1 ? true : undefined));
+    await eventually(async () => (f.events.some((ev) => ev.type === 'catalog.enrollment.completed' && (ev.data as Json).task_id === Number(t.id)) ? true : undefined));
+    expect(f.events.filter((ev) => ev.type === 'catalog.enrollment.completed' && (ev.data as Json).enrollment_id === e.id)).toHaveLength(1);
+    expect((await mine.post(`/api/learner/tasks/${e.id}/evidence`, { evidence: { text: 'late' } })).body.code).toBe('CHECKPOINT_COMPLETE');
+  });
+
+  it('completes at once without approval; the learner\'s manager decides manager-approved checkpoints; nobody decides their own', async () => {
+    const simple = await task();
+    const learner = await f.newLearner();
+    const [e] = await enroll(simple.id, [learner]);
+    expect((await as(learner).post(`/api/learner/tasks/${e.id}/complete`, {})).body.enrollments[0]).toMatchObject({ state: 'complete', approval: null });
+    // Another learner's enrollment is not theirs to touch.
+    const other = await f.newLearner();
+    expect((await as(other).post(`/api/learner/tasks/${e.id}/complete`, {})).status).toBe(404);
+    expect((await as(other).post(`/api/learner/tasks/${e.id}/evidence`, { evidence: { text: 'x' } })).status).toBe(404);
+
+    const managed = await task({ requires_approval: true, default_approver_type: 'manager' });
+    const manager = await f.t.factory.user(f.cast.accountId, ['author']);
+    expect((await f.admin.patch(`/api/admin/users/${learner.userId}`, { user: { manager_id: manager.userId } })).status).toBe(200);
+    const [m] = await enroll(managed.id, [learner]);
+    const approval = (await as(learner).post(`/api/learner/tasks/${m.id}/complete`, {})).body.enrollments[0].approval;
+    expect((await as(manager).get(APPROVALS)).body.approvals.map((a: Json) => a.id)).toContain(approval.id);
+    expect((await f.otherAuthor.post(`${APPROVALS}/${approval.id}/approve`, {})).status).toBe(403);
+
+    // An administrator who is the learner cannot approve their own.
+    const adminLearner = await f.t.factory.user(f.cast.accountId, ['admin', 'learner']);
+    const [own] = await enroll(managed.id, [adminLearner]);
+    const ownApproval = (await as(adminLearner).post(`/api/learner/tasks/${own.id}/complete`, {})).body.enrollments[0].approval;
+    expect((await as(adminLearner).post(`${APPROVALS}/${ownApproval.id}/approve`, {})).body.code).toBe('OWN_APPROVAL');
+    expect((await f.admin.post(`${APPROVALS}/${ownApproval.id}/approve`, {})).status).toBe(200);
+  });
+
+  it('decides an approval once under 20 concurrent decisions', async () => {
+    const t = await task({ requires_approval: true });
+    const learner = await f.newLearner();
+    const [e] = await enroll(t.id, [learner]);
+    const approval = (await as(learner).post(`/api/learner/tasks/${e.id}/complete`, {})).body.enrollments[0].approval;
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => f.admin.post(`${APPROVALS}/${approval.id}/${i % 2 ? 'approve' : 'reject'}`, {})));
+    expect(answers.map((a) => a.status).sort()).toEqual([200, ...new Array(19).fill(409)]);
+    expect((await f.admin.get(`${APPROVALS}?state=${answers.find((a) => a.status === 200)!.body.approvals[0].state}`)).body.approvals.some((a: Json) => a.id === approval.id)).toBe(true);
+  });
+
+  it('withdraws open checkpoint enrollments of a deleted user', async () => {
+    const t = await task();
+    const learner = await f.newLearner();
+    await enroll(t.id, [learner]);
+    expect((await f.admin.delete(`/api/admin/users/${learner.userId}`)).status).toBe(204);
+    await eventually(async () => ((await counts(t.id)).all === 0 ? true : undefined));
+    expect((await f.author.get(`${TASKS}/${t.id}/enrollments?state=removed`)).body.enrollments[0]).toMatchObject({ removal_reason: 'user_deleted' });
+  });
+});

@@ -1,0 +1,166 @@
+import { Injectable } from '@nestjs/common';
+import { In } from 'typeorm';
+import { type ApprovalView, type EnrollmentEntry, type EvidenceView, type ListApprovalsQuery, type ListEnrollmentsQuery, pageWindow, type RequestContext } from '@lms/contracts';
+import { badRequest, conflict, Database, forbidden, InjectTenantRepository, isUniqueViolation, notFound, type TenantRepository } from '@lms/platform';
+import { IdentityDirectory } from '../directory/identity-directory.js';
+import { EnrollmentLifecycle } from '../enrollments/enrollment-lifecycle.service.js';
+import { Enrollment } from '../enrollments/enrollment.entity.js';
+import { defaultDueAt, type EnrollResult, EnrollmentsService } from '../enrollments/enrollments.service.js';
+import { Task } from '../tasks/task.entity.js';
+import { taskNotFound } from '../tasks/task.errors.js';
+import { CheckpointApproval, CheckpointEvidence } from './checkpoint.entities.js';
+
+const enrollmentNotYours = (id: number) => notFound('CHECKPOINT_ENROLLMENT_NOT_FOUND', `You have no checkpoint enrollment ${id}.`);
+const alreadyComplete = (id: number) => badRequest('CHECKPOINT_COMPLETE', `Checkpoint enrollment ${id} is complete already.`);
+const evidenceRequired = (id: number) => badRequest('EVIDENCE_REQUIRED', `Checkpoint enrollment ${id} needs evidence before it can be marked done.`);
+const taskNotPublished = (id: number) => badRequest('TASK_NOT_PUBLISHED', `Task ${id} is not published: publish it before enrolling learners.`);
+const approvalNotFound = (id: number) => notFound('APPROVAL_NOT_FOUND', `Approval ${id} does not exist.`);
+const ownApproval = (id: number) => forbidden('OWN_APPROVAL', `Approval ${id} is of your own checkpoint: someone else decides it.`);
+const notYourApproval = (id: number) => forbidden('NOT_THE_APPROVER', `You may not decide approval ${id}: its checkpoint names another approver.`);
+const decided = (id: number, state: string) => conflict('APPROVAL_DECIDED', `Approval ${id} is ${state} already; a decision is made once.`);
+
+export const toApprovalView = (a: CheckpointApproval): ApprovalView => ({
+  id: a.id,
+  state: a.state,
+  approver_id: a.approverId,
+  comment: a.comment,
+  decided_at: a.decidedAt?.toISOString() ?? null,
+});
+
+const toEvidenceView = (e: CheckpointEvidence): EvidenceView => ({ id: e.id, text: e.text, file_url: null, created_at: e.createdAt.toISOString() });
+
+/**
+ * Checkpoints as learners do them (issue 22; docs/catalog.md "Checkpoints"): enrollments in tasks (the
+ * enrollments table, enrollable_type 'Task'), evidence, and approvals decided once by the task's approver.
+ * A checkpoint enrollment goes assigned → active (evidence given, or rejected) → pending approval → complete.
+ */
+@Injectable()
+export class CheckpointsService {
+  constructor(
+    private readonly db: Database,
+    private readonly enrollments: EnrollmentsService,
+    private readonly lifecycle: EnrollmentLifecycle,
+    private readonly directory: IdentityDirectory,
+    @InjectTenantRepository(Task) private readonly tasks: TenantRepository<Task>,
+    @InjectTenantRepository(CheckpointEvidence) private readonly evidence: TenantRepository<CheckpointEvidence>,
+    @InjectTenantRepository(CheckpointApproval) private readonly approvals: TenantRepository<CheckpointApproval>,
+  ) {}
+
+  async list(ctx: RequestContext, taskId: number, query: ListEnrollmentsQuery): Promise<[Enrollment[], number]> {
+    this.enrollments.assertMayManage(ctx);
+    if (!(await this.tasks.findOne(ctx, { id: taskId }))) throw taskNotFound(taskId);
+    return this.enrollments.listOf(ctx, { type: 'Task', id: taskId }, query);
+  }
+
+  /** Users and groups' learners (as they are now) into a published, live checkpoint; enrolled ones are skipped. */
+  async enroll(ctx: RequestContext, taskId: number, entries: EnrollmentEntry[]): Promise<EnrollResult> {
+    this.enrollments.assertMayManage(ctx);
+    if (!(await this.tasks.findOne(ctx, { id: taskId }))) throw taskNotFound(taskId);
+    const targets = await this.enrollments.resolve(ctx, entries);
+    return this.db.transaction(async () => {
+      const task = await this.tasks.query(ctx, 't').andWhere('t.id = :id', { id: taskId }).setLock('pessimistic_read').getOne();
+      if (!task || task.deletedAt) throw taskNotFound(taskId);
+      if (!task.isPublished) throw taskNotPublished(taskId);
+      return this.enrollments.insertEnrollments(ctx, { type: 'Task', id: task.id, dueAt: defaultDueAt(task) }, targets.list);
+    });
+  }
+
+  /** The latest approval and the evidence of each enrollment, for the views. */
+  async detailsOf(ctx: RequestContext, enrollmentIds: number[]): Promise<{ approvals: Map<number, CheckpointApproval>; evidence: Map<number, EvidenceView[]> }> {
+    if (enrollmentIds.length === 0) return { approvals: new Map(), evidence: new Map() };
+    const [approvals, evidence] = await Promise.all([
+      this.approvals.find(ctx, { where: { enrollmentId: In(enrollmentIds) }, order: { id: 'ASC' } }),
+      this.evidence.find(ctx, { where: { enrollmentId: In(enrollmentIds) }, order: { id: 'ASC' } }),
+    ]);
+    const latest = new Map(approvals.map((a) => [a.enrollmentId, a]));
+    const byEnrollment = new Map<number, EvidenceView[]>();
+    for (const e of evidence) byEnrollment.set(e.enrollmentId, [...(byEnrollment.get(e.enrollmentId) ?? []), toEvidenceView(e)]);
+    return { approvals: latest, evidence: byEnrollment };
+  }
+
+  /** The caller adds evidence to their own open checkpoint enrollment; it starts the enrollment. */
+  async addEvidence(ctx: RequestContext, enrollmentId: number, text: string): Promise<EvidenceView> {
+    return this.db.transaction(async () => {
+      const e = await this.own(ctx, enrollmentId);
+      if (e.state === 'complete') throw alreadyComplete(enrollmentId);
+      const row = await this.evidence.insert(ctx, { enrollmentId, userId: ctx.userId, text });
+      await this.lifecycle.moveCheckpoint(ctx, e, 'active');
+      return toEvidenceView(row);
+    });
+  }
+
+  /**
+   * The caller marks their checkpoint done: evidence first when the task requires it; then complete, or a
+   * pending approval when the task requires one (a second call while it waits changes nothing).
+   */
+  async complete(ctx: RequestContext, enrollmentId: number): Promise<Enrollment> {
+    return this.db.transaction(async () => {
+      const e = await this.own(ctx, enrollmentId);
+      if (e.state === 'complete') return e;
+      const task = await this.tasks.findOne(ctx, { id: e.enrollableId });
+      if (!task) throw enrollmentNotYours(enrollmentId);
+      if (task.requiresEvidence && (await this.evidence.count(ctx, { enrollmentId })) === 0) throw evidenceRequired(enrollmentId);
+      if (!task.requiresApproval) return this.lifecycle.moveCheckpoint(ctx, e, 'complete');
+      if (!(await this.approvals.findOne(ctx, { enrollmentId, state: 'pending' }))) {
+        await this.approvals.insert(ctx, { enrollmentId, taskId: task.id, userId: ctx.userId, state: 'pending' }).catch((err: unknown) => {
+          if (!isUniqueViolation(err)) throw err; // a concurrent complete made it: one pending submission
+        });
+      }
+      return this.lifecycle.moveCheckpoint(ctx, e, 'active');
+    });
+  }
+
+  /** Approvals the caller may decide: all of the account for administrators, else the ones naming them. */
+  async listApprovals(ctx: RequestContext, query: ListApprovalsQuery): Promise<[CheckpointApproval[], number]> {
+    this.enrollments.assertMayManage(ctx);
+    const rows = await this.approvals.find(ctx, { where: { state: query.state ?? 'pending' }, order: { id: 'DESC' } });
+    const mine = ctx.roles.includes('admin') ? rows : await this.decidable(ctx, rows);
+    const { skip, take } = pageWindow(query);
+    return [mine.slice(skip, skip + take), mine.length];
+  }
+
+  /**
+   * Decides a pending approval, once: approve completes the enrollment; reject opens it again with the
+   * comment. The approval's row lock orders concurrent decisions: the first wins, the others are a 409.
+   */
+  async decide(ctx: RequestContext, id: number, decision: 'approved' | 'rejected', comment: string | null | undefined): Promise<CheckpointApproval> {
+    this.enrollments.assertMayManage(ctx);
+    return this.db.transaction(async () => {
+      const approval = await this.approvals.query(ctx, 'a').andWhere('a.id = :id', { id }).setLock('pessimistic_write').getOne();
+      if (!approval) throw approvalNotFound(id);
+      if (approval.userId === ctx.userId) throw ownApproval(id);
+      if (!ctx.roles.includes('admin') && (await this.decidable(ctx, [approval])).length === 0) throw notYourApproval(id);
+      if (approval.state !== 'pending') throw decided(id, approval.state);
+      Object.assign(approval, { state: decision, approverId: ctx.userId, comment: comment ?? null, decidedAt: new Date() });
+      const saved = await this.approvals.save(ctx, approval);
+      const e = await this.lifecycle.lockLive(ctx, approval.enrollmentId, 'Task');
+      await this.lifecycle.moveCheckpoint(ctx, e, decision === 'approved' ? 'complete' : 'active');
+      return saved;
+    });
+  }
+
+  /**
+   * Who decides (docs/catalog.md): `manager` the learner's manager; `user` the task's default approver;
+   * none the task's author. Of `rows`, those the caller is that person for.
+   */
+  private async decidable(ctx: RequestContext, rows: CheckpointApproval[]): Promise<CheckpointApproval[]> {
+    if (rows.length === 0) return [];
+    const tasks = new Map((await this.tasks.find(ctx, { where: { id: In([...new Set(rows.map((r) => r.taskId))]) } })).map((t) => [t.id, t]));
+    const needsManager = rows.some((r) => tasks.get(r.taskId)?.defaultApproverType === 'manager');
+    const learners = needsManager ? await this.directory.users(ctx, [...new Set(rows.map((r) => r.userId))]) : new Map();
+    return rows.filter((r) => {
+      const task = tasks.get(r.taskId);
+      if (!task || r.userId === ctx.userId) return false;
+      if (task.defaultApproverType === 'manager') return learners.get(r.userId)?.manager_id === ctx.userId;
+      if (task.defaultApproverType === 'user') return task.defaultApproverId === ctx.userId;
+      return task.authorId === ctx.userId;
+    });
+  }
+
+  /** The caller's own live checkpoint enrollment, locked; anyone else's is a 404. */
+  private async own(ctx: RequestContext, enrollmentId: number): Promise<Enrollment> {
+    const e = await this.lifecycle.lockLive(ctx, enrollmentId, 'Task').catch(() => undefined);
+    if (!e || e.userId !== ctx.userId) throw enrollmentNotYours(enrollmentId);
+    return e;
+  }
+}
