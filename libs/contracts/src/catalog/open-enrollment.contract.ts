@@ -1,4 +1,5 @@
-import { Matches } from 'class-validator';
+import { ValidateBy } from 'class-validator';
+import { MAX_ID } from '../common/query.js';
 import type { JsonSchema } from '../routes/route.js';
 import { LEARNING_ITEM_SCHEMA } from './learner-courses.contract.js';
 
@@ -9,17 +10,24 @@ export const OPEN_ENROLLMENT_SUBJECTS = {
   programEnrollments: 'catalog.open_programs.enrollments',
 } as const;
 
-/** An id (digits) or the enrollment profile's uuid: both name the item (docs/learner.md). */
-const ID_OR_UUID = /^([1-9]\d{0,9}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
-const message = 'must be the id or the uuid of the item';
+/** An id (digits, within the ids' range) or the enrollment profile's uuid: both name the item (docs/learner.md). */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const IsIdOrUuid = (field: string) =>
+  ValidateBy({
+    name: 'isIdOrUuid',
+    validator: {
+      validate: (value: unknown) => typeof value === 'string' && (UUID.test(value) || (/^[1-9]\d{0,9}$/.test(value) && Number(value) <= MAX_ID)),
+      defaultMessage: () => `${field} must be the id or the uuid of the item`,
+    },
+  });
 
 export class OpenTaskParams {
-  @Matches(ID_OR_UUID, { message: `open_task_id ${message}` })
+  @IsIdOrUuid('open_task_id')
   open_task_id: string;
 }
 
 export class OpenProgramParams {
-  @Matches(ID_OR_UUID, { message: `open_program_id ${message}` })
+  @IsIdOrUuid('open_program_id')
   open_program_id: string;
 }
 
