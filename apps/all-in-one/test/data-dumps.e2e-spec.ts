@@ -75,6 +75,11 @@ describe('data dumps', () => {
     expect(course.status).toBe(201);
     const group = await t.api.post('/api/author/groups', { groups: [{ name: 'Dump group' }] });
     expect(group.status).toBe(201);
+    // Scheduling's tables are in the dump too.
+    const live = await t.api.post('/api/author/live_courses', { live_courses: [{ title: 'Dumped live course' }] });
+    expect(live.status).toBe(201);
+    const session = await t.api.post(`/api/author/live_courses/${live.body.live_courses[0].id}/sessions`, { sessions: [{ location: 'Dump room', seats: 4 }] });
+    expect(session.status).toBe(201);
     // Another account's people and courses, which must not appear.
     await stranger.post('/api/admin/users', { users: [{ uid: 'stranger-user', first_name: 'Stranger', email: 'stranger@elsewhere.test' }] });
     await stranger.post('/api/author/course_templates', { course_templates: [courseRequest({ title: 'Stranger course' })] });
@@ -99,6 +104,9 @@ describe('data dumps', () => {
     expect(courses.map((c) => c.title)).toEqual(['Dumped, "quoted"\nand multi-line']);
     expect(courses[0].id).toBe(String(course.body.course_templates[0].id));
     expect(csvRecords(files, 'groups.csv').map((g) => [g.id, g.name])).toEqual([[String(group.body.groups[0].id), 'Dump group']]);
+    expect(csvRecords(files, 'live_courses.csv').map((c) => [c.id, c.title])).toEqual([[String(live.body.live_courses[0].id), 'Dumped live course']]);
+    expect(csvRecords(files, 'live_course_sessions.csv').map((c) => [c.id, c.location, c.seats])).toEqual([[String(session.body.sessions[0].id), 'Dump room', '4']]);
+    for (const name of ['live_course_enrollments.csv', 'live_course_session_registrations.csv', 'live_course_session_waitlist.csv', 'web_conferences.csv']) expect([name, files.has(name)]).toEqual([name, true]);
 
     const everything = [...files.values()].map((b) => b.toString('utf8')).join('\n');
     expect(everything).not.toContain('stranger@elsewhere.test');

@@ -22,16 +22,22 @@ import { Session } from './sessions/session.entity.js';
 import { SessionPresenter } from './sessions/session.presenter.js';
 import { SessionsHandlers } from './sessions/sessions.handlers.js';
 import { SessionsService } from './sessions/sessions.service.js';
+import { SchedulingDumpModule } from './scheduling-dump.js';
+import { WebConferenceDefault } from './web-conferences/web-conference-default.entity.js';
 import { WebConference } from './web-conferences/web-conference.entity.js';
+import { WebConferencesHandlers } from './web-conferences/web-conferences.handlers.js';
+import { WebConferencesService } from './web-conferences/web-conferences.service.js';
 
-export const SCHEDULING_ENTITIES = [LiveCourse, LiveCourseEnrollment, Session, Registration, WaitlistPlace, WebConference];
+export const SCHEDULING_ENTITIES = [LiveCourse, LiveCourseEnrollment, Session, Registration, WaitlistPlace, WebConference, WebConferenceDefault];
 export const SCHEDULING_MIGRATIONS = [InitialScheduling1763800000000, IdempotencyKeys1764350000000, LiveCourses1764500000000, WebConferences1764510000000];
 
 @Module({
-  controllers: [LearnerLiveCoursesHandlers, LiveCoursesHandlers, LiveCourseLearnersHandlers, SessionsHandlers, RegistrationsHandlers],
+  imports: [SchedulingDumpModule],
+  controllers: [LearnerLiveCoursesHandlers, LiveCoursesHandlers, LiveCourseLearnersHandlers, SessionsHandlers, RegistrationsHandlers, WebConferencesHandlers],
   providers: [
     IdentityDirectory,
     LiveCoursesService,
+    WebConferencesService,
     LiveCoursePresenter,
     LiveCourseLearnersService,
     SeatRelease,

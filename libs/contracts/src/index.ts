@@ -44,3 +44,4 @@ export * from './catalog/slide-comments.contract.js';
 export * from './catalog/mobile.contract.js';
 export * from './catalog/scorm.contract.js';
 export * from './catalog/checkpoints.contract.js';
+export * from './scheduling/web-conferences.contract.js';

@@ -132,6 +132,16 @@ export const PARAM_FIXTURES: Record<string, ParamFixture> = {
     create: async (ctx, earlier) =>
       createdId(await ctx.admin.post(`/api/author/live_courses/${earlier.live_course_id}/sessions`, { sessions: [{ start_at: '2020-01-01T10:00:00Z', seats: 5 }] }), 'a live course session'),
   },
+  // A session of the live course with a web conference.
+  'sessions/:session_id': {
+    tenant: true,
+    create: async (ctx, earlier) => {
+      const id = createdId(await ctx.admin.post(`/api/author/live_courses/${earlier.live_course_id}/sessions`, { sessions: [{ seats: 5 }] }), 'a live course session');
+      const res = await ctx.admin.put(`/api/author/live_courses/${earlier.live_course_id}/sessions/${id}/web_conference`, { web_conference: { provider: 'provider_1' } });
+      if (res.status !== 200) throw new Error(`fixture web conference answered ${res.status}: ${res.text}`);
+      return id;
+    },
+  },
   // A session of a new live course with one enrolled, registered learner.
   'live_course_sessions/:live_course_session_id': { tenant: true, create: async (ctx) => (await registeredSession(ctx)).sessionId },
   'registrations/:id': {
@@ -239,6 +249,8 @@ export const BODY_FIXTURES: Record<string, (ctx: FixtureContext, ids: Record<str
   'POST /api/author/course_templates/:course_template_id/authors': async (ctx) => ({ users: [{ user_id: (await ctx.factory.user(ctx.accountId, ['author'])).userId }] }),
   'POST /api/author/course_templates/:course_template_id/enrollments': async (ctx) => ({ enrollments: [{ user_id: Number(await learner(ctx)) }] }),
   'PATCH /api/author/enrollments/:id': async () => ({ enrollments: [{ score: 50 }] }),
+  'PATCH /api/author/live_courses/:live_course_id/sessions/:session_id/web_conference': async () => ({ web_conference: { meeting_url: 'https://meet.example/x' } }),
+  'PUT /api/author/live_courses/:live_course_id/sessions/:session_id/web_conference': async () => ({ web_conference: { provider: 'provider_2' } }),
   'PUT /api/author/enrollments/:id': async () => ({ enrollments: [{ state: 'active' }] }),
   'POST /api/author/live_courses/:live_course_id/learners': async (ctx) => ({ learners: [{ user_id: Number(await learner(ctx)) }] }),
   'POST /api/author/live_course_sessions/:live_course_session_id/registrations': async (ctx, ids) => ({ user_id: await enrolledLearner(ctx, sessionCourse.get(ids.live_course_session_id) ?? '0') }),

@@ -24,6 +24,7 @@ import { applyDatedFilters, LiveCoursesService } from '../live-courses/live-cour
 import { Registration } from '../registrations/registration.entity.js';
 import { registrationEventData, SeatRelease } from '../registrations/seat-release.js';
 import { WaitlistPlace } from '../registrations/waitlist-place.entity.js';
+import { WebConferenceDefault } from '../web-conferences/web-conference-default.entity.js';
 import { WebConference } from '../web-conferences/web-conference.entity.js';
 import { resolveSessionTime } from './local-time.js';
 import { Session } from './session.entity.js';
@@ -44,6 +45,7 @@ export class SessionsService {
     @InjectTenantRepository(WaitlistPlace) private readonly waitlist: TenantRepository<WaitlistPlace>,
     @InjectTenantRepository(LiveCourseEnrollment) private readonly enrollments: TenantRepository<LiveCourseEnrollment>,
     @InjectTenantRepository(WebConference) private readonly conferences: TenantRepository<WebConference>,
+    @InjectTenantRepository(WebConferenceDefault) private readonly conferenceDefaults: TenantRepository<WebConferenceDefault>,
   ) {}
 
   /** A live session of a live course that is not deleted; any other pair of ids is a 404. */
@@ -81,10 +83,16 @@ export class SessionsService {
         }
       }
       const created: Session[] = [];
+      // The creator's saved conference details (`default_session=true`) go to each session they make.
+      const defaults = await this.conferenceDefaults.findOne(ctx, { userId: ctx.userId });
       for (const [i, input] of body.sessions.entries()) {
         const fields = this.fieldsOf(input, body.timezone, `sessions[${i}]`);
         this.assertOrder({ startAt: fields.startAt ?? null, endAt: fields.endAt ?? null }, `sessions[${i}]`);
         const session = await this.sessions.insert(ctx, { instructorIds: [], ...fields, liveCourseId: courseId, parentId: body.parent_id ?? null });
+        if (defaults) {
+          const { accountId: _account, userId: _user, createdAt: _c, updatedAt: _u, ...details } = defaults;
+          await this.conferences.insert(ctx, { ...details, sessionId: session.id });
+        }
         await this.outbox.add(ctx, SESSION_CREATED_EVENT, eventData(session), String(session.id));
         created.push(session);
       }

@@ -8,7 +8,7 @@ import { ArrayMaxSize, IsArray, IsInt, IsOptional, IsString, Matches, Max, MaxLe
 export const dumpSubjects = (service: string) => ({ models: `${service}.dump.models`, rows: `${service}.dump.rows` }) as const;
 
 /** Services asked for their part of a data dump, in the order their models appear. */
-export const DUMP_SERVICES = ['identity', 'catalog'] as const;
+export const DUMP_SERVICES = ['identity', 'catalog', 'scheduling'] as const;
 
 /** Most rows a page may ask for; a service may answer fewer (it also caps a page's size in bytes). */
 export const MAX_DUMP_PAGE = 10_000;

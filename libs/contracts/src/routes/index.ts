@@ -23,6 +23,7 @@ import type { RouteDefinition } from './route.js';
 import { SCHEDULING_LIVE_COURSE_ROUTES } from './scheduling-live-courses.routes.js';
 import { SCHEDULING_REGISTRATION_ROUTES } from './scheduling-registrations.routes.js';
 import { SCHEDULING_SESSION_ROUTES } from './scheduling-sessions.routes.js';
+import { SCHEDULING_WEB_CONFERENCE_ROUTES } from './scheduling-web-conferences.routes.js';
 
 export * from './route.js';
 
@@ -50,4 +51,5 @@ export const ROUTES: RouteDefinition[] = [
   ...SCHEDULING_LIVE_COURSE_ROUTES,
   ...SCHEDULING_SESSION_ROUTES,
   ...SCHEDULING_REGISTRATION_ROUTES,
+  ...SCHEDULING_WEB_CONFERENCE_ROUTES,
 ];

@@ -45,8 +45,8 @@ export const BUS_ROLES: Readonly<Record<string, BusRole>> = {
   // Scheduling asks identity for people (learners, instructors).
   scheduling: { serves: 'scheduling', publishesEventsOf: 'scheduling', calls: ['identity'] },
   // Both ask the services in the data dump (DUMP_SERVICES) for their models and rows.
-  jobs: { serves: 'jobs', publishesEventsOf: 'jobs', calls: ['identity', 'catalog'] },
-  'jobs-worker': { publishesEventsOf: 'jobs', files: 'write', calls: ['identity', 'catalog'] },
+  jobs: { serves: 'jobs', publishesEventsOf: 'jobs', calls: ['identity', 'catalog', 'scheduling'] },
+  'jobs-worker': { publishesEventsOf: 'jobs', files: 'write', calls: ['identity', 'catalog', 'scheduling'] },
   locking: { serves: 'locking', publishesEventsOf: 'locking', calls: ['catalog'] },
 };
 

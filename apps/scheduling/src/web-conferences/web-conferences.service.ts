@@ -1,0 +1,125 @@
+import { Injectable } from '@nestjs/common';
+import { In, IsNull } from 'typeorm';
+import { type ListWebConferencesQuery, pageWindow, type RequestContext, type WebConferenceRequest, type WebConferenceView } from '@lms/contracts';
+import { Database, InjectTenantRepository, notFound, type TenantRepository, type TenantScope, unprocessable } from '@lms/platform';
+import { LiveCoursesService } from '../live-courses/live-courses.service.js';
+import { Session } from '../sessions/session.entity.js';
+import { SessionsService } from '../sessions/sessions.service.js';
+import { WebConferenceDefault } from './web-conference-default.entity.js';
+import { type ConferenceDetails, WebConference } from './web-conference.entity.js';
+
+type Details = Pick<ConferenceDetails, 'provider' | 'otherProvider' | 'meetingUrl' | 'accessCode' | 'phone' | 'hostKey' | 'password' | 'registrationLink'>;
+
+const FIELDS: [keyof WebConferenceRequest, keyof Details][] = [
+  ['provider', 'provider'],
+  ['other_provider', 'otherProvider'],
+  ['meeting_url', 'meetingUrl'],
+  ['access_code', 'accessCode'],
+  ['phone', 'phone'],
+  ['host_key', 'hostKey'],
+  ['password', 'password'],
+  ['registration_link', 'registrationLink'],
+];
+
+const conferenceNotFound = (sessionId: number) => notFound('WEB_CONFERENCE_NOT_FOUND', `Session ${sessionId} has no web conference.`);
+
+export function toWebConferenceView(c: Details & { id?: number; sessionId?: number }): WebConferenceView {
+  return {
+    id: c.id ?? null,
+    live_course_session_id: c.sessionId ?? null,
+    provider: c.provider,
+    other_provider: c.otherProvider,
+    meeting_url: c.meetingUrl,
+    access_code: c.accessCode,
+    phone: c.phone,
+    host_key: c.hostKey,
+    password: c.password,
+    registration_link: c.registrationLink,
+  };
+}
+
+const detailsOf = (c: Details): Details => Object.fromEntries(FIELDS.map(([, key]) => [key, c[key]])) as unknown as Details;
+
+/** Web conferences of sessions, and each author's saved defaults (issue 10; docs/scheduling.md). */
+@Injectable()
+export class WebConferencesService {
+  constructor(
+    private readonly db: Database,
+    private readonly courses: LiveCoursesService,
+    private readonly sessions: SessionsService,
+    @InjectTenantRepository(WebConference) private readonly conferences: TenantRepository<WebConference>,
+    @InjectTenantRepository(WebConferenceDefault) private readonly defaults: TenantRepository<WebConferenceDefault>,
+    @InjectTenantRepository(Session) private readonly sessionRows: TenantRepository<Session>,
+  ) {}
+
+  /** The account's conferences (of live sessions), by live course; or the caller's defaults. */
+  async list(ctx: RequestContext, query: ListWebConferencesQuery, courseId?: number): Promise<[WebConferenceView[], number]> {
+    if (courseId !== undefined) await this.courses.find(ctx, courseId);
+    if (query.default_session) {
+      const mine = await this.defaults.findOne(ctx, { userId: ctx.userId });
+      return [mine ? [toWebConferenceView(mine)] : [], mine ? 1 : 0];
+    }
+    const course = courseId ?? query.live_course_id;
+    const sessions = await this.sessionRows.find(ctx, { where: { deletedAt: IsNull(), ...(course !== undefined ? { liveCourseId: course } : {}) } });
+    if (sessions.length === 0) return [[], 0];
+    const { skip, take } = pageWindow(query);
+    const [rows, total] = await this.conferences.findAndCount(ctx, { where: { sessionId: In(sessions.map((s) => s.id)) }, order: { id: 'ASC' }, skip, take });
+    return [rows.map(toWebConferenceView), total];
+  }
+
+  async show(ctx: RequestContext, courseId: number, sessionId: number): Promise<WebConference> {
+    await this.liveSession(ctx, courseId, sessionId);
+    return (await this.conferences.findOne(ctx, { sessionId })) ?? Promise.reject(conferenceNotFound(sessionId));
+  }
+
+  /**
+   * PATCH and PUT: the given fields over the session's conference (made when missing). A conference must
+   * name its provider, and `other_provider` when that is `Other` (422). `default_session` also saves the
+   * result as the caller's defaults; `apply_all` copies it to every other live session of the course.
+   */
+  async save(ctx: RequestContext, courseId: number, sessionId: number, input: WebConferenceRequest): Promise<WebConference> {
+    return this.db.transaction(async () => {
+      await this.sessions.lock(ctx, courseId, sessionId);
+      const existing = await this.conferences.findOne(ctx, { sessionId });
+      const details = { ...(existing ? detailsOf(existing) : {}) } as Partial<Details>;
+      for (const [field, key] of FIELDS) if (input[field] !== undefined) (details as Record<string, unknown>)[key] = input[field];
+      if (!details.provider) throw unprocessable('WEB_CONFERENCE_INVALID', 'provider is required', [{ field: 'web_conference.provider', message: 'provider is required' }]);
+      if (details.provider === 'Other' && !details.otherProvider?.trim()) {
+        throw unprocessable('WEB_CONFERENCE_INVALID', 'other_provider is required when provider is Other', [{ field: 'web_conference.other_provider', message: 'required when provider is Other' }]);
+      }
+      const complete = { ...FIELDS.reduce((all, [, key]) => ({ ...all, [key]: null }), {}), ...details } as Details;
+      const saved = await this.upsert(ctx, sessionId, complete);
+      if (input.default_session) {
+        await this.defaults.delete(ctx, { userId: ctx.userId });
+        await this.defaults.insert(ctx, { ...complete, userId: ctx.userId });
+      }
+      if (input.apply_all) {
+        const others = await this.sessionRows.find(ctx, { where: { liveCourseId: courseId, deletedAt: IsNull() } });
+        for (const other of others) if (other.id !== sessionId) await this.upsert(ctx, other.id, complete);
+      }
+      return saved;
+    });
+  }
+
+  async delete(ctx: RequestContext, courseId: number, sessionId: number): Promise<void> {
+    await this.db.transaction(async () => {
+      await this.sessions.lock(ctx, courseId, sessionId);
+      const existing = await this.conferences.findOne(ctx, { sessionId });
+      if (!existing) throw conferenceNotFound(sessionId);
+      await this.conferences.delete(ctx, { id: existing.id });
+    });
+  }
+
+  private async upsert(scope: TenantScope, sessionId: number, details: Details): Promise<WebConference> {
+    const existing = await this.conferences.findOne(scope, { sessionId });
+    if (!existing) return this.conferences.insert(scope, { ...details, sessionId });
+    Object.assign(existing, details);
+    return this.conferences.save(scope, existing);
+  }
+
+  private async liveSession(ctx: RequestContext, courseId: number, sessionId: number): Promise<void> {
+    await this.courses.find(ctx, courseId);
+    const session = await this.sessionRows.findOne(ctx, { id: sessionId, liveCourseId: courseId });
+    if (!session || session.deletedAt) throw notFound('SESSION_NOT_FOUND', `Live course ${courseId} has no session ${sessionId}.`);
+  }
+}
