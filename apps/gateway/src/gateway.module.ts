@@ -2,6 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { Authenticator } from './auth/authenticator.js';
 import { Masquerade } from './auth/masquerade.js';
 import { FilesController } from './files/files.controller.js';
+import { LiveUpdatesController } from './files/live-updates.controller.js';
 import { ScormPlayerController } from './files/scorm-player.controller.js';
 import { GATEWAY_DEPS, type GatewayDeps } from './gateway-deps.js';
 import { HealthController } from './health/health.controller.js';
@@ -22,7 +23,7 @@ export class GatewayModule {
   static forRoot(deps: GatewayDeps): DynamicModule {
     return {
       module: GatewayModule,
-      controllers: [HealthController, MetricsController, OpenApiController, FilesController, ScormPlayerController],
+      controllers: [HealthController, MetricsController, OpenApiController, FilesController, ScormPlayerController, LiveUpdatesController],
       providers: [{ provide: GATEWAY_DEPS, useValue: deps }, Authenticator, Masquerade, HttpMetrics, RateLimiter, RequestDrain, RequestObserver, RouteForwarder, RouteRegistrar, SecurityHeaders, ServiceClient, Uploads],
     };
   }

@@ -22,6 +22,8 @@ import { Session } from './sessions/session.entity.js';
 import { SessionPresenter } from './sessions/session.presenter.js';
 import { SessionsHandlers } from './sessions/sessions.handlers.js';
 import { SessionsService } from './sessions/sessions.service.js';
+import { LiveUpdatesHandlers } from './live-updates/live-updates.handlers.js';
+import { RegistrationChanges1766700000000 } from './migrations/1766700000000-registration-changes.js';
 import { SchedulingDumpModule } from './scheduling-dump.js';
 import { WebConferenceDefault } from './web-conferences/web-conference-default.entity.js';
 import { WebConference } from './web-conferences/web-conference.entity.js';
@@ -29,11 +31,11 @@ import { WebConferencesHandlers } from './web-conferences/web-conferences.handle
 import { WebConferencesService } from './web-conferences/web-conferences.service.js';
 
 export const SCHEDULING_ENTITIES = [LiveCourse, LiveCourseEnrollment, Session, Registration, WaitlistPlace, WebConference, WebConferenceDefault];
-export const SCHEDULING_MIGRATIONS = [InitialScheduling1763800000000, IdempotencyKeys1764350000000, LiveCourses1764500000000, WebConferences1764510000000];
+export const SCHEDULING_MIGRATIONS = [InitialScheduling1763800000000, IdempotencyKeys1764350000000, LiveCourses1764500000000, WebConferences1764510000000, RegistrationChanges1766700000000];
 
 @Module({
   imports: [SchedulingDumpModule],
-  controllers: [LearnerLiveCoursesHandlers, LiveCoursesHandlers, LiveCourseLearnersHandlers, SessionsHandlers, RegistrationsHandlers, WebConferencesHandlers],
+  controllers: [LearnerLiveCoursesHandlers, LiveCoursesHandlers, LiveCourseLearnersHandlers, SessionsHandlers, RegistrationsHandlers, WebConferencesHandlers, LiveUpdatesHandlers],
   providers: [
     IdentityDirectory,
     LiveCoursesService,

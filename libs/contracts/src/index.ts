@@ -45,3 +45,4 @@ export * from './catalog/mobile.contract.js';
 export * from './catalog/scorm.contract.js';
 export * from './catalog/checkpoints.contract.js';
 export * from './scheduling/web-conferences.contract.js';
+export * from './scheduling/live-updates.contract.js';

@@ -42,3 +42,4 @@ export * from './files/signed-url.js';
 export * from './dump/dump-module.js';
 export * from './directory/identity-directory.js';
 export * from './scorm/player-token.js';
+export * from './tokens/signed-token.js';

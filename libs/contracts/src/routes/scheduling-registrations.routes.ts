@@ -8,6 +8,7 @@ import {
   UpdateRegistrationBody,
   WaitlistBody,
 } from '../scheduling/registrations.contract.js';
+import { LIVE_UPDATE_SUBJECTS, SUBSCRIPTION_SCHEMA, SubscriptionParams } from '../scheduling/live-updates.contract.js';
 import { defineRoute } from './route.js';
 
 const registrations = { kind: 'envelope', key: 'registrations', item: REGISTRATION_SCHEMA } as const;
@@ -15,6 +16,11 @@ const SESSION = '/api/author/live_course_sessions/:live_course_session_id';
 
 /** Spec "Live course session registrations (author)", plus DELETE to unregister. */
 export const SCHEDULING_REGISTRATION_ROUTES = [
+  defineRoute({
+    method: 'GET', path: `${SESSION}/registrations/subscription`, subject: LIVE_UPDATE_SUBJECTS.subscription, status: 200,
+    summary: "Live updates of the registrations of the session's live course: a Server-Sent Events stream URL, its channel and a short-lived token (docs/scheduling.md)",
+    params: SubscriptionParams, response: { kind: 'object', key: 'subscriptions', item: { type: 'array', items: SUBSCRIPTION_SCHEMA } },
+  }),
   defineRoute({
     method: 'GET', path: `${SESSION}/registrations`, subject: S.list, status: 200, paged: true,
     summary: "A session's registrations, oldest first; unregistered ones with only_deleted/with_deleted; date filters",

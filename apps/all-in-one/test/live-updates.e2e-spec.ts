@@ -1,0 +1,112 @@
+import { REGISTRATIONS_OF, type SchedulingFixture, startSchedulingFixture } from './scheduling-fixture.js';
+
+interface SseEvent {
+  id?: string;
+  event?: string;
+  data?: string;
+}
+
+/**
+ * A plain Server-Sent Events client over fetch (the format of the HTML standard, not the gateway's
+ * code): it collects events until `until` says stop, then hangs up.
+ */
+async function readEvents(url: string, until: (events: SseEvent[]) => boolean, headers: Record<string, string> = {}, timeoutMs = 15_000): Promise<SseEvent[]> {
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(), timeoutMs);
+  const events: SseEvent[] = [];
+  try {
+    const res = await fetch(url, { headers: { accept: 'text/event-stream', ...headers }, signal: abort.signal });
+    if (res.status !== 200 || !res.body) throw new Error(`the stream answered ${res.status}: ${await res.text()}`);
+    const decoder = new TextDecoder();
+    let buffer = '';
+    for await (const chunk of res.body) {
+      buffer += decoder.decode(chunk as Uint8Array, { stream: true });
+      let end: number;
+      while ((end = buffer.indexOf('\n\n')) >= 0) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const event: SseEvent = {};
+        for (const line of block.split('\n')) {
+          if (line.startsWith(':') || !line.includes(':')) continue;
+          const [field, ...rest] = line.split(':');
+          const value = rest.join(':').replace(/^ /, '');
+          if (field === 'id' || field === 'event') event[field] = value;
+          if (field === 'data') event.data = event.data === undefined ? value : `${event.data}\n${value}`;
+        }
+        if (event.data !== undefined) events.push(event);
+      }
+      if (until(events)) break;
+    }
+    return events;
+  } catch (err) {
+    if (abort.signal.aborted) throw new Error(`the stream gave ${events.length} events within ${timeoutMs} ms: ${JSON.stringify(events)}`);
+    throw err;
+  } finally {
+    clearTimeout(timer);
+    abort.abort();
+  }
+}
+
+describe('live updates of registrations (Server-Sent Events), end to end', () => {
+  let f: SchedulingFixture;
+
+  beforeAll(async () => {
+    f = await startSchedulingFixture('e2e-live-updates');
+  });
+  afterAll(async () => {
+    await f?.close();
+  });
+
+  it('streams the registration changes of the course\'s sessions in order, and resumes after Last-Event-ID with exactly the missed ones', async () => {
+    const course = await f.createCourse();
+    const [s1, s2] = [await f.createSession(course.id, { seats: 10 }), await f.createSession(course.id, { seats: 10 })];
+    const [a, b, c] = await f.enrolledLearners(course.id, 3);
+    // A change before the subscription is in the log too: a new stream starts from the beginning.
+    expect((await f.admin.post(REGISTRATIONS_OF(s1.id), { user_id: a.userId })).status).toBe(204);
+
+    const res = await f.author.get(`/api/author/live_course_sessions/${s1.id}/registrations/subscription`);
+    expect(res.status).toBe(200);
+    const [subscription] = res.body.subscriptions;
+    expect(subscription).toEqual({ url: '/live/registrations', channel: `/live_courses/${course.id}/sessions/*/registrations`, token: expect.any(String) });
+    const url = `${f.t.api.baseUrl}${subscription.url}?token=${encodeURIComponent(subscription.token)}`;
+
+    const first = readEvents(url, (events) => events.length >= 2);
+    await new Promise((r) => setTimeout(r, 300));
+    // Made after subscribing, in another session of the same course.
+    expect((await f.admin.post(REGISTRATIONS_OF(s2.id), { user_id: b.userId })).status).toBe(204);
+    const seen = await first;
+    expect(seen.map((e) => [e.event, JSON.parse(e.data!).user_id, JSON.parse(e.data!).session_id])).toEqual([
+      ['scheduling.registration.created', a.userId, Number(s1.id)],
+      ['scheduling.registration.created', b.userId, Number(s2.id)],
+    ]);
+
+    // Disconnected: two more changes happen; reconnecting after the last id seen gives exactly those.
+    expect((await f.admin.post(REGISTRATIONS_OF(s1.id), { user_id: c.userId })).status).toBe(204);
+    const registrationOfA = ((await f.admin.get(REGISTRATIONS_OF(s1.id))).body.registrations as { id: string; user_id: string }[]).find((r) => Number(r.user_id) === a.userId)!;
+    expect((await f.admin.delete(`${REGISTRATIONS_OF(s1.id)}/${registrationOfA.id}`)).status).toBe(204);
+    const resumed = await readEvents(url, (events) => events.length >= 2, { 'last-event-id': seen[1].id! });
+    expect(resumed.map((e) => [e.event, JSON.parse(e.data!).user_id])).toEqual([
+      ['scheduling.registration.created', c.userId],
+      ['scheduling.registration.deleted', a.userId],
+    ]);
+    // Nothing repeats: ids only grow.
+    const ids = [...seen, ...resumed].map((e) => e.id!);
+    expect(new Set(ids).size).toBe(4);
+  });
+
+  it('refuses other callers and other uses of the token', async () => {
+    const course = await f.createCourse();
+    const session = await f.createSession(course.id);
+    const path = `/api/author/live_course_sessions/${session.id}/registrations/subscription`;
+    expect((await f.learner.get(path)).status).toBe(403);
+    expect((await f.stranger.get(path)).status).toBe(404);
+    expect((await f.author.get('/api/author/live_course_sessions/999999/registrations/subscription')).status).toBe(404);
+    const { token } = (await f.author.get(path)).body.subscriptions[0];
+    const stream = (t: string, headers: Record<string, string> = {}) => fetch(`${f.t.api.baseUrl}/live/registrations?token=${encodeURIComponent(t)}`, { headers });
+    expect((await stream(token.slice(0, -3) + 'AAA')).status).toBe(403);
+    expect((await stream('')).status).toBe(403);
+    expect((await stream(token, { 'last-event-id': 'yesterday' })).status).toBe(400);
+    // The token is no API credential.
+    expect((await f.t.api.as(token).get(path)).status).toBe(401);
+  });
+});

@@ -1,0 +1,59 @@
+import { Controller, Inject } from '@nestjs/common';
+import { Payload } from '@nestjs/microservices';
+import {
+  ChangesSinceCall,
+  LIVE_UPDATE_SUBJECTS as S,
+  LIVE_UPDATES_PATH,
+  LIVE_UPDATES_TOKEN_PURPOSE,
+  LIVE_UPDATES_TOKEN_TTL_SECONDS,
+  type LiveUpdatesClaims,
+  type RegistrationChange,
+  type RpcRequest,
+  type SubscriptionParams,
+} from '@lms/contracts';
+import { Database, Handles, RUNTIME, type Runtime, signToken } from '@lms/platform';
+import { RegistrationsService } from '../registrations/registrations.service.js';
+
+const PAGE = 100;
+
+/**
+ * Live updates of a live course's registrations (issue 10; docs/scheduling.md "Live updates"): the
+ * subscription hands out the gateway's stream URL with a token bound to the course's channel and the
+ * account; the stream reads the course's ordered change log through `changes`.
+ */
+@Controller()
+export class LiveUpdatesHandlers {
+  constructor(
+    private readonly db: Database,
+    private readonly registrations: RegistrationsService,
+    @Inject(RUNTIME) private readonly runtime: Runtime,
+  ) {}
+
+  @Handles(S.subscription)
+  async subscription(@Payload() { ctx, params }: RpcRequest<unknown, object, SubscriptionParams>) {
+    const session = await this.registrations.findSession(ctx, params.live_course_session_id);
+    const channel = `/live_courses/${session.liveCourseId}/sessions/*/registrations`;
+    const claims: LiveUpdatesClaims = { accountId: ctx.accountId, userId: ctx.userId, liveCourseId: session.liveCourseId, channel };
+    const token = signToken(this.runtime.config.fileUrlSigningKey, LIVE_UPDATES_TOKEN_PURPOSE, claims, LIVE_UPDATES_TOKEN_TTL_SECONDS);
+    return { subscriptions: [{ url: LIVE_UPDATES_PATH, channel, token }] };
+  }
+
+  /**
+   * The course's changes after `after`, oldest first. Only rows of finished transactions are read (xid
+   * below the snapshot's xmin), in (xid, id) order: a change that commits later always sorts after every
+   * change already answered, so a reader resuming from its last id misses nothing and sees nothing twice.
+   */
+  @Handles(S.changes, { body: ChangesSinceCall })
+  async changes(@Payload() { ctx, body }: RpcRequest<ChangesSinceCall>): Promise<{ changes: RegistrationChange[] }> {
+    const [xid, id] = (body.after ?? '0-0').split('-');
+    const rows: { xid: string; id: string; type: string; data: Record<string, unknown>; created_at: Date }[] = await this.db.manager.query(
+      `SELECT xid::text AS xid, id::text AS id, type, data, created_at FROM scheduling.registration_changes
+        WHERE account_id = $1 AND live_course_id = $2
+          AND xid < pg_snapshot_xmin(pg_current_snapshot())
+          AND (xid, id) > ($3::text::xid8, $4::bigint)
+        ORDER BY xid, id LIMIT $5`,
+      [ctx.accountId, body.live_course_id, xid, id, body.limit ?? PAGE],
+    );
+    return { changes: rows.map((r) => ({ id: `${r.xid}-${r.id}`, type: r.type, data: r.data, time: r.created_at.toISOString() })) };
+  }
+}
