@@ -19,15 +19,33 @@ export function testNatsUrl(): string | undefined {
 /** A short random name, for databases and NATS namespaces that must not collide across parallel test files. */
 export const uniqueName = (prefix: string) => `${prefix}_${randomBytes(5).toString('hex')}`;
 
-/** One query on its own connection: test set-up and checks, never the code under test. */
-export async function queryDatabase<T>(url: string, text: string, values: unknown[] = []): Promise<T[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query(text, values)).rows as T[];
-  } finally {
-    await client.end();
+/**
+ * Test set-up and checks run through one small pool per database, never the code under test. A pool, not a
+ * client per query: a test that makes 100 users at once must not open 100 connections next to the system's
+ * own pools (Postgres' default limit is 100).
+ */
+const pools = new Map<string, pg.Pool>();
+
+function poolFor(url: string): pg.Pool {
+  let pool = pools.get(url);
+  if (!pool) {
+    pool = new pg.Pool({ connectionString: url, max: 4, idleTimeoutMillis: 1_000, allowExitOnIdle: true });
+    // An idle connection cut by a dropped database or a restarted server is not a test failure.
+    pool.on('error', () => undefined);
+    pools.set(url, pool);
   }
+  return pool;
+}
+
+export async function queryDatabase<T>(url: string, text: string, values: unknown[] = []): Promise<T[]> {
+  return (await poolFor(url).query(text, values)).rows as T[];
+}
+
+/** Closes the pool of a database the test is done with. */
+export async function releaseDatabase(url: string): Promise<void> {
+  const pool = pools.get(url);
+  pools.delete(url);
+  await pool?.end();
 }
 
 export interface TestDatabase {
@@ -55,6 +73,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     name,
     query: (text, values) => queryDatabase(url.toString(), text, values),
     async drop() {
+      await releaseDatabase(url.toString());
       const client = new pg.Client({ connectionString: serverUrl });
       await client.connect();
       try {
