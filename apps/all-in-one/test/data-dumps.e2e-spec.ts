@@ -103,6 +103,10 @@ describe('data dumps', () => {
     const courses = csvRecords(files, 'course_templates.csv');
     expect(courses.map((c) => c.title)).toEqual(['Dumped, "quoted"\nand multi-line']);
     expect(courses[0].id).toBe(String(course.body.course_templates[0].id));
+    // Instants as the API renders them (RFC 3339, UTC, milliseconds), null as empty, booleans as words.
+    expect(courses[0].created_at).toBe(course.body.course_templates[0].created_at);
+    expect(courses[0].created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect([courses[0].published_at, courses[0].is_published]).toEqual(['', 'false']);
     expect(csvRecords(files, 'groups.csv').map((g) => [g.id, g.name])).toEqual([[String(group.body.groups[0].id), 'Dump group']]);
     expect(csvRecords(files, 'live_courses.csv').map((c) => [c.id, c.title])).toEqual([[String(live.body.live_courses[0].id), 'Dumped live course']]);
     expect(csvRecords(files, 'live_course_sessions.csv').map((c) => [c.id, c.location, c.seats])).toEqual([[String(session.body.sessions[0].id), 'Dump room', '4']]);

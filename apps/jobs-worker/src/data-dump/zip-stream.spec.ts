@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { parseCsv, readZip } from '@lms/testing';
-import { csvField, csvLine } from './csv.js';
+import { readZip } from '@lms/testing';
 import { zipStream } from './zip-stream.js';
 
 async function collect(source: AsyncIterable<Uint8Array>): Promise<Buffer> {
@@ -36,16 +35,5 @@ describe('zipStream', () => {
       throw new Error('identity did not answer');
     }
     await expect(collect(zipStream([{ name: 'users.csv', data: failing() }]))).rejects.toThrow('identity did not answer');
-  });
-});
-
-describe('CSV', () => {
-  it('quotes what needs it, writes null as empty and arrays and objects as JSON, and parses back', () => {
-    expect(csvField(null)).toBe('');
-    expect(csvField(12)).toBe('12');
-    expect(csvField(false)).toBe('false');
-    expect(csvField(['a', 'b'])).toBe('"[""a"",""b""]"');
-    const values = ['plain', 'with, comma', 'with "quotes"', 'two\nlines', '', 'é'];
-    expect(parseCsv(csvLine(values))).toEqual([values]);
   });
 });

@@ -1,4 +1,4 @@
-import { ArrayMaxSize, IsArray, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 
 /**
  * The one generic dump subject pair every service with tables serves (platform `dumpModule`): the models it
@@ -13,6 +13,9 @@ export const DUMP_SERVICES = ['identity', 'catalog', 'scheduling'] as const;
 /** Most rows a page may ask for; a service may answer fewer (it also caps a page's size in bytes). */
 export const MAX_DUMP_PAGE = 10_000;
 
+/** `rows`: values in column order (DumpRowsReply); `csv`: the page already written as CSV lines (DumpCsvReply). */
+export const DUMP_FORMATS = ['rows', 'csv'] as const;
+export type DumpFormat = (typeof DUMP_FORMATS)[number];
 
 export interface DumpModelsReply {
   models: string[];
@@ -28,13 +31,27 @@ export class DumpRowsRequest {
 
   @IsInt() @Min(1) @Max(MAX_DUMP_PAGE)
   limit: number;
+
+  @IsOptional() @IsIn(DUMP_FORMATS)
+  format?: DumpFormat;
 }
 
-export interface DumpRowsReply {
+interface DumpPage {
   /** Column names, the CSV header. */
   columns: string[];
-  /** Values in column order: strings, numbers, booleans, null, or JSON for arrays and objects. */
-  rows: unknown[][];
   /** Where the next page starts; absent on the last page. */
   next?: string[];
+}
+
+export interface DumpRowsReply extends DumpPage {
+  /** Values in column order: strings, numbers, booleans, null, or JSON for arrays and objects. */
+  rows: unknown[][];
+}
+
+/**
+ * The page as CSV lines (no header), written by the service that read it: the rows cross the bus once as
+ * text instead of as JSON to be parsed and written again, which more than doubles a dump's rate.
+ */
+export interface DumpCsvReply extends DumpPage {
+  csv: string;
 }

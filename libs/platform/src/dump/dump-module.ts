@@ -1,9 +1,10 @@
 import { Controller, type DynamicModule, Inject, Module } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import { dumpSubjects, type DumpModelsReply, DumpRowsRequest, type DumpRowsReply, type RequestContext, type RpcRequest } from '@lms/contracts';
+import { type DumpCsvReply, dumpSubjects, type DumpModelsReply, DumpRowsRequest, type DumpRowsReply, type RequestContext, type RpcRequest } from '@lms/contracts';
 import { Database } from '../persistence/database.js';
 import { Handles } from '../rpc/handles.js';
 import { badRequest, forbidden, notFound } from '../rpc/rpc-errors.js';
+import { csvLine } from './csv.js';
 
 /** One table a service exports in the data dump: every column but `exclude`, the account's rows only. */
 export interface DumpTable {
@@ -22,6 +23,15 @@ const PAGE_BYTES = 512 * 1024;
 
 const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
+interface DumpColumn {
+  name: string;
+  /** information_schema's data_type. */
+  type: string;
+}
+
+const selectColumn = ({ name, type }: DumpColumn) =>
+  type === 'timestamp with time zone' ? `to_char(t.${quote(name)} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')` : `t.${quote(name)}`;
+
 /** The data dump is an administrator's: the caller context a job carries is its creator's. */
 function requireAdmin(ctx: RequestContext): void {
   if (!ctx.roles.includes('admin')) throw forbidden('DUMP_FORBIDDEN', 'Only an administrator may export the account.');
@@ -39,7 +49,7 @@ export function dumpModule(service: string, tables: DumpTable[]): DynamicModule 
 
   @Controller()
   class DumpHandlers {
-    private readonly columns = new Map<string, Promise<string[]>>();
+    private readonly columns = new Map<string, Promise<DumpColumn[]>>();
 
     constructor(@Inject(Database) private readonly db: Database) {}
 
@@ -50,46 +60,57 @@ export function dumpModule(service: string, tables: DumpTable[]): DynamicModule 
     }
 
     @Handles(subjects.rows, { body: DumpRowsRequest })
-    async rows(@Payload() { ctx, body }: RpcRequest<DumpRowsRequest>): Promise<DumpRowsReply> {
+    async rows(@Payload() { ctx, body }: RpcRequest<DumpRowsRequest>): Promise<DumpRowsReply | DumpCsvReply> {
       requireAdmin(ctx);
       const table = byModel.get(body.model);
       if (!table) throw notFound('DUMP_MODEL_NOT_FOUND', `${service} exports no model '${body.model}'.`);
       const key = table.key ?? ['id'];
       if (body.after && body.after.length !== key.length) throw badRequest('DUMP_CURSOR_INVALID', `a cursor of ${body.model} has ${key.length} values`);
       const columns = await this.columnsOf(table);
-      const from = `${quote(this.db.schema)}.${quote(table.table ?? table.model)}`;
-      const keyList = key.map(quote).join(', ');
+      const from = `${quote(this.db.schema)}.${quote(table.table ?? table.model)} t`;
+      const keyList = key.map((k) => `t.${quote(k)}`).join(', ');
       const params: unknown[] = [ctx.accountId, body.limit];
       const after = body.after ? ` AND (${keyList}) > (${body.after.map((_, i) => `$${i + 3}`).join(', ')})` : '';
       if (body.after) params.push(...body.after);
-      const found = (await this.db.manager.query(
-        `SELECT ${columns.map(quote).join(', ')}, ${key.map((k, i) => `${quote(k)}::text AS "__key${i}"`).join(', ')}
-         FROM ${from} WHERE account_id = $1${after} ORDER BY ${keyList} LIMIT $2`,
+      // Rows as arrays (the columns, then the key as text); instants written by Postgres as RFC 3339 UTC with
+      // milliseconds, as the API renders them, instead of parsed into Dates and formatted again.
+      const found = await this.db.queryArrays(
+        `SELECT ${columns.map(selectColumn).join(', ')}, ${key.map((k) => `t.${quote(k)}::text`).join(', ')}
+         FROM ${from} WHERE t.account_id = $1${after} ORDER BY ${keyList} LIMIT $2`,
         params,
-      )) as Record<string, unknown>[];
+      );
+      const width = columns.length;
+      const names = columns.map((c) => c.name);
+      const csv = body.format === 'csv';
       const rows: unknown[][] = [];
+      let text = '';
       let bytes = 0;
-      let last: Record<string, unknown> | undefined;
+      let taken = 0;
+      let last: unknown[] | undefined;
       for (const record of found) {
-        const row = columns.map((c) => record[c] ?? null);
-        bytes += JSON.stringify(row).length;
-        if (rows.length > 0 && bytes > PAGE_BYTES) break;
-        rows.push(row);
+        const row = record.slice(0, width);
+        const line = csv ? csvLine(row) : JSON.stringify(row);
+        bytes += line.length;
+        if (last && bytes > PAGE_BYTES) break;
+        if (csv) text += line;
+        else rows.push(row);
         last = record;
+        taken += 1;
       }
-      const more = rows.length < found.length || found.length === body.limit;
-      return { columns, rows, ...(more && last ? { next: key.map((_, i) => String(last[`__key${i}`])) } : {}) };
+      const more = taken < found.length || found.length === body.limit;
+      const next = more && last ? { next: last.slice(width).map(String) } : {};
+      return csv ? { columns: names, csv: text, ...next } : { columns: names, rows, ...next };
     }
 
-    private columnsOf(table: DumpTable): Promise<string[]> {
+    private columnsOf(table: DumpTable): Promise<DumpColumn[]> {
       let columns = this.columns.get(table.model);
       if (!columns) {
         columns = this.db.manager
-          .query(`SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2 ORDER BY ordinal_position`, [
+          .query(`SELECT column_name AS name, data_type AS type FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2 ORDER BY ordinal_position`, [
             this.db.schema,
             table.table ?? table.model,
           ])
-          .then((rows: { column_name: string }[]) => rows.map((r) => r.column_name).filter((c) => !(table.exclude ?? []).includes(c)));
+          .then((rows: DumpColumn[]) => rows.filter((c) => !(table.exclude ?? []).includes(c.name)));
         columns.catch(() => this.columns.delete(table.model));
         this.columns.set(table.model, columns);
       }
