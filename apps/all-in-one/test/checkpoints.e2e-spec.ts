@@ -5,6 +5,7 @@ import { type EnrollmentFixture, startEnrollmentFixture } from './enrollment-fix
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- specs read arbitrary JSON
 type Json = Record<string, any>;
 const APPROVALS = '/api/author/approvals';
+const UPLOAD_MAX_BYTES = 64 * 1024;
 
 describe('checkpoints as learners do them, end to end', () => {
   let f: EnrollmentFixture;
@@ -22,7 +23,7 @@ describe('checkpoints as learners do them, end to end', () => {
   const as = (user: TestUser) => f.admin.as(user.token);
 
   beforeAll(async () => {
-    f = await startEnrollmentFixture('e2e-checkpoints');
+    f = await startEnrollmentFixture('e2e-checkpoints', { UPLOAD_MAX_BYTES: String(UPLOAD_MAX_BYTES) });
   });
   afterAll(async () => {
     await f?.close();
@@ -123,6 +124,55 @@ describe('checkpoints as learners do them, end to end', () => {
     const ownApproval = (await as(adminLearner).post(`/api/learner/tasks/${own.id}/complete`, {})).body.enrollments[0].approval;
     expect((await as(adminLearner).post(`${APPROVALS}/${ownApproval.id}/approve`, {})).body.code).toBe('OWN_APPROVAL');
     expect((await f.admin.post(`${APPROVALS}/${ownApproval.id}/approve`, {})).status).toBe(200);
+  });
+
+  it('takes a file as evidence (multipart/form-data), served back at a signed URL; refuses what is not one file', async () => {
+    const t = await task({ requires_evidence: true });
+    const [learner, other] = [await f.newLearner(), await f.newLearner()];
+    const [e] = await enroll(t.id, [learner]);
+    const send = (user: TestUser, form: FormData | string, headers: Record<string, string> = {}) =>
+      fetch(`${f.t.system.url}/api/learner/tasks/${e.id}/evidence`, { method: 'POST', headers: { authorization: `Bearer ${user.token}`, ...headers }, body: form });
+    const form = (parts: Record<string, string | Blob>, fileName = 'shift notes.pdf') => {
+      const data = new FormData();
+      for (const [name, value] of Object.entries(parts)) {
+        if (typeof value === 'string') data.append(name, value);
+        else data.append(name, value, fileName);
+      }
+      return data;
+    };
+    const bytes = Buffer.from(Array.from({ length: 5_000 }, (_, i) => i % 251));
+
+    const res = await send(learner, form({ text: 'Signed by the shift lead', file: new Blob([bytes], { type: 'application/pdf' }) }));
+    const body = (await res.json()) as Json;
+    if (res.status !== 201) throw new Error(JSON.stringify(body));
+    expect([res.status, body.evidence[0]]).toEqual([201, { id: expect.any(Number), text: 'Signed by the shift lead', file_url: expect.stringMatching(/^\/files\/evidence\//), created_at: expect.any(String) }]);
+    const file = await fetch(`${f.t.system.url}${body.evidence[0].file_url}`);
+    expect(file.status).toBe(200);
+    expect(Buffer.from(await file.arrayBuffer()).equals(bytes)).toBe(true);
+    expect(file.headers.get('content-disposition')).toContain('shift notes.pdf');
+    // The author sees it on the enrollment, at a fresh URL; the evidence counts for completion.
+    const listed = (await f.author.get(`${TASKS}/${t.id}/enrollments`)).body.enrollments[0] as Json;
+    expect(listed.evidence).toEqual([expect.objectContaining({ text: 'Signed by the shift lead', file_url: expect.stringMatching(/^\/files\/evidence\//) })]);
+    expect((await as(learner).post(`/api/learner/tasks/${e.id}/complete`, {})).body.enrollments[0].state).toBe('complete');
+
+    // Refused, and nothing recorded: another learner's enrollment, too large, no file, two files, unknown fields, no boundary.
+    const [next] = await enroll((await task()).id, [learner]);
+    const to = (id: string) => (user: TestUser, data: FormData | string, headers: Record<string, string> = {}) =>
+      fetch(`${f.t.system.url}/api/learner/tasks/${id}/evidence`, { method: 'POST', headers: { authorization: `Bearer ${user.token}`, ...headers }, body: data });
+    const small = () => new Blob([Buffer.from('ok')], { type: 'text/plain' });
+    expect((await to(next.id)(other, form({ file: small() }))).status).toBe(404);
+    expect((await to(next.id)(learner, form({ file: new Blob([Buffer.alloc(UPLOAD_MAX_BYTES + 1)]) }))).status).toBe(413);
+    expect(((await (await to(next.id)(learner, form({ text: 'no file' }))).json()) as Json).code).toBe('MULTIPART_INVALID');
+    const two = form({ file: small() });
+    two.append('again', small(), 'b.txt');
+    expect((await to(next.id)(learner, two)).status).toBe(400);
+    expect((await to(next.id)(learner, form({ file: small(), note: 'x' }))).status).toBe(400);
+    expect((await to(next.id)(learner, 'x', { 'content-type': 'multipart/form-data' })).status).toBe(400);
+    const zip = await to(next.id)(learner, 'x', { 'content-type': 'application/zip' });
+    expect([zip.status, ((await zip.json()) as Json).code]).toEqual([415, 'UNSUPPORTED_MEDIA_TYPE']);
+    expect((await f.author.get(`${TASKS}/${next.task_id}/enrollments`)).body.enrollments[0].evidence).toEqual([]);
+    // JSON evidence still works on the same path.
+    expect((await as(learner).post(`/api/learner/tasks/${next.id}/evidence`, { evidence: { text: 'as JSON' } })).status).toBe(201);
   });
 
   it('decides an approval once under 20 concurrent decisions', async () => {

@@ -187,7 +187,7 @@ describe('every body route, as the original service’s clients send bodies (gat
   const bodySchemaOf = (route: RouteDefinition, method: string): Schema => {
     const operation = document.paths[route.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')][method.toLowerCase()];
     const content = (operation.requestBody as { content: Record<string, { schema: Schema }> }).content;
-    expect(Object.keys(content)).toEqual(['application/json', 'application/x-www-form-urlencoded']);
+    expect(Object.keys(content)).toEqual(['application/json', 'application/x-www-form-urlencoded', ...(route.upload?.contentTypes ?? [])]);
     return content['application/json'].schema;
   };
 

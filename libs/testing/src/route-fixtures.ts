@@ -86,6 +86,18 @@ async function registeredSession(ctx: FixtureContext): Promise<{ sessionId: stri
   if (res.status !== 204) throw new Error(`registering answered ${res.status}: ${res.text}`);
   return { sessionId };
 }
+async function importRun(ctx: FixtureContext): Promise<string> {
+  const id = createdId(await ctx.admin.post('/api/admin/import_profile/run?dry_run=true'), 'an import run');
+  for (let waited = 0; waited < 30_000; waited += 100) {
+    const status = (await ctx.admin.get(`/api/admin/import_profile/runs/${id}`)).body?.import_runs?.[0]?.status;
+    if (status === 'complete' || status === 'failed') return id;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`import run ${id} did not finish`);
+}
+/** A fresh sub-account of the account to clone: one clone of a source runs at a time (409 otherwise). */
+const cloneSource = async (ctx: FixtureContext) =>
+  Number((await queryDatabase<{ id: number }>(ctx.factory.databaseUrl, 'INSERT INTO identity.sub_accounts (account_id, name) VALUES ($1, $2) RETURNING id', [ctx.accountId, unique('division')]))[0].id);
 const group = async (ctx: FixtureContext) => createdId(await ctx.admin.post('/api/author/groups', { groups: [{ name: unique('group') }] }), 'a group');
 
 /**
@@ -103,6 +115,19 @@ export const PARAM_FIXTURES: Record<string, ParamFixture> = {
   'tasks/:id': { tenant: true, create: authored('/api/author/tasks') },
   'programs/:id': { tenant: true, create: authored('/api/author/programs') },
   'groups/:id': { tenant: true, create: group },
+  // A clone that has finished: one still running changes state by itself between two reads.
+  'clone_objects/:id': {
+    tenant: true,
+    create: async (ctx) => {
+      const id = createdId(await ctx.admin.post('/api/admin/clone_objects', await BODY_FIXTURES['POST /api/admin/clone_objects'](ctx, {})), 'a clone object');
+      for (let i = 0; i < 300; i += 1) {
+        const state = (await ctx.admin.get(`/api/admin/clone_objects/${id}`)).body?.clone_objects?.[0]?.state;
+        if (state === 'complete' || state === 'failed') return id;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      throw new Error(`clone object ${id} did not finish`);
+    },
+  },
   'groups/:group_id': { tenant: true, create: group },
   'learners/:id': {
     tenant: true,
@@ -114,6 +139,8 @@ export const PARAM_FIXTURES: Record<string, ParamFixture> = {
     },
   },
   'users/:id': { tenant: true, create: learner },
+  // The welcome message's recipient (POST /api/author/notifications/:user_id/welcome).
+  'notifications/:user_id': { tenant: true, create: learner },
   'api_tokens/:id': {
     tenant: true,
     create: async (ctx) => createdId(await ctx.admin.post('/api/admin/api_tokens', { api_token: { user_id: await learner(ctx), name: unique('token') } }), 'an API token'),
@@ -203,6 +230,11 @@ export const PARAM_FIXTURES: Record<string, ParamFixture> = {
     tenant: true,
     create: async (ctx) => createdId(await ctx.admin.post('/api/author/tasks', { tasks: [{ title: unique('task'), is_published: true, open_enrollment: true }] }), 'an open task'),
   },
+  // A users download of the owning account's first administrator, done (its state no longer changes):
+  // every other caller of the account is not its creator (403), another account's gets 404.
+  'downloads/:id': { tenant: true, create: async (ctx) => finishedDownload(ctx) },
+  // Each account has the same two reports, over its own data.
+  'reports/:id': { tenant: false, create: async () => 'QuizReport' },
   'open_programs/:open_program_id': {
     tenant: true,
     create: async (ctx) => {
@@ -211,7 +243,20 @@ export const PARAM_FIXTURES: Record<string, ParamFixture> = {
       return createdId(await ctx.admin.post('/api/author/programs', { programs: [program] }), 'an open program');
     },
   },
+  // An import run: a dry run of the account's profile (it fails at once without a csv_url, and is a run all the
+  // same), finished before it is handed out, so a spec reading it twice reads the same record.
+  'runs/:id': { tenant: true, create: importRun },
 };
+
+/** A users CSV download made by the owning account's administrator, once its worker is done with it. */
+async function finishedDownload(ctx: FixtureContext): Promise<string> {
+  const id = createdId(await ctx.admin.post('/api/downloads', { download: { download_type: 'users' } }), 'a download');
+  for (const until = Date.now() + 30_000; Date.now() < until; await new Promise((r) => setTimeout(r, 100))) {
+    const res = await ctx.admin.get(`/api/downloads/${id}`);
+    if (res.body?.download?.state === 'done') return id;
+  }
+  throw new Error(`download ${id} was not done within 30 s`);
+}
 
 const ltiItem = () => ({ title: unique('lti'), launch_url: 'https://tool.example.test/launch', consumer_key: unique('key'), consumer_secret: unique('secret') });
 
@@ -257,8 +302,14 @@ export const BODY_FIXTURES: Record<string, (ctx: FixtureContext, ids: Record<str
   'POST /api/author/live_course_sessions/:live_course_session_id/waitlist_enrollments': async (ctx, ids) => ({ user_id: await enrolledLearner(ctx, sessionCourse.get(ids.live_course_session_id) ?? '0') }),
   'PATCH /api/author/live_course_sessions/:live_course_session_id/registrations/:id': async () => ({ live_course_session_registration: { marked_complete_at: '2030-01-01T10:00:00Z' } }),
   'PUT /api/author/live_course_sessions/:live_course_session_id/registrations/:id': async () => ({ live_course_session_registration: { marked_complete_at: null } }),
+  // Course enrollments of a course the author (the caller playing the author) made: every download type is an administrator's or an author's.
+  'POST /api/downloads': async (ctx) => ({
+    download: { download_type: 'course_enrollments', info: { course_template_id: Number(await createThrough(ctx, ctx.author ?? ctx.admin, '/api/author/course_templates')) } },
+  }),
   'POST /api/admin/api_tokens': async (ctx) => ({ api_token: { user_id: await learner(ctx), name: unique('token') } }),
   'POST /api/author/groups/:group_id/learners': async (ctx) => ({ users: [{ user_id: Number(await learner(ctx)) }] }),
+  // A clone of a fresh sub-account into a fresh subdomain.
+  'POST /api/admin/clone_objects': async (ctx) => ({ clone_objects: [{ source_id: await cloneSource(ctx), source_type: 'SubAccount', options: { subdomain: unique('clone'), name: unique('Clone') } }] }),
 };
 
 /**

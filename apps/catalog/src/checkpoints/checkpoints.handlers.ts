@@ -12,6 +12,7 @@ import {
   type ListEnrollmentsQuery,
   type RequestContext,
   type RpcRequest,
+  type UploadRequestBody,
 } from '@lms/contracts';
 import { Handles, paged, reply } from '@lms/platform';
 import type { Enrollment } from '../enrollments/enrollment.entity.js';
@@ -36,8 +37,9 @@ export class CheckpointsHandlers {
   }
 
   @Handles(S.evidence)
-  async evidence(@Payload() { ctx, params, body }: RpcRequest<CreateEvidenceBody, object, CheckpointEnrollmentParams>) {
-    return reply(envelope('evidence', [await this.checkpoints.addEvidence(ctx, params.enrollment_id, body.evidence.text)]), { status: 201 });
+  async evidence(@Payload() { ctx, params, body }: RpcRequest<CreateEvidenceBody | UploadRequestBody, object, CheckpointEnrollmentParams>) {
+    const evidence = 'upload' in body ? await this.checkpoints.addEvidenceFile(ctx, params.enrollment_id, body) : await this.checkpoints.addEvidence(ctx, params.enrollment_id, body.evidence.text);
+    return reply(envelope('evidence', [evidence]), { status: 201 });
   }
 
   @Handles(S.complete)

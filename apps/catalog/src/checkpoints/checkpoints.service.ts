@@ -1,7 +1,24 @@
-import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
 import { In } from 'typeorm';
-import { type ApprovalView, type EnrollmentEntry, type EvidenceView, type ListApprovalsQuery, type ListEnrollmentsQuery, pageWindow, type RequestContext } from '@lms/contracts';
-import { badRequest, conflict, Database, forbidden, InjectTenantRepository, isUniqueViolation, notFound, type TenantRepository } from '@lms/platform';
+import { type ApprovalView, type EnrollmentEntry, type EvidenceView, type ListApprovalsQuery, type ListEnrollmentsQuery, pageWindow, type RequestContext, type UploadRequestBody } from '@lms/contracts';
+import {
+  badRequest,
+  conflict,
+  createFileStore,
+  Database,
+  type FileStore,
+  forbidden,
+  InjectTenantRepository,
+  isUniqueViolation,
+  MESSAGE_BUS,
+  type MessageBus,
+  notFound,
+  RUNTIME,
+  type Runtime,
+  signFileUrl,
+  type TenantRepository,
+} from '@lms/platform';
 import { IdentityDirectory } from '../directory/identity-directory.js';
 import { EnrollmentLifecycle } from '../enrollments/enrollment-lifecycle.service.js';
 import { Enrollment } from '../enrollments/enrollment.entity.js';
@@ -27,7 +44,10 @@ export const toApprovalView = (a: CheckpointApproval): ApprovalView => ({
   decided_at: a.decidedAt?.toISOString() ?? null,
 });
 
-const toEvidenceView = (e: CheckpointEvidence): EvidenceView => ({ id: e.id, text: e.text, file_url: null, created_at: e.createdAt.toISOString() });
+const evidenceEmpty = () => badRequest('EVIDENCE_EMPTY', 'Evidence needs a text or a file.');
+const uploadGone = () => badRequest('UPLOAD_GONE', 'The uploaded file is gone; send it again.');
+/** The longest text a multipart evidence may carry beside its file, as the JSON text's limit. */
+const EVIDENCE_TEXT_MAX = 20_000;
 
 /**
  * Checkpoints as learners do them (issue 22; docs/catalog.md "Checkpoints"): enrollments in tasks (the
@@ -44,7 +64,21 @@ export class CheckpointsService {
     @InjectTenantRepository(Task) private readonly tasks: TenantRepository<Task>,
     @InjectTenantRepository(CheckpointEvidence) private readonly evidence: TenantRepository<CheckpointEvidence>,
     @InjectTenantRepository(CheckpointApproval) private readonly approvals: TenantRepository<CheckpointApproval>,
-  ) {}
+    @Inject(RUNTIME) private readonly runtime: Runtime,
+    @Inject(MESSAGE_BUS) bus: MessageBus,
+  ) {
+    this.files = createFileStore(runtime.config, bus, { writer: true });
+    this.uploads = createFileStore(runtime.config, bus, { writer: false, bucket: 'UPLOADS' });
+  }
+
+  private readonly files: FileStore;
+  private readonly uploads: FileStore;
+
+  /** Evidence as its readers see it: a file as a fresh signed URL (5 minutes) named as it was uploaded. */
+  private toEvidenceView(e: CheckpointEvidence): EvidenceView {
+    const fileUrl = e.fileKey ? signFileUrl(this.runtime.config.fileUrlSigningKey, e.fileKey, e.fileName ?? 'evidence') : null;
+    return { id: e.id, text: e.text, file_url: fileUrl, created_at: e.createdAt.toISOString() };
+  }
 
   async list(ctx: RequestContext, taskId: number, query: ListEnrollmentsQuery): Promise<[Enrollment[], number]> {
     this.enrollments.assertMayManage(ctx);
@@ -74,18 +108,44 @@ export class CheckpointsService {
     ]);
     const latest = new Map(approvals.map((a) => [a.enrollmentId, a]));
     const byEnrollment = new Map<number, EvidenceView[]>();
-    for (const e of evidence) byEnrollment.set(e.enrollmentId, [...(byEnrollment.get(e.enrollmentId) ?? []), toEvidenceView(e)]);
+    for (const e of evidence) byEnrollment.set(e.enrollmentId, [...(byEnrollment.get(e.enrollmentId) ?? []), this.toEvidenceView(e)]);
     return { approvals: latest, evidence: byEnrollment };
   }
 
-  /** The caller adds evidence to their own open checkpoint enrollment; it starts the enrollment. */
+  /**
+   * The caller adds evidence to their own open checkpoint enrollment: a text, or a file (a multipart upload the
+   * gateway staged) with an optional text. It starts the enrollment.
+   */
   async addEvidence(ctx: RequestContext, enrollmentId: number, text: string): Promise<EvidenceView> {
+    return this.recordEvidence(ctx, enrollmentId, { text });
+  }
+
+  async addEvidenceFile(ctx: RequestContext, enrollmentId: number, { upload, fields }: UploadRequestBody): Promise<EvidenceView> {
+    const text = fields?.text?.trim() ? fields.text : null;
+    if (text !== null && text.length > EVIDENCE_TEXT_MAX) throw badRequest('EVIDENCE_TEXT_TOO_LONG', `The evidence text is longer than ${EVIDENCE_TEXT_MAX} characters.`);
+    if (upload.size === 0 && text === null) throw evidenceEmpty();
+    // Refused before the file is copied: another learner's enrollment, or a complete one, keeps nothing.
+    const e = await this.db.transaction(() => this.own(ctx, enrollmentId));
+    if (e.state === 'complete') throw alreadyComplete(enrollmentId);
+    const opened = await this.uploads.open(upload.key);
+    if (!opened) throw uploadGone();
+    const key = `evidence/${ctx.accountId}/${enrollmentId}/${randomUUID()}`;
+    await this.files.put(key, opened.stream);
+    try {
+      return await this.recordEvidence(ctx, enrollmentId, { text, fileKey: key, fileName: upload.name ?? 'evidence' });
+    } catch (err) {
+      await this.files.delete(key).catch(() => undefined);
+      throw err;
+    }
+  }
+
+  private recordEvidence(ctx: RequestContext, enrollmentId: number, evidence: Pick<CheckpointEvidence, 'text'> & Partial<Pick<CheckpointEvidence, 'fileKey' | 'fileName'>>): Promise<EvidenceView> {
     return this.db.transaction(async () => {
       const e = await this.own(ctx, enrollmentId);
       if (e.state === 'complete') throw alreadyComplete(enrollmentId);
-      const row = await this.evidence.insert(ctx, { enrollmentId, userId: ctx.userId, text });
+      const row = await this.evidence.insert(ctx, { enrollmentId, userId: ctx.userId, ...evidence });
       await this.lifecycle.moveCheckpoint(ctx, e, 'active');
-      return toEvidenceView(row);
+      return this.toEvidenceView(row);
     });
   }
 

@@ -38,14 +38,15 @@ export class RouteForwarder {
 
   async handle(route: RouteDefinition, principal: Principal, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const file = this.uploads.take(route, request);
-    const input = await readInput(route, request);
+    // An upload carries no JSON body to check, also on a route that takes one as the alternative.
+    const input = await readInput(file && route.body ? { ...route, body: undefined } : route, request);
     if (!file) return this.forward(route, principal, request, reply, input);
     // Read only once the rest of the request is valid; deleted once the service has taken what it keeps.
-    const upload = await this.uploads.stage(file, request);
+    const staged = await this.uploads.stage(route, file, request);
     try {
-      return await this.forward(route, principal, request, reply, { ...input, body: { upload } });
+      return await this.forward(route, principal, request, reply, { ...input, body: staged });
     } finally {
-      await this.uploads.discard(upload.key);
+      await this.uploads.discard(staged.upload.key);
     }
   }
 

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { Inject, Injectable } from '@nestjs/common';
-import type { RouteDefinition, UploadedFile } from '@lms/contracts';
+import type { RouteDefinition, UploadedFile, UploadRequestBody } from '@lms/contracts';
+import busboy from 'busboy';
 import { createFileStore, type FileStore } from '@lms/platform';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { GATEWAY_DEPS, type GatewayDeps } from '../gateway-deps.js';
@@ -33,6 +34,13 @@ export function acceptUploads(fastify: FastifyInstance, routes: RouteDefinition[
   fastify.addContentTypeParser('text/plain', { parseAs: 'string' }, (_request, body, done) => done(null, new TextBody(body as string)));
 }
 
+const MULTIPART = 'multipart/form-data';
+/** Text fields a multipart upload may carry beside its file, and the longest one. */
+const MULTIPART_FIELDS = 10;
+const MULTIPART_FIELD_BYTES = 32 * 1024;
+
+const badMultipart = (detail: string) => new ProblemError(400, 'MULTIPART_INVALID', `The multipart/form-data body is not one file and some text fields: ${detail}.`);
+
 const tooLarge = (limit: number) => new ProblemError(413, 'UPLOAD_TOO_LARGE', `The file is larger than ${limit} bytes (UPLOAD_MAX_BYTES).`);
 
 /**
@@ -56,33 +64,101 @@ export class Uploads {
       return undefined;
     }
     if (!(body instanceof UploadBody)) {
+      if (route.upload.orJson && !(body instanceof TextBody)) return undefined;
       throw new ProblemError(415, 'UNSUPPORTED_MEDIA_TYPE', `Send the file as the request body with Content-Type ${route.upload.contentTypes[0]}.`);
+    }
+    if (!route.upload.contentTypes.includes(body.contentType)) {
+      throw new ProblemError(415, 'UNSUPPORTED_MEDIA_TYPE', `This endpoint takes ${[...route.upload.contentTypes, ...(route.upload.orJson ? ['application/json'] : [])].join(' or ')}, not ${body.contentType}.`);
     }
     // What the route's input validation sees: no JSON body.
     request.body = undefined;
     return body;
   }
 
-  async stage(upload: UploadBody, request: FastifyRequest): Promise<UploadedFile> {
+  /** Streams the upload into the UPLOADS bucket: the body itself, or the one file part of a multipart body and its text fields. */
+  async stage(route: RouteDefinition, upload: UploadBody, request: FastifyRequest): Promise<UploadRequestBody> {
     const limit = this.deps.runtime.config.uploadMaxBytes;
     const declared = Number(request.headers['content-length']);
     if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
+    if (upload.contentType === MULTIPART) return this.stageParts(upload, request, limit, new Set(route.upload?.fields ?? []));
+    return { upload: await this.put(upload.stream, upload.contentType, limit) };
+  }
+
+  private async put(stream: Readable, contentType: string, limit: number, name?: string): Promise<UploadedFile> {
     const key = `uploads/${randomUUID()}`;
     let size = 0;
-    async function* counted(stream: Readable): AsyncIterable<Uint8Array> {
-      for await (const chunk of stream) {
+    async function* counted(source: Readable): AsyncIterable<Uint8Array> {
+      for await (const chunk of source) {
         size += (chunk as Buffer).length;
         if (size > limit) throw tooLarge(limit);
         yield chunk as Buffer;
       }
     }
     try {
-      await this.files.put(key, counted(upload.stream));
+      await this.files.put(key, counted(stream));
     } catch (err) {
       await this.discard(key);
       throw err;
     }
-    return { key, size, content_type: upload.contentType };
+    return { key, size, content_type: contentType, ...(name ? { name } : {}) };
+  }
+
+  /**
+   * A multipart/form-data body: exactly one file part, streamed as it arrives (never held whole), and up to
+   * MULTIPART_FIELDS short text fields the route names. Anything else is a 400 and leaves nothing staged.
+   */
+  private stageParts(upload: UploadBody, request: FastifyRequest, limit: number, known: Set<string>): Promise<UploadRequestBody> {
+    return new Promise((resolve, reject) => {
+      let parser: busboy.Busboy;
+      try {
+        parser = busboy({ headers: request.headers, limits: { files: 1, fields: MULTIPART_FIELDS, parts: MULTIPART_FIELDS + 1, fieldSize: MULTIPART_FIELD_BYTES } });
+      } catch {
+        reject(badMultipart('the Content-Type has no multipart boundary'));
+        return;
+      }
+      const fields: Record<string, string> = {};
+      let file: Promise<UploadedFile> | undefined;
+      let part: Readable | undefined;
+      let failure: ProblemError | undefined;
+      const fail = (problem: ProblemError) => {
+        failure ??= problem;
+        if (part && !part.readableEnded) part.destroy(new Error('upload refused')); // its store write fails and is discarded
+        upload.stream.unpipe(parser);
+        upload.stream.resume(); // read the rest, so the answer reaches the client
+        void finish();
+      };
+      const finish = async () => {
+        const staged = await file?.catch((err: unknown) => {
+          failure ??= err instanceof ProblemError ? err : badMultipart('the file part could not be read');
+          return undefined;
+        });
+        if (failure || !staged) {
+          if (staged) await this.discard(staged.key);
+          reject(failure ?? badMultipart('the body has no file part'));
+          return;
+        }
+        resolve({ upload: staged, fields });
+      };
+      parser.on('field', (name, value, info) => {
+        if (!known.has(name)) fail(badMultipart(`unknown field '${name.slice(0, 64)}'${known.size ? ` (fields: ${[...known].join(', ')})` : ''}`));
+        else if (info.nameTruncated || info.valueTruncated) fail(badMultipart(`the field '${name.slice(0, 64)}' is longer than ${MULTIPART_FIELD_BYTES} bytes`));
+        else fields[name] = value;
+      });
+      parser.on('file', (_field, stream, info) => {
+        const name = info.filename ? info.filename.split(/[\\/]/).pop()!.slice(0, 255) : undefined;
+        part = stream;
+        stream.on('error', () => undefined); // reaches the store's write, which fails and is discarded
+        file = this.put(stream, info.mimeType || 'application/octet-stream', limit, name);
+        // A failed store stops reading the part; the rest of the body is drained by `fail`.
+        file.catch((err: unknown) => fail(err instanceof ProblemError ? err : badMultipart('the file part could not be read')));
+      });
+      parser.on('filesLimit', () => fail(badMultipart('send one file part')));
+      parser.on('fieldsLimit', () => fail(badMultipart(`send at most ${MULTIPART_FIELDS} fields`)));
+      parser.on('partsLimit', () => fail(badMultipart(`send one file part and at most ${MULTIPART_FIELDS} fields`)));
+      parser.on('error', () => fail(badMultipart('the multipart body is malformed')));
+      parser.on('close', () => void finish());
+      upload.stream.pipe(parser);
+    });
   }
 
   async discard(key: string): Promise<void> {

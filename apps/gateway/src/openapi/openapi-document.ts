@@ -1,5 +1,5 @@
 import { STATUS_CODES } from 'node:http';
-import { DEFAULT_PER_PAGE, type HttpMethod, type JsonSchema, type ResponseShape, type RouteDefinition } from '@lms/contracts';
+import { DEFAULT_PER_PAGE, type HttpMethod, type JsonSchema, type ResponseShape, type RouteDefinition, type RouteUpload } from '@lms/contracts';
 import { AS_USER_PARAM, takesAsUser } from '../auth/masquerade.js';
 import { FORM_CONTENT_TYPE } from '../http/compat-input.js';
 import { PROBLEM_CONTENT_TYPE } from '../http/problem.js';
@@ -114,6 +114,18 @@ function requestBody(schema: JsonSchema, fields: string[]): JsonSchema {
   };
 }
 
+/** A route's request body: its DTO's (`body`), an upload's (the file, or a multipart form of one `file` and text fields), or either with `orJson`. */
+function uploadBody(upload: RouteUpload | undefined, body: JsonSchema | undefined): JsonSchema | undefined {
+  if (!upload) return body;
+  const content: Record<string, JsonSchema> = upload.orJson && body ? { ...(body.content as Record<string, JsonSchema>) } : {};
+  for (const type of upload.contentTypes) {
+    content[type] = type === 'multipart/form-data'
+      ? { schema: { type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary' }, ...Object.fromEntries((upload.fields ?? []).map((f) => [f, { type: 'string' }])) } } }
+      : { schema: { type: 'string', format: 'binary' } };
+  }
+  return { ...(upload.orJson && body ? body : {}), required: true, content };
+}
+
 /**
  * OpenAPI 3.1 built from the route table, the same one the gateway serves: the document cannot drift
  * from the routes. Request schemas come from the DTOs' class-validator decorators.
@@ -176,9 +188,9 @@ export function buildOpenApiDocument(routes: RouteDefinition[], info: OpenApiInf
         description: `Audience: ${route.audience}${route.roles?.length ? `; requires role ${route.roles.join(' or ')}` : ''}.`,
         parameters: parameters(route),
         ...(route.deprecated ? { deprecated: true } : {}),
-        ...(route.body ? { requestBody: requestBody(dtos.ref(route.body), Object.keys(properties(dtos.inline(route.body)))) } : {}),
-        // An upload route takes the file itself as the body (a SCORM package), streamed, not JSON.
-        ...(route.upload ? { requestBody: { required: true, content: Object.fromEntries(route.upload.contentTypes.map((type) => [type, { schema: { type: 'string', format: 'binary' } }])) } } : {}),
+        // An upload route takes the file itself as the body (a SCORM package), streamed, or a multipart form with one
+        // file part; with `orJson`, its JSON (or form) body as the alternative.
+        ...(route.body || route.upload ? { requestBody: uploadBody(route.upload, route.body && requestBody(dtos.ref(route.body), Object.keys(properties(dtos.inline(route.body))))) } : {}),
         responses: {
           ...successResponses(route, method),
           ...Object.fromEntries(errors.map((status) => [String(status), ref('responses', `Problem${status}`)])),

@@ -20,8 +20,9 @@ export const CATALOG_CHECKPOINT_ROUTES = [
   }),
   defineRoute({
     method: 'POST', path: '/api/learner/tasks/:enrollment_id/evidence', subject: S.evidence, status: 201,
-    summary: "The caller adds evidence to their open checkpoint enrollment: `{\"evidence\": {\"text\": ...}}`",
+    summary: "The caller adds evidence to their open checkpoint enrollment: `{\"evidence\": {\"text\": ...}}` as JSON, or a `file` (and an optional `text`) as multipart/form-data, up to UPLOAD_MAX_BYTES",
     params: CheckpointEnrollmentParams, body: CreateEvidenceBody, response: { kind: 'envelope', key: 'evidence', item: EVIDENCE_SCHEMA },
+    upload: { contentTypes: ['multipart/form-data'], fields: ['text'], orJson: true },
   }),
   defineRoute({
     method: 'POST', path: '/api/learner/tasks/:enrollment_id/complete', subject: S.complete, status: 200,

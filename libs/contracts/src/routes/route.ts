@@ -73,9 +73,18 @@ export interface RouteSpec {
   deprecated?: RouteDeprecation;
   /**
    * The request body is a file of one of these types, not JSON: the gateway streams it into the file store
-   * (up to UPLOAD_MAX_BYTES, else 413) and the service receives `body: { upload: UploadedFile }`.
+   * (up to UPLOAD_MAX_BYTES, else 413) and the service receives `body: UploadRequestBody`. A
+   * `multipart/form-data` body carries one file part, streamed the same way, and the text `fields` named
+   * here beside it (any other is a 400). With `orJson` the route also takes its `body` DTO as JSON
+   * (evidence: text, or a file).
    */
-  upload?: { contentTypes: string[] };
+  upload?: RouteUpload;
+}
+
+export interface RouteUpload {
+  contentTypes: string[];
+  fields?: string[];
+  orJson?: boolean;
 }
 
 export interface RouteDeprecation {
