@@ -1,0 +1,72 @@
+import { Injectable } from '@nestjs/common';
+import type { ExportPage, RequestContext } from '@lms/contracts';
+import { Database, notFound } from '@lms/platform';
+import { cursorOf, exportPage } from './export-page.js';
+
+export const QUIZ_REPORT_COLUMNS = {
+  course_template_id: 'Integer', course_title: 'String', quiz: 'String', quiz_type: 'String', interval_days: 'Integer',
+  attempts: 'Integer', completed: 'Integer', average_score: 'Float', pass_rate: 'Float',
+};
+
+/**
+ * The QuizReport's rows (docs/jobs.md "Admin reports"), from the quiz data the catalog records:
+ * - a course's retain quiz of each interval (`retain_quizzes`, made when an enrollment completes):
+ *   attempts = quizzes started or ended, completed = ended, average_score over ended quizzes with a score,
+ *   pass_rate = share of those at or above the course's `passing_threshold` (null without one);
+ * - a SCORM course's package (`scorm_registrations`, one per attempt): attempts = registrations with at
+ *   least one commit, completed = completed ones, average_score over the scores reported (percent), pass_rate
+ *   = `success_status` passed among passed and failed, or, without a status, score against the threshold.
+ * Quiz slides are not counted: no feature records a learner's answers to them yet.
+ * Rows are in (course, retain before SCORM, interval) order; the cursor is those three.
+ */
+@Injectable()
+export class QuizReportService {
+  constructor(private readonly db: Database) {}
+
+  async page(ctx: RequestContext, options: { courseTemplateId?: number; after?: string; limit: number }): Promise<ExportPage> {
+    const s = `"${this.db.schema}"`;
+    if (options.courseTemplateId !== undefined) {
+      const [course] = (await this.db.manager.query(`SELECT id FROM ${s}.course_templates WHERE account_id = $1 AND id = $2`, [ctx.accountId, options.courseTemplateId])) as unknown[];
+      if (!course) throw notFound('COURSE_TEMPLATE_NOT_FOUND', `No course template ${options.courseTemplateId} in this account.`);
+    }
+    const after = cursorOf(options.after, 3) ?? [0, 0, -2];
+    const found = (await this.db.manager.query(
+      `WITH quizzes AS (
+         SELECT q.course_template_id, 1 AS kind, q.interval_days,
+                count(*) FILTER (WHERE q.started_at IS NOT NULL OR q.ended_at IS NOT NULL) AS attempts,
+                count(*) FILTER (WHERE q.ended_at IS NOT NULL) AS completed,
+                avg(q.score) FILTER (WHERE q.ended_at IS NOT NULL) AS average_score,
+                count(*) FILTER (WHERE q.ended_at IS NOT NULL AND q.score >= c.passing_threshold) AS passed,
+                count(*) FILTER (WHERE q.ended_at IS NOT NULL AND q.score IS NOT NULL AND c.passing_threshold IS NOT NULL) AS judged
+           FROM ${s}.retain_quizzes q
+           JOIN ${s}.course_templates c ON c.account_id = q.account_id AND c.id = q.course_template_id
+          WHERE q.account_id = $1 AND ($2::int IS NULL OR q.course_template_id = $2)
+          GROUP BY q.course_template_id, q.interval_days
+         UNION ALL
+         SELECT r.course_template_id, 2 AS kind, NULL AS interval_days,
+                count(*) FILTER (WHERE r.commits > 0),
+                count(*) FILTER (WHERE r.completed_at IS NOT NULL),
+                avg(r.score),
+                count(*) FILTER (WHERE r.success_status = 'passed' OR (r.success_status IS NULL AND r.score >= c.passing_threshold)),
+                count(*) FILTER (WHERE r.success_status IN ('passed', 'failed') OR (r.success_status IS NULL AND r.score IS NOT NULL AND c.passing_threshold IS NOT NULL))
+           FROM ${s}.scorm_registrations r
+           JOIN ${s}.course_templates c ON c.account_id = r.account_id AND c.id = r.course_template_id
+          WHERE r.account_id = $1 AND ($2::int IS NULL OR r.course_template_id = $2)
+          GROUP BY r.course_template_id)
+       SELECT q.course_template_id, c.title AS course_title,
+              CASE q.kind WHEN 1 THEN 'Retain quiz, day ' || q.interval_days ELSE 'SCORM package' END AS quiz,
+              CASE q.kind WHEN 1 THEN 'retain_quiz' ELSE 'scorm' END AS quiz_type,
+              q.interval_days, q.attempts::int AS attempts, q.completed::int AS completed,
+              round(q.average_score::numeric, 2)::float8 AS average_score,
+              CASE WHEN q.judged = 0 THEN NULL ELSE round(q.passed::numeric / q.judged, 4)::float8 END AS pass_rate,
+              q.course_template_id || '.' || q.kind || '.' || coalesce(q.interval_days, -1) AS __key
+         FROM quizzes q
+         JOIN ${s}.course_templates c ON c.account_id = $1 AND c.id = q.course_template_id
+        WHERE (q.course_template_id, q.kind, coalesce(q.interval_days, -1)) > ($3, $4, $5)
+        ORDER BY q.course_template_id, q.kind, coalesce(q.interval_days, -1)
+        LIMIT $6`,
+      [ctx.accountId, options.courseTemplateId ?? null, after[0], after[1], after[2], options.limit],
+    )) as Record<string, unknown>[];
+    return exportPage(QUIZ_REPORT_COLUMNS, found, options.limit);
+  }
+}
