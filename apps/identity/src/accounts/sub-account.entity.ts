@@ -19,6 +19,18 @@ export class SubAccount {
   @Column({ name: 'locked_attributes', type: 'text', array: true, default: () => "'{}'" })
   lockedAttributes: string[];
 
+  /** Set on sub-accounts made by a clone (docs/jobs.md "Sub-account clones"); unique with the accounts' subdomains. */
+  @Column({ type: 'text', nullable: true })
+  subdomain: string | null;
+
+  /** The clone that made it, if one did. */
+  @Column({ name: 'clone_id', type: 'uuid', nullable: true })
+  cloneId: string | null;
+
+  /** Hidden while its clone runs: shown once the clone is complete, removed if it fails. */
+  @Column({ type: 'boolean', default: false })
+  cloning: boolean;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 }

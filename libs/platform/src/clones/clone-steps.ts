@@ -1,0 +1,155 @@
+import type { EntityManager, QueryRunner } from 'typeorm';
+import type { Database } from '../persistence/database.js';
+import { conflict, DomainError } from '../rpc/rpc-errors.js';
+
+/**
+ * A sub-account clone's steps as each service keeps them (docs/jobs.md "Sub-account clones"). Every step is
+ * keyed by the clone's id: `clone_steps` records that the step was done (with its answer) or undone, and
+ * `clone_copies` which rows the step made, so
+ * - a redelivered step answers what the first one did and copies nothing twice;
+ * - compensation removes exactly the step's copies, and a step arriving after its compensation (a request
+ *   that outlived its caller's timeout) is refused instead of copying again.
+ * Both run under a transaction-scoped advisory lock on the clone id, so a step and its undo never interleave.
+ */
+export async function cloneStepTablesUp(q: QueryRunner, schema: string): Promise<void> {
+  await q.query(`
+    CREATE TABLE "${schema}".clone_steps (
+      clone_id uuid PRIMARY KEY,
+      account_id integer NOT NULL,
+      state text NOT NULL CHECK (state IN ('done', 'undone')),
+      result jsonb NOT NULL DEFAULT '{}',
+      updated_at timestamptz NOT NULL DEFAULT now()
+    )`);
+  await q.query(`
+    CREATE TABLE "${schema}".clone_copies (
+      account_id integer NOT NULL,
+      clone_id uuid NOT NULL,
+      kind text NOT NULL,
+      source_id integer NOT NULL,
+      copy_id integer NOT NULL,
+      PRIMARY KEY (clone_id, kind, source_id)
+    )`);
+  await q.query(`CREATE INDEX clone_copies_account ON "${schema}".clone_copies (account_id, clone_id)`);
+}
+
+export async function cloneStepTablesDown(q: QueryRunner, schema: string): Promise<void> {
+  await q.query(`DROP TABLE "${schema}".clone_copies`);
+  await q.query(`DROP TABLE "${schema}".clone_steps`);
+}
+
+/** Postgres errors that are worth another try later: serialization, deadlock, connection, shutdown, resources. */
+const TRANSIENT_SQLSTATE = /^(40001|40P01|08...|57P..|53...)$/;
+
+function sqlState(err: unknown): string | undefined {
+  const code = (err as { code?: unknown; driverError?: { code?: unknown } })?.driverError?.code ?? (err as { code?: unknown })?.code;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
+}
+
+/**
+ * Locks the clone id in this service for the rest of the transaction. The key names the schema: advisory locks
+ * are the database's, and in one database (the embedded default) identity's step must not wait for catalog's.
+ */
+const lockClone = (db: Database, manager: EntityManager, cloneId: string) => manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`clone:${db.schema}:${cloneId}`]);
+
+/**
+ * Runs `work` once per clone id, in one transaction with the record of it: all of the step's copies commit,
+ * or none. A database refusal of the copy (a constraint, a trigger, a privilege) is answered as a 422
+ * `CLONE_STEP_FAILED` naming the cause, which the saga treats as final; transient database trouble stays an
+ * error the saga retries.
+ */
+export async function runCloneStep<R extends object>(db: Database, accountId: number, cloneId: string, step: string, work: (manager: EntityManager) => Promise<R>): Promise<R> {
+  try {
+    return await db.transaction(async (manager) => {
+      await lockClone(db, manager, cloneId);
+      const [row] = (await manager.query(`SELECT account_id, state, result FROM "${db.schema}".clone_steps WHERE clone_id = $1`, [cloneId])) as {
+        account_id: number;
+        state: 'done' | 'undone';
+        result: R;
+      }[];
+      if (row && row.account_id !== accountId) throw conflict('CLONE_STEP_FOREIGN', `clone ${cloneId} is another account's`);
+      if (row?.state === 'done') return row.result;
+      if (row?.state === 'undone') throw conflict('CLONE_UNDONE', `${step}: clone ${cloneId} was already compensated`);
+      const result = await work(manager);
+      await manager.query(`INSERT INTO "${db.schema}".clone_steps (clone_id, account_id, state, result) VALUES ($1, $2, 'done', $3)`, [cloneId, accountId, JSON.stringify(result)]);
+      return result;
+    });
+  } catch (err) {
+    if (err instanceof DomainError) throw err;
+    const state = sqlState(err);
+    if (state && !TRANSIENT_SQLSTATE.test(state)) {
+      throw new DomainError(422, 'CLONE_STEP_FAILED', 'Unprocessable Content', `${step} failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    throw err;
+  }
+}
+
+/** Records a copy the step made (compensation removes what these name). */
+export async function recordCloneCopy(manager: EntityManager, schema: string, accountId: number, cloneId: string, kind: string, sourceId: number, copyId: number): Promise<void> {
+  await manager.query(`INSERT INTO "${schema}".clone_copies (account_id, clone_id, kind, source_id, copy_id) VALUES ($1, $2, $3, $4, $5)`, [accountId, cloneId, kind, sourceId, copyId]);
+}
+
+/** The copies of one kind a clone made, as `source id -> copy id`. */
+export async function cloneCopies(manager: EntityManager, schema: string, cloneId: string, kind: string): Promise<Map<number, number>> {
+  const rows = (await manager.query(`SELECT source_id, copy_id FROM "${schema}".clone_copies WHERE clone_id = $1 AND kind = $2`, [cloneId, kind])) as { source_id: number; copy_id: number }[];
+  return new Map(rows.map((r) => [r.source_id, r.copy_id]));
+}
+
+/**
+ * Compensation: `undo` removes the step's copies (read from clone_copies); the step is then recorded
+ * `undone`, so it answers a late or repeated request with a refusal. Undoing twice, or a step never done,
+ * is harmless.
+ */
+export async function undoCloneStep(db: Database, accountId: number, cloneId: string, undo: (manager: EntityManager) => Promise<number>): Promise<number> {
+  return db.transaction(async (manager) => {
+    await lockClone(db, manager, cloneId);
+    const [row] = (await manager.query(`SELECT account_id FROM "${db.schema}".clone_steps WHERE clone_id = $1`, [cloneId])) as { account_id: number }[];
+    if (row && row.account_id !== accountId) throw conflict('CLONE_STEP_FOREIGN', `clone ${cloneId} is another account's`);
+    const removed = await undo(manager);
+    await manager.query(`DELETE FROM "${db.schema}".clone_copies WHERE clone_id = $1`, [cloneId]);
+    await manager.query(
+      `INSERT INTO "${db.schema}".clone_steps (clone_id, account_id, state) VALUES ($1, $2, 'undone')
+       ON CONFLICT (clone_id) DO UPDATE SET state = 'undone', updated_at = now()`,
+      [cloneId, accountId],
+    );
+    return removed;
+  });
+}
+
+/** The columns of a table in column order, minus `except`: a copy carries every column a migration adds. */
+export async function copyableColumns(manager: EntityManager, schema: string, table: string, except: string[]): Promise<string[]> {
+  const rows = (await manager.query(
+    `SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2 AND is_generated = 'NEVER' AND is_identity = 'NO' ORDER BY ordinal_position`,
+    [schema, table],
+  )) as { column_name: string }[];
+  return rows.map((r) => r.column_name).filter((c) => !except.includes(c));
+}
+
+export const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
+
+/**
+ * Copies rows of `table` matching `where` (its parameters from `$1`), one at a time in id order, with the
+ * `set` columns replaced and the `except` ones left to their defaults (ids, uuids, timestamps); answers
+ * `[source id, copy id]` pairs.
+ */
+export async function copyRows(
+  manager: EntityManager,
+  schema: string,
+  table: string,
+  where: string,
+  params: unknown[],
+  set: Record<string, unknown>,
+  except: string[] = ['id', 'uuid', 'created_at', 'updated_at'],
+): Promise<[number, number][]> {
+  const setNames = Object.keys(set);
+  const columns = await copyableColumns(manager, schema, table, [...except, ...setNames]);
+  const from = `${quoteIdent(schema)}.${quoteIdent(table)}`;
+  const ids = (await manager.query(`SELECT id FROM ${from} WHERE ${where} ORDER BY id`, params)) as { id: number }[];
+  const pairs: [number, number][] = [];
+  const into = [...columns, ...setNames].map(quoteIdent).join(', ');
+  const values = [...columns.map(quoteIdent), ...setNames.map((_, i) => `$${i + 2}`)].join(', ');
+  for (const { id } of ids) {
+    const [row] = (await manager.query(`INSERT INTO ${from} (${into}) SELECT ${values} FROM ${from} WHERE id = $1 RETURNING id`, [id, ...setNames.map((n) => set[n])])) as { id: number }[];
+    pairs.push([Number(id), Number(row.id)]);
+  }
+  return pairs;
+}
