@@ -17,3 +17,16 @@ export function importProfileKeyConfig(env: NodeJS.ProcessEnv = process.env): Im
   if (raw.length < 32) throw new Error('IMPORT_PROFILE_KEY must be at least 32 characters (e.g. `openssl rand -base64 32`)');
   return { secret: raw, isDevDefault: false };
 }
+
+/**
+ * IMPORT_ALLOW_PRIVATE_ADDRESSES=true lets csv_url name a loopback, private or link-local host (an import
+ * from inside the operator's own network, and the tests' local server). Off by default: a client must not
+ * make the system fetch from inside its network (server-side request forgery). jobs-worker reads the same
+ * setting for the addresses it connects to.
+ */
+export function importAllowsPrivateAddresses(env: NodeJS.ProcessEnv = process.env): boolean {
+  const raw = env.IMPORT_ALLOW_PRIVATE_ADDRESSES;
+  if (raw === undefined || raw === '' || raw === 'false') return false;
+  if (raw === 'true') return true;
+  throw new Error('IMPORT_ALLOW_PRIVATE_ADDRESSES must be true or false');
+}

@@ -1,7 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import { IMPORT_PROFILE_SUBJECTS as S, type RpcRequest, type UpdateImportProfileBody } from '@lms/contracts';
-import { Handles, reply } from '@lms/platform';
+import { IMPORT_PROFILE_SUBJECTS as S, type ImportSourceReply, type RpcRequest, type UpdateImportProfileBody, USER_IMPORT_SUBJECTS } from '@lms/contracts';
+import { forbidden, Handles, reply } from '@lms/platform';
 import { ImportProfileService } from './import-profile.service.js';
 
 @Controller()
@@ -24,5 +24,12 @@ export class ImportProfileHandlers {
     return reply(await this.service.csvFile(ctx), {
       headers: { 'content-type': 'text/csv; charset=utf-8', 'content-disposition': 'attachment; filename="import-profile.csv"' },
     });
+  }
+
+  /** The import worker's view of the profile, with the password: no route leads here; administrators' context only. */
+  @Handles(USER_IMPORT_SUBJECTS.source, {})
+  source(@Payload() { ctx }: RpcRequest): Promise<ImportSourceReply> {
+    if (!ctx.roles.includes('admin')) throw forbidden('IMPORT_FORBIDDEN', 'Only an administrator may run an import.');
+    return this.service.source(ctx);
   }
 }

@@ -2,10 +2,10 @@ import { Module } from '@nestjs/common';
 import { LOGGER, tenantRepositoryProvider, type Logger } from '@lms/platform';
 import { CustomField } from '../custom-fields/custom-field.entity.js';
 import { ImportProfileCipher } from './import-profile.cipher.js';
-import { importProfileKeyConfig } from './import-profile.config.js';
+import { importAllowsPrivateAddresses, importProfileKeyConfig } from './import-profile.config.js';
 import { ImportProfile } from './import-profile.entity.js';
 import { ImportProfileHandlers } from './import-profile.handlers.js';
-import { ImportProfileService } from './import-profile.service.js';
+import { IMPORT_URL_POLICY, ImportProfileService } from './import-profile.service.js';
 
 @Module({
   controllers: [ImportProfileHandlers],
@@ -13,6 +13,7 @@ import { ImportProfileService } from './import-profile.service.js';
     ImportProfileService,
     tenantRepositoryProvider(ImportProfile),
     tenantRepositoryProvider(CustomField),
+    { provide: IMPORT_URL_POLICY, useFactory: () => ({ allowPrivate: importAllowsPrivateAddresses() }) },
     {
       provide: ImportProfileCipher,
       inject: [LOGGER],

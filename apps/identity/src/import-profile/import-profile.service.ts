@@ -1,17 +1,25 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
   IMPORT_PROFILE_UPDATED_EVENT,
+  type ImportSourceReply,
+  nonPublicHostReason,
   type ImportProfileEventData,
   type ImportProfileView,
   type UpdateImportProfileBody,
 } from '@lms/contracts';
-import { Database, InjectTenantRepository, Outbox, type TenantRepository, type TenantScope } from '@lms/platform';
+import { badRequest, Database, InjectTenantRepository, Outbox, type TenantRepository, type TenantScope } from '@lms/platform';
 import { CustomField } from '../custom-fields/custom-field.entity.js';
 import { BUILT_IN_USER_FIELDS } from '../user-fields/user-fields.handlers.js';
 import { columnViews, csvTemplate, resolveColumns } from './import-columns.js';
 import { ImportProfileCipher } from './import-profile.cipher.js';
 import { ImportProfile } from './import-profile.entity.js';
 import { invalidImportColumns } from './import-profile.errors.js';
+
+/** Whether csv_url may name a non-public host (IMPORT_ALLOW_PRIVATE_ADDRESSES), read once at start. */
+export const IMPORT_URL_POLICY = Symbol('IMPORT_URL_POLICY');
+export interface ImportUrlPolicy {
+  allowPrivate: boolean;
+}
 
 const NO_DAYS = [false, false, false, false, false, false, false];
 
@@ -25,7 +33,23 @@ export class ImportProfileService {
     @Inject(ImportProfileCipher) private readonly cipher: ImportProfileCipher,
     @InjectTenantRepository(ImportProfile) private readonly profiles: TenantRepository<ImportProfile>,
     @InjectTenantRepository(CustomField) private readonly customFields: TenantRepository<CustomField>,
+    @Inject(IMPORT_URL_POLICY) private readonly urlPolicy: ImportUrlPolicy,
   ) {}
+
+  /**
+   * What the import worker needs to fetch and map the file, the password decrypted for this answer only
+   * (docs/jobs.md "Scheduled CSV imports": identity keeps the key, the worker does the fetching).
+   */
+  async source(scope: TenantScope): Promise<ImportSourceReply> {
+    const p = await this.ensure(scope);
+    return {
+      csv_url: p.csvUrl,
+      csv_user: p.csvUser,
+      csv_password: p.csvPasswordEncrypted === null ? null : this.cipher.decrypt(p.csvPasswordEncrypted, scope.accountId),
+      has_headers: p.hasHeaders,
+      columns: p.columns,
+    };
+  }
 
   async show(scope: TenantScope): Promise<ImportProfileView> {
     return this.view(scope, await this.ensure(scope));
@@ -33,6 +57,10 @@ export class ImportProfileService {
 
   /** Partial update: absent fields keep their value, `null` clears a nullable one. */
   async update(scope: TenantScope, body: UpdateImportProfileBody): Promise<ImportProfileView> {
+    if (typeof body.csv_url === 'string' && !this.urlPolicy.allowPrivate) {
+      const reason = nonPublicHostReason(body.csv_url);
+      if (reason) throw badRequest('VALIDATION_FAILED', 'The request is not valid.', [{ field: 'csv_url', message: `csv_url ${reason}` }]);
+    }
     const saved = await this.db.transaction(async () => {
       await this.ensure(scope);
       // The row lock keeps two concurrent updates from interleaving their read and write.

@@ -1,7 +1,6 @@
 import { Transform, type TransformFnParams } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsObject, IsOptional, IsString, IsUrl, Matches, MaxLength, ValidateIf } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
-import { IsPublicHostUrl } from '../common/public-address.js';
 import type { JsonSchema } from '../routes/route.js';
 
 export const IMPORT_PROFILE_SUBJECTS = {
@@ -26,7 +25,7 @@ const DAYS_MESSAGE = 'csv_days must be 7 booleans (Sunday first) or a 7-characte
 export class UpdateImportProfileBody {
   @IsOptional() @IsString() @MaxLength(2048)
   @IsUrl({ protocols: ['http', 'https', 'sftp'], require_protocol: true, require_tld: false, disallow_auth: true }, { message: 'csv_url must be an http, https or sftp URL without credentials (use csv_user and csv_password)' })
-  @IsPublicHostUrl()
+  // Whether the host must be public is identity's check (IMPORT_ALLOW_PRIVATE_ADDRESSES, an operator setting).
   csv_url?: string | null;
 
   @IsOptional() @IsString() @MaxLength(255)

@@ -1,0 +1,196 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type ApiClient, eventually } from '@lms/testing';
+import { startTestSystem, type TestSystem } from './test-system.js';
+
+const PROFILE = '/api/admin/import_profile';
+const RUN = '/api/admin/import_profile/run';
+const RUNS = '/api/admin/import_profile/runs';
+const CSV_USER = 'hr-export';
+const CSV_PASSWORD = 'S3cret:pass word';
+
+/**
+ * Scheduled CSV imports end to end: the gateway, jobs (the run), jobs-worker (fetch, parse, map) and
+ * identity (the users) on real Postgres and NATS, with the file served by a real HTTP server in this
+ * process that checks HTTP basic auth.
+ */
+describe('scheduled CSV imports', () => {
+  let t: TestSystem;
+  let locked: TestSystem;
+  let admin: ApiClient;
+  let stranger: ApiClient;
+  let server: Server;
+  let csvUrl: string;
+  let csvBody = '';
+  const served: { path: string; authorized: boolean }[] = [];
+
+  const finished = (api: ApiClient, id: string) =>
+    eventually(async () => {
+      const res = await api.get(`${RUNS}/${id}`);
+      const run = res.body.import_runs?.[0];
+      return run && (run.status === 'complete' || run.status === 'failed') ? run : undefined;
+    }, 30_000, 100);
+
+  const runNow = async (api: ApiClient, dryRun = false) => {
+    const res = await api.post(dryRun ? `${RUN}?dry_run=true` : RUN);
+    expect(res.status).toBe(202);
+    expect(res.body.import_runs[0]).toMatchObject({ status: 'pending', trigger: 'manual', dry_run: dryRun, slot: null, counts: null });
+    return finished(api, res.body.import_runs[0].id);
+  };
+
+  const user = async (uid: string) => admin.get(`/api/admin/users/uid:${uid}`);
+
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      const expected = `Basic ${Buffer.from(`${CSV_USER}:${CSV_PASSWORD}`).toString('base64')}`;
+      const authorized = req.headers.authorization === expected;
+      served.push({ path: req.url ?? '', authorized });
+      if (!authorized) {
+        res.writeHead(401, { 'www-authenticate': 'Basic realm="hr"' }).end();
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/csv' }).end(csvBody);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    csvUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/export/users.csv`;
+
+    // Settings are read at start: this system may fetch from the loopback server, the second one may not.
+    process.env.IMPORT_ALLOW_PRIVATE_ADDRESSES = 'true';
+    t = await startTestSystem();
+    delete process.env.IMPORT_ALLOW_PRIVATE_ADDRESSES;
+    locked = await startTestSystem();
+    admin = t.api;
+    stranger = admin.as((await t.factory.cast()).stranger.token);
+
+    expect((await admin.post('/api/author/custom_fields', { custom_fields: [{ name: 'Region' }] })).status).toBeLessThan(300);
+    expect((await admin.post('/api/admin/users', { users: [{ uid: 'imp-existing', first_name: 'Old', last_name: 'Name', email: 'existing@imp.test' }] })).status).toBe(200);
+    expect((await admin.post('/api/admin/users', { users: [{ uid: 'imp-same', first_name: 'Same', last_name: 'As Before', email: 'same@imp.test' }] })).status).toBe(200);
+    const profile = await admin.patch(PROFILE, {
+      csv_url: csvUrl,
+      csv_user: CSV_USER,
+      csv_password: CSV_PASSWORD,
+      has_headers: true,
+      csv_days: '0000000',
+      csv_time: '03:00',
+      columns: { '0': ['uid'], '1': ['first_name'], '2': ['last_name'], '3': ['email'], '4': ['Region'] },
+    });
+    expect(profile.status).toBe(200);
+  }, 120_000);
+
+  afterAll(async () => {
+    await t?.close();
+    await locked?.close();
+    await new Promise((resolve) => server?.close(resolve));
+  });
+
+  const FILE = [
+    'uid,first_name,last_name,email,region',
+    'imp-existing,New,Name,existing@imp.test,North',
+    'imp-ada,Ada,Lovelace,ada@imp.test,South',
+    '"imp-grace","Grace","Hopper, Rear Admiral",grace@imp.test,',
+    'imp-bad,Bad,Row,not-an-email,East',
+    'imp-same,Same,As Before,same@imp.test,',
+    '',
+  ].join('\r\n');
+
+  it('keeps the profile\'s schedule in jobs from identity\'s event', async () => {
+    const row = await eventually(async () => (await t.db.query<{ csv_days: boolean[]; csv_time: string; has_url: boolean }>('SELECT csv_days, csv_time, has_url FROM jobs.import_schedules'))[0]);
+    expect(row).toEqual({ csv_days: [false, false, false, false, false, false, false], csv_time: '03:00', has_url: true });
+  });
+
+  it('a dry run answers what would change, and changes nothing', async () => {
+    csvBody = FILE;
+    const run = await runNow(admin, true);
+    expect(run).toMatchObject({ status: 'complete', dry_run: true, rows: 5, counts: { created: 2, updated: 1, unchanged: 1, failed: 1 }, error: null });
+    expect(run.changes).toEqual([
+      { line: 2, uid: 'imp-existing', action: 'update', fields: expect.arrayContaining(['first_name', expect.stringMatching(/^custom_fields\.\d+$/)]) },
+      { line: 3, uid: 'imp-ada', action: 'create', fields: expect.arrayContaining(['uid', 'email']) },
+      { line: 4, uid: 'imp-grace', action: 'create', fields: expect.any(Array) },
+    ]);
+    expect(run.errors).toEqual([{ line: 5, field: 'email', message: expect.stringMatching(/email/) }]);
+    expect((await user('imp-ada')).status).toBe(404);
+    expect((await user('imp-existing')).body.users[0].first_name).toBe('Old');
+    // The server saw basic auth with the stored password.
+    expect(served.at(-1)).toEqual({ path: '/export/users.csv', authorized: true });
+  });
+
+  it('creates and updates the right users; a bad row is reported by line and does not stop the others', async () => {
+    const run = await runNow(admin);
+    expect(run).toMatchObject({ status: 'complete', dry_run: false, rows: 5, counts: { created: 2, updated: 1, unchanged: 1, failed: 1 }, error: null });
+    expect(run.errors).toEqual([{ line: 5, field: 'email', message: expect.any(String) }]);
+    expect((await user('imp-ada')).body.users[0]).toMatchObject({ uid: 'imp-ada', first_name: 'Ada', last_name: 'Lovelace', email: 'ada@imp.test', roles: ['learner'] });
+    expect((await user('imp-grace')).body.users[0]).toMatchObject({ last_name: 'Hopper, Rear Admiral', email: 'grace@imp.test' });
+    expect((await user('imp-existing')).body.users[0]).toMatchObject({ first_name: 'New', last_name: 'Name' });
+    expect((await user('imp-bad')).status).toBe(404);
+    const region = await t.db.query<{ value: string }>(
+      `SELECT v.value FROM identity.user_custom_field_values v JOIN identity.users u ON u.id = v.user_id JOIN identity.custom_fields f ON f.id = v.custom_field_id
+       WHERE u.uid = 'imp-existing' AND f.name = 'Region'`,
+    );
+    expect(region).toEqual([{ value: 'North' }]);
+  });
+
+  it('a second run of the same file changes nothing and says so', async () => {
+    const run = await runNow(admin);
+    expect(run.counts).toEqual({ created: 0, updated: 0, unchanged: 4, failed: 1 });
+    expect(run.changes).toEqual([]);
+  });
+
+  it('never deletes: users missing from the file stay', async () => {
+    csvBody = 'uid,first_name\r\nimp-ada,Ada\r\n';
+    const run = await runNow(admin);
+    expect(run.counts).toEqual({ created: 0, updated: 0, unchanged: 1, failed: 0 });
+    for (const uid of ['imp-grace', 'imp-existing', 'imp-same']) expect((await user(uid)).status).toBe(200);
+  });
+
+  it('stops a file that would change more than the allowed share of the users, changing nothing', async () => {
+    csvBody = ['uid,first_name', ...Array.from({ length: 40 }, (_, i) => `bulk-${i},Bulk`)].join('\n');
+    const run = await runNow(admin);
+    expect(run.status).toBe('failed');
+    expect(run.error).toMatch(/would create or update 40 users.*nothing was changed/);
+    expect(run.counts).toMatchObject({ created: 40 });
+    expect((await user('bulk-0')).status).toBe(404);
+    expect((await admin.get('/api/admin/users?search=bulk-')).body.users).toEqual([]);
+  });
+
+  it('fails a run the file server refuses (wrong password), with its reason', async () => {
+    csvBody = FILE;
+    expect((await admin.patch(PROFILE, { csv_password: 'wrong' })).status).toBe(200);
+    const run = await runNow(admin);
+    expect(run).toMatchObject({ status: 'failed', counts: null, error: expect.stringMatching(/answered 401/) });
+    expect(served.at(-1)?.authorized).toBe(false);
+    expect((await admin.patch(PROFILE, { csv_password: CSV_PASSWORD })).status).toBe(200);
+  });
+
+  it('lists runs newest first, paged, one by id, and none of another account', async () => {
+    const all = await admin.get(RUNS);
+    expect(all.status).toBe(200);
+    const runs = all.body.import_runs as { id: string; created_at: string }[];
+    expect(runs.length).toBeGreaterThanOrEqual(6);
+    expect(runs.map((r) => r.created_at)).toEqual([...runs.map((r) => r.created_at)].sort().reverse());
+    const page = await admin.get(`${RUNS}?per_page=2&page=2`);
+    expect(page.body.import_runs.map((r: { id: string }) => r.id)).toEqual(runs.slice(2, 4).map((r) => r.id));
+    expect(page.headers.get('link')).toContain('rel="next"');
+    expect((await admin.get(`${RUNS}/${runs[0].id}`)).body.import_runs).toEqual([all.body.import_runs[0]]);
+    expect((await stranger.get(`${RUNS}/${runs[0].id}`)).status).toBe(404);
+    expect((await stranger.get(RUNS)).body.import_runs).toEqual([]);
+    expect((await admin.get(`${RUNS}/00000000-0000-4000-8000-000000000000`)).status).toBe(404);
+    expect((await admin.get(`${RUNS}/not-a-uuid`)).status).toBe(400);
+  });
+
+  describe('without IMPORT_ALLOW_PRIVATE_ADDRESSES', () => {
+    it('refuses a private csv_url when it is saved', async () => {
+      const res = await locked.api.patch(PROFILE, { csv_url: csvUrl });
+      expect(res.status).toBe(400);
+      expect(res.body.errors).toEqual([{ field: 'csv_url', message: expect.stringContaining('127.0.0.1') }]);
+    });
+
+    it('refuses to fetch from a private address (a profile saved before the setting was turned off), and connects nowhere', async () => {
+      expect((await locked.api.patch(PROFILE, { columns: { '0': ['uid'] } })).status).toBe(200);
+      await locked.db.query('UPDATE identity.import_profiles SET csv_url = $1', [csvUrl]);
+      const before = served.length;
+      const run = await runNow(locked.api);
+      expect(run).toMatchObject({ status: 'failed', error: expect.stringMatching(/127\.0\.0\.1.*not a public internet address/) });
+      expect(served.length).toBe(before);
+    });
+  });
+});

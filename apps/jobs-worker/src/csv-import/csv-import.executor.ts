@@ -1,0 +1,138 @@
+import {
+  IMPORT_JOB,
+  type ImportChange,
+  type ImportRowError,
+  type ImportRowInput,
+  type ImportRowOutcome,
+  type ImportRowsReply,
+  type ImportRunCounts,
+  type ImportSourceReply,
+  type RequestContext,
+  USER_IMPORT_SUBJECTS,
+} from '@lms/contracts';
+import { type ContextSeal, type Database, type MessageBus, requestSigned, type SignedRequestOptions } from '@lms/platform';
+import type { Job, JobContext, JobExecutor, JobResult } from '../job-executor.js';
+import type { CsvImportConfig } from './csv-import.config.js';
+import { fetchCsv, type Resolver } from './csv-fetch.js';
+import { csvRows } from './csv-rows.js';
+import { ImportFailure } from './import-failure.js';
+
+/** Rows identity takes per request (well inside a NATS message and the RPC timeout). */
+export const IMPORT_BATCH_ROWS = 100;
+/** What a run keeps: the first errors and the first changes. */
+export const MAX_RUN_ERRORS = 50;
+export const MAX_RUN_CHANGES = 100;
+
+export interface CsvImportOptions {
+  seal: ContextSeal;
+  timeoutMs: number;
+  config: CsvImportConfig;
+  /** DNS, for tests of the address check; the system's resolver otherwise. */
+  resolve?: Resolver;
+}
+
+interface Outcome {
+  rows: number | null;
+  counts: ImportRunCounts | null;
+  errors: ImportRowError[];
+  changes: ImportChange[];
+  error: string | null;
+}
+
+/**
+ * An import run (docs/jobs.md "Scheduled CSV imports"): asks identity for the profile's source (identity
+ * alone decrypts the password), fetches the file under the address, size and time limits, maps its
+ * columns, and sends the rows to identity in batches, which applies them with the users API's rules.
+ * Every run first goes through the file as a dry run: the share guard (IMPORT_MAX_CHANGE_SHARE) then
+ * stops a file that would change too many users before anything changes; a dry run stops there.
+ */
+export class CsvImportExecutor implements JobExecutor {
+  readonly kind = IMPORT_JOB;
+
+  constructor(private readonly options: CsvImportOptions) {}
+
+  async run(job: Job, context: JobContext): Promise<JobResult> {
+    const ctx: RequestContext = { requestId: `job-${job.id}`, accountId: job.accountId, subAccountId: null, userId: job.createdBy ?? 0, roles: ['admin'] };
+    const dryRun = job.params.dry_run === true;
+    let outcome: Outcome;
+    try {
+      outcome = await this.importFile(ctx, dryRun, context);
+    } catch (err) {
+      if (!(err instanceof ImportFailure)) throw err; // passing: the job is retried
+      outcome = { rows: null, counts: null, errors: [], changes: [], error: err.message };
+    }
+    await record(context.db, job, outcome);
+    return {};
+  }
+
+  private async importFile(ctx: RequestContext, dryRun: boolean, context: JobContext): Promise<Outcome> {
+    const source = await requestSigned<ImportSourceReply>(this.ask(context.bus), ctx, USER_IMPORT_SUBJECTS.source, {});
+    if (!source.csv_url) throw new ImportFailure('the import profile has no csv_url');
+    if (!source.columns.some((c) => 'field' in c && c.field === 'uid')) throw new ImportFailure('the import profile maps no column to uid, the primary field');
+    const { config } = this.options;
+    const file = await fetchCsv(source.csv_url, { user: source.csv_user, password: source.csv_password }, {
+      allowPrivateAddresses: config.allowPrivateAddresses,
+      maxBytes: config.maxBytes,
+      timeoutMs: config.fetchTimeoutMs,
+      resolve: this.options.resolve,
+    });
+    const rows = csvRows(file, source);
+    await context.progress(10);
+
+    const planned = await this.send(ctx, context, rows, true, 10, dryRun ? 90 : 50);
+    const summary = summarize(rows.length, planned.outcomes);
+    const changing = summary.counts.created + summary.counts.updated;
+    const limit = Math.max(config.maxChangeFloor, Math.floor(config.maxChangeShare * planned.accountUsers));
+    if (changing > limit) {
+      const error = `the file would create or update ${changing} users, more than ${limit} (IMPORT_MAX_CHANGE_SHARE ${config.maxChangeShare} of the account's ${planned.accountUsers} users): nothing was changed`;
+      return { ...summary, error };
+    }
+    if (dryRun) return summary;
+    const applied = await this.send(ctx, context, rows, false, 50, 99);
+    return summarize(rows.length, applied.outcomes);
+  }
+
+  private async send(ctx: RequestContext, context: JobContext, rows: ImportRowInput[], dryRun: boolean, from: number, to: number) {
+    const outcomes: ImportRowOutcome[] = [];
+    let accountUsers = 0;
+    for (let at = 0; at < rows.length || at === 0; at += IMPORT_BATCH_ROWS) {
+      const batch = rows.slice(at, at + IMPORT_BATCH_ROWS);
+      const reply = await requestSigned<ImportRowsReply>(this.ask(context.bus), ctx, USER_IMPORT_SUBJECTS.rows, { dry_run: dryRun, rows: batch });
+      outcomes.push(...reply.outcomes);
+      accountUsers = reply.account_users;
+      await context.progress(from + ((to - from) * Math.min(at + IMPORT_BATCH_ROWS, rows.length)) / Math.max(rows.length, 1));
+      if (rows.length === 0) break;
+    }
+    return { outcomes, accountUsers };
+  }
+
+  private ask(bus: MessageBus): SignedRequestOptions {
+    return { bus, seal: this.options.seal, timeoutMs: this.options.timeoutMs, service: 'identity', unavailableCode: 'IDENTITY_UNAVAILABLE' };
+  }
+}
+
+function summarize(rows: number, outcomes: ImportRowOutcome[]): Outcome & { counts: ImportRunCounts } {
+  const counts: ImportRunCounts = { created: 0, updated: 0, unchanged: 0, failed: 0 };
+  const errors: ImportRowError[] = [];
+  const changes: ImportChange[] = [];
+  for (const o of outcomes) {
+    counts[o.outcome] += 1;
+    if (o.outcome === 'failed') for (const e of o.errors ?? []) if (errors.length < MAX_RUN_ERRORS) errors.push({ line: o.line, field: e.field, message: e.message });
+    if ((o.outcome === 'created' || o.outcome === 'updated') && changes.length < MAX_RUN_CHANGES) {
+      changes.push({ line: o.line, uid: o.uid ?? '', action: o.outcome === 'created' ? 'create' : 'update', fields: o.fields ?? [] });
+    }
+  }
+  return { rows, counts, errors, changes, error: null };
+}
+
+async function record(db: Database, job: Job, outcome: Outcome): Promise<void> {
+  await db.manager.query(`UPDATE "${db.schema}".import_runs SET rows = $3, counts = $4, errors = $5, changes = $6, error = $7 WHERE job_id = $1 AND account_id = $2`, [
+    job.id,
+    job.accountId,
+    outcome.rows,
+    JSON.stringify(outcome.counts),
+    JSON.stringify(outcome.errors),
+    JSON.stringify(outcome.changes),
+    outcome.error,
+  ]);
+}
