@@ -91,6 +91,11 @@ export const NOTIFICATION_CATALOGUE: readonly NotificationTypeDefinition[] = [
     channels: { email: true },
   },
   {
+    id: 'welcome', audience: 'learner', category: 'account', name: 'Welcome',
+    description: 'A user is welcomed to the learning platform (POST /api/author/notifications/:user_id/welcome).',
+    channels: { email: true, slack: false },
+  },
+  {
     id: 'user_import_finished', audience: 'admin', category: 'data', name: 'User import finished',
     description: 'The scheduled CSV user import ran; the message lists what changed and any rejected rows.',
     channels: { email: true, slack: false },

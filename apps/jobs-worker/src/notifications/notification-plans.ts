@@ -1,0 +1,136 @@
+import {
+  CATALOG_ENROLLMENT_COMPLETED_EVENT,
+  CatalogEnrollmentCompletedData,
+  type CloudEvent,
+  COURSE_TEMPLATE_PUBLISH_RECIPIENTS_EVENT,
+  COURSE_TEMPLATE_PUBLISHED_EVENT,
+  CoursePublishedPayload,
+  type DirectoryUser,
+  ENROLLMENT_CREATED_EVENT,
+  EnrollmentEventPayload,
+  LIVE_COURSE_ENROLLMENT_CREATED_EVENT,
+  PublishRecipientsPayload,
+  SESSION_PUBLISHED_EVENT,
+  SessionPublishedPayload,
+  UserEventPayload,
+  WAITLIST_PROMOTED_EVENT,
+  WaitlistPromotedPayload,
+  LiveCourseAssignedPayload,
+  WELCOME_NOTIFICATION_TYPE,
+  WELCOME_REQUESTED_EVENT,
+} from '@lms/contracts';
+import { type DtoClass, validateInput } from '@lms/contracts';
+import { eventData as eventDataOf } from '@lms/platform';
+
+/**
+ * The fields a plan needs of an event's data, checked against their class (a consumer validates, never
+ * casts); fields it does not use are left out first, so a producer adding one breaks nothing here.
+ */
+async function fields<T extends object>(cls: DtoClass, event: CloudEvent, keys: (keyof T & string)[]): Promise<T> {
+  const data = (event.data ?? {}) as Record<string, unknown>;
+  const picked = Object.fromEntries(keys.filter((k) => Object.hasOwn(data, k)).map((k) => [k, data[k]]));
+  const result = await validateInput<T>(cls, picked, 'data');
+  if (!result.ok) throw new Error(`invalid ${event.type} event ${event.id}: ${result.errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`);
+  return result.value;
+}
+
+/** What an event tells whom: the notification type (identity's catalogue), the recipients and the message. */
+export interface NotificationPlan {
+  notificationType: string;
+  recipients: number[];
+  subject: string;
+  /** The body for one recipient. */
+  text(user: DirectoryUser): string;
+}
+
+/** What a plan may need to know beyond the event: people (the manager of a learner). */
+export interface PlanLookups {
+  users(ids: number[]): Promise<Map<number, DirectoryUser>>;
+}
+
+const greeting = (user: DirectoryUser) => `Hello ${user.name || user.uid},\n\n`;
+
+type Planner = (event: CloudEvent, lookups: PlanLookups) => Promise<NotificationPlan | null>;
+
+/** The events jobs-worker notifies about, each with how it becomes a plan (null: nobody to tell). */
+export const NOTIFICATION_PLANNERS: Record<string, Planner> = {
+  [COURSE_TEMPLATE_PUBLISHED_EVENT]: async (event) => {
+    const data = await fields<CoursePublishedPayload>(CoursePublishedPayload, event, ['id', 'title', 'notify_message', 'notify_filter', 'recipients']);
+    if (data.notify_filter === null || data.recipients.length === 0) return null;
+    return coursePublished(data.id, data.title, data.notify_message, data.recipients);
+  },
+  [COURSE_TEMPLATE_PUBLISH_RECIPIENTS_EVENT]: async (event) => {
+    const data = await fields<PublishRecipientsPayload>(PublishRecipientsPayload, event, ['course_template_id', 'title', 'notify_message', 'recipients']);
+    return data.recipients.length === 0 ? null : coursePublished(data.course_template_id, data.title ?? null, data.notify_message, data.recipients);
+  },
+  [SESSION_PUBLISHED_EVENT]: async (event) => {
+    const data = await fields<SessionPublishedPayload>(SessionPublishedPayload, event, ['id', 'live_course_id', 'recipients']);
+    if (data.recipients.length === 0) return null;
+    return {
+      notificationType: 'live_session_published',
+      recipients: data.recipients,
+      subject: 'A live session was published',
+      text: (user) => `${greeting(user)}Session ${data.id} of live course ${data.live_course_id}, which you are registered for, was published.`,
+    };
+  },
+  [WAITLIST_PROMOTED_EVENT]: async (event) => {
+    const data = await fields<WaitlistPromotedPayload>(WaitlistPromotedPayload, event, ['user_id', 'session_id', 'live_course_id']);
+    return {
+      notificationType: 'waitlist_promoted',
+      recipients: [data.user_id],
+      subject: 'You have a seat: moved off the waitlist',
+      text: (user) => `${greeting(user)}A seat freed up in session ${data.session_id} of live course ${data.live_course_id}: you are now registered.`,
+    };
+  },
+  [ENROLLMENT_CREATED_EVENT]: async (event) => {
+    const data = await eventDataOf<EnrollmentEventPayload>(EnrollmentEventPayload, event);
+    return {
+      notificationType: 'course_assigned',
+      recipients: [data.user_id],
+      subject: 'A course was assigned to you',
+      text: (user) =>
+        `${greeting(user)}You were enrolled in course ${data.course_template_id}${data.required ? ' (required)' : ''}${data.due_at ? `, due ${data.due_at}` : ''}.`,
+    };
+  },
+  [LIVE_COURSE_ENROLLMENT_CREATED_EVENT]: async (event) => {
+    const data = await fields<LiveCourseAssignedPayload>(LiveCourseAssignedPayload, event, ['user_id', 'live_course_id']);
+    return {
+      notificationType: 'course_assigned',
+      recipients: [data.user_id],
+      subject: 'A live course was assigned to you',
+      text: (user) => `${greeting(user)}You were enrolled in live course ${data.live_course_id}.`,
+    };
+  },
+  [CATALOG_ENROLLMENT_COMPLETED_EVENT]: async (event, lookups) => {
+    const data = await eventDataOf<CatalogEnrollmentCompletedData>(CatalogEnrollmentCompletedData, event);
+    if (data.course_id === undefined || data.course_id === null) return null;
+    const learner = (await lookups.users([data.user_id])).get(data.user_id);
+    if (!learner?.manager_id) return null;
+    return {
+      notificationType: 'course_completed',
+      recipients: [learner.manager_id],
+      subject: `${learner.name || learner.uid} completed a course`,
+      text: (user) => `${greeting(user)}${learner.name || learner.uid}, who reports to you, completed course ${data.course_id} on ${data.completed_at}.`,
+    };
+  },
+  [WELCOME_REQUESTED_EVENT]: async (event) => {
+    const data = await fields<UserEventPayload>(UserEventPayload, event, ['user_id']);
+    return {
+      notificationType: WELCOME_NOTIFICATION_TYPE,
+      recipients: [data.user_id],
+      subject: 'Welcome to the learning platform',
+      text: (user) => `${greeting(user)}Welcome! Your user name is ${user.uid}. Your courses and live sessions are waiting for you.`,
+    };
+  },
+};
+
+export const NOTIFIED_EVENT_TYPES = Object.keys(NOTIFICATION_PLANNERS);
+
+function coursePublished(courseId: number, title: string | null, message: string | null, recipients: number[]): NotificationPlan {
+  return {
+    notificationType: 'course_published',
+    recipients,
+    subject: title ? `Course published: ${title.replace(/[\r\n]+/g, ' ').slice(0, 200)}` : 'A course of yours was published',
+    text: (user) => `${greeting(user)}${title ? `The course "${title}"` : `Course ${courseId}`} was published.${message ? `\n\n${message}` : ''}`,
+  };
+}
