@@ -55,11 +55,17 @@ export class Database {
    */
   async onOwnConnection<T>(work: (query: (sql: string, params?: unknown[]) => Promise<Record<string, unknown>[]>) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
+    // A checked-out client has no listener: a server going away while it is held would crash the process.
+    // The query in progress fails on its own; the error here only has to be heard.
+    const lost = () => undefined;
+    client.on('error', lost);
     try {
       const result = await work(async (sql, params = []) => (await client.query({ text: sql, values: params })).rows as Record<string, unknown>[]);
+      client.off('error', lost);
       client.release();
       return result;
     } catch (err) {
+      client.off('error', lost);
       client.release(err instanceof Error ? err : new Error(String(err)));
       throw err;
     }
@@ -78,10 +84,17 @@ export class Database {
   }
 }
 
+interface PgPoolClient {
+  query(q: { text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
+  on(event: 'error', listener: (err: Error) => void): void;
+  off(event: 'error', listener: (err: Error) => void): void;
+  release(err?: Error): void;
+}
+
 /** The part of pg's pool this class uses (TypeORM's driver keeps it as `master`). */
 interface PgPool {
   query(q: { text: string; values: unknown[]; rowMode?: 'array' }): Promise<{ rows: unknown[][] }>;
-  connect(): Promise<{ query(q: { text: string; values: unknown[] }): Promise<{ rows: unknown[] }>; release(err?: Error): void }>;
+  connect(): Promise<PgPoolClient>;
 }
 
 const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
