@@ -53,9 +53,9 @@ function postgres(dir, port) {
 }
 
 /**
- * @param {{ rpcTimeoutMs: number, log: (line: string) => void }} options
+ * @param {{ rpcTimeoutMs: number, log: (line: string) => void, env?: Record<string, string> }} options
  */
-export async function startSystem({ rpcTimeoutMs, log }) {
+export async function startSystem({ rpcTimeoutMs, log, env = {} }) {
   const home = mkdtempSync(join(tmpdir(), 'lms-faults-'));
   // As root, Postgres runs as the "postgres" user, which must reach its folder.
   chmodSync(home, 0o755);
@@ -104,6 +104,7 @@ export async function startSystem({ rpcTimeoutMs, log }) {
       RATE_LIMIT_PER_TOKEN: '1000000000',
       LOG_LEVEL: 'warn',
       LOG_FORMAT: 'json',
+      ...env,
     }, DEPLOYED_NODE_FLAGS);
     return d.handle;
   };

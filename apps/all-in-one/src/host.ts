@@ -48,10 +48,12 @@ export interface System {
 export interface SystemOptions {
   config: PlatformConfig;
   logger?: Logger;
+  /** Deployables left out (a test runs jobs-worker as processes of its own to kill one). */
+  without?: readonly (typeof SERVICES)[number][];
 }
 
 /** Every deployable in one process: embedded Postgres and the in-process bus (events in that Postgres) unless DATABASE_URL / NATS_URL are set. */
-export async function startSystem({ config, logger = createLogger(config.logLevel, { mode: 'all-in-one' }) }: SystemOptions): Promise<System> {
+export async function startSystem({ config, logger = createLogger(config.logLevel, { mode: 'all-in-one' }), without = [] }: SystemOptions): Promise<System> {
   assertAllInOneConfig(config);
   const embedded = config.databaseUrl ? undefined : await startEmbeddedPostgres(embeddedPostgresDir(config.dataDir), config.embeddedPostgresPort, logger);
   const databaseUrl = config.databaseUrl ?? embedded!.url;
@@ -65,7 +67,7 @@ export async function startSystem({ config, logger = createLogger(config.logLeve
     await embedded?.stop();
   };
   try {
-    for (const name of SERVICES) started.push(await (await load(name)).start(runtime));
+    for (const name of SERVICES.filter((n) => !without.includes(n))) started.push(await (await load(name)).start(runtime));
     const indicators: HealthIndicator[] = [
       ...started.flatMap((d) => d.indicators),
       { name: 'nats', check: () => bus.ping() },

@@ -29,6 +29,8 @@ function admitted(route: RouteDefinition, roles: Role[]): boolean {
 function expected(route: RouteDefinition, persona: Persona, tenantOwned: boolean): Expected {
   if (persona === 'anonymous') return 401;
   if (!admitted(route, PERSONA_ROLES[persona])) return 403;
+  // A download is its creator's alone (the owning account's first administrator, none of the personas): 403 to anyone else of the account.
+  if (route.audience === 'downloads' && tenantOwned && persona !== 'stranger') return 403;
   if (persona === 'stranger' && tenantOwned) return 404;
   return 'allowed';
 }

@@ -32,8 +32,21 @@ describeWithNats('every deployable in its own process, talking over NATS only', 
     return proc;
   };
 
-  const ready = (port: number) =>
-    eventually(async () => ((await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined))?.status === 200 ? true : undefined), 60_000, 200);
+  /** Ready (its /readyz answers 200), or a failure naming the deployable at once when it exits first (its stderr is shown). */
+  const ready = async (proc: Proc, port: number) => {
+    let settled = false;
+    const died = proc.exited.then((code) => {
+      if (!settled) throw new Error(`${proc.name} exited with code ${code} before it was ready`);
+    });
+    const up = eventually(async () => ((await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined))?.status === 200 ? true : undefined), 60_000, 200).catch(() => {
+      throw new Error(`${proc.name} was not ready on port ${port} within 60 s`);
+    });
+    try {
+      await Promise.race([up, died]);
+    } finally {
+      settled = true;
+    }
+  };
 
   beforeAll(async () => {
     db = await createTestDatabase();
@@ -41,10 +54,9 @@ describeWithNats('every deployable in its own process, talking over NATS only', 
     gatewayPort = basePort + SERVICES.length;
     gatewayHealthPort = gatewayPort + 1;
     env = { PATH: process.env.PATH, DATABASE_URL: db.url, NATS_URL: natsUrl, NATS_NAMESPACE: namespace, CONTEXT_SIGNING_KEY: TEST_CONTEXT_SIGNING_KEY, BOOTSTRAP_ADMIN_TOKEN: token, LOG_LEVEL: 'warn', HOST: '127.0.0.1', RPC_TIMEOUT_MS: '3000' };
-    SERVICES.forEach((name, i) => launch(name, { HEALTH_PORT: String(basePort + i) }));
-    await Promise.all(SERVICES.map((_, i) => ready(basePort + i)));
-    launch('gateway', { PORT: String(gatewayPort), HEALTH_PORT: String(gatewayHealthPort) });
-    await ready(gatewayPort);
+    const services = SERVICES.map((name, i) => launch(name, { HEALTH_PORT: String(basePort + i) }));
+    await Promise.all(services.map((proc, i) => ready(proc, basePort + i)));
+    await ready(launch('gateway', { PORT: String(gatewayPort), HEALTH_PORT: String(gatewayHealthPort) }), gatewayPort);
   }, 90_000);
 
   afterAll(async () => {

@@ -1,3 +1,6 @@
+import { SubAccountClones1766800000000 } from './migrations/1766800000000-sub-account-clones.js';
+import { CatalogClonesHandlers } from './clones/catalog-clones.handlers.js';
+import { CatalogClonesService } from './clones/catalog-clones.service.js';
 import { Module } from '@nestjs/common';
 import { tenantRepositoryProvider } from '@lms/platform';
 import { AuthoringGuard } from './authoring/authoring-guard.js';
@@ -54,6 +57,7 @@ import { Task } from './tasks/task.entity.js';
 import { TasksHandlers } from './tasks/tasks.handlers.js';
 import { TasksService } from './tasks/tasks.service.js';
 import { CatalogDumpModule } from './catalog-dump.js';
+import { AdminReportsModule } from './admin-reports/admin-reports.module.js';
 import { LearnerCoursesHandlers } from './learner-courses/learner-courses.handlers.js';
 import { LearnerCoursesService } from './learner-courses/learner-courses.service.js';
 import { LearnerLiveEnrollment } from './learner-courses/learner-live-enrollment.entity.js';
@@ -123,11 +127,12 @@ export const CATALOG_MIGRATIONS = [
   SlideComments1766100004000,
   Scorm1766500000000,
   Checkpoints1766600000000,
+  SubAccountClones1766800000000,
 ];
 
 @Module({
-  imports: [CatalogDumpModule],
-  controllers: [CourseTemplatesHandlers, CourseAuthorsHandlers, SlidesHandlers, TasksHandlers, LockablesHandlers, ProgramsHandlers, EnrollmentsHandlers, MarketsHandlers, CourseReportsHandlers, LearnerCoursesHandlers, RetainQuizzesHandlers, LtiHandlers, OpenEnrollmentHandlers, SlideCommentsHandlers, MobileHandlers, ScormHandlers, CheckpointsHandlers],
+  imports: [CatalogDumpModule, AdminReportsModule],
+  controllers: [CourseTemplatesHandlers, CourseAuthorsHandlers, SlidesHandlers, TasksHandlers, LockablesHandlers, ProgramsHandlers, EnrollmentsHandlers, MarketsHandlers, CourseReportsHandlers, LearnerCoursesHandlers, RetainQuizzesHandlers, LtiHandlers, OpenEnrollmentHandlers, SlideCommentsHandlers, MobileHandlers, ScormHandlers, CheckpointsHandlers, CatalogClonesHandlers],
   providers: [
     IdentityDirectory,
     AuthoringGuard,
@@ -163,6 +168,7 @@ export const CATALOG_MIGRATIONS = [
     MobileService,
     ScormService,
     CheckpointsService,
+    CatalogClonesService,
     ...TENANT_ENTITIES.map((entity) => tenantRepositoryProvider(entity)),
   ],
 })

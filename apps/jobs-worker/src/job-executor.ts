@@ -1,4 +1,4 @@
-import type { FileStore, Logger, MessageBus } from '@lms/platform';
+import type { Database, FileStore, Logger, MessageBus } from '@lms/platform';
 
 /** A job as the worker reads it from the jobs schema. */
 export interface Job {
@@ -15,14 +15,23 @@ export interface JobContext {
   bus: MessageBus;
   files: FileStore;
   logger: Logger;
+  /** The jobs schema, for an executor that records more than a file (an import run's outcome). */
+  db: Database;
   /** Records progress (0-100) for the job's readers; cheap to call often. */
   progress(percent: number): Promise<void>;
 }
 
-/** What a finished job leaves: its file, if it makes one. */
+/** What a finished job leaves: its file, if it makes one, and what its readers are told (`jobs.result`). */
 export interface JobResult {
   file?: { key: string; name: string; size: number };
+  result?: Record<string, unknown>;
 }
+
+/**
+ * A failure no retry can mend (a service refused the work): the job ends `failed` at once with this message,
+ * instead of being retried. The executor has already undone what it must.
+ */
+export class JobFailed extends Error {}
 
 /**
  * Runs one kind of job. `run` may be called again for the same job after a worker died mid-run, so it
@@ -31,6 +40,11 @@ export interface JobResult {
 export interface JobExecutor {
   kind: string;
   run(job: Job, context: JobContext): Promise<JobResult>;
+  /**
+   * Called once when the job is given up after its last attempt (failed or lost), before it is marked
+   * `failed`: an executor whose attempts have effects elsewhere undoes them here.
+   */
+  abandon?(job: Job, context: JobContext): Promise<void>;
 }
 
 export const JOB_EXECUTORS = Symbol('JOB_EXECUTORS');

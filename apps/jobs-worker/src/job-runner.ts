@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { type CloudEvent, JOB_REQUESTED_EVENT, type JobRequestedData, JOBS_WORKER_CONSUMER, type JobStatus } from '@lms/contracts';
 import { Database, type DeliveryInfo, type FileStore, LOGGER, type Logger, MESSAGE_BUS, type MessageBus, type Subscription } from '@lms/platform';
-import { FILE_STORE, JOB_EXECUTORS, type Job, type JobExecutor } from './job-executor.js';
+import { FILE_STORE, JOB_EXECUTORS, type Job, type JobContext, type JobExecutor, JobFailed } from './job-executor.js';
 
 export interface RetryPolicy {
   /** Attempts a job gets before it ends `failed`. */
@@ -87,38 +87,60 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
 
     const lost = row.status === 'running' ? [`attempt ${row.attempts} stopped before it finished (its worker was lost)`] : [];
     const { maxAttempts } = this.retry;
+    const job: Job = { id: row.id, accountId: row.account_id, kind: row.kind, params: row.params, createdBy: row.created_by, attempt };
     if (attempt > maxAttempts) {
+      const executor = this.byKind.get(row.kind);
+      const undone: string[] = [];
+      if (executor?.abandon) {
+        // Its effects elsewhere are undone first. Should that fail too, the job still ends `failed` (never stuck),
+        // saying so; the dead letter keeps the event for operations.
+        await executor.abandon(job, this.contextOf(job)).catch((err: unknown) => {
+          undone.push(`undoing its effects failed: ${err instanceof Error ? err.message : String(err)}`);
+          this.logger.error({ jobId, kind: row.kind, err }, 'job abandon failed');
+        });
+      }
       await this.update(jobId, `status = 'failed', finished_at = now(), error_messages = error_messages || $2::text[]`, [
-        [...lost, `gave up after ${maxAttempts} attempts`],
+        [...lost, `gave up after ${maxAttempts} attempts`, ...undone],
       ]);
       this.logger.error({ jobId, kind: row.kind }, 'job failed');
       throw new Error(`job ${jobId} failed after ${maxAttempts} attempts`); // the log dead-letters this last delivery
     }
 
     await this.update(jobId, `status = 'running', attempts = $2, progress = 0, started_at = coalesce(started_at, now()), error_messages = error_messages || $3::text[]`, [attempt, lost]);
-    const job: Job = { id: row.id, accountId: row.account_id, kind: row.kind, params: row.params, createdBy: row.created_by, attempt };
     try {
       const executor = this.byKind.get(row.kind);
       if (!executor) throw new Error(`no executor for job kind '${row.kind}'`);
-      const result = await executor.run(job, {
-        bus: this.bus,
-        files: this.files,
-        logger: this.logger.child({ jobId, kind: row.kind }),
-        progress: (percent) => this.progress(job, percent),
-      });
+      const result = await executor.run(job, this.contextOf(job));
       const file = result.file;
-      await this.updateOwned(jobId, attempt, `status = 'done', progress = 100, finished_at = now(), file_key = $3, file_name = $4, file_size = $5`, [
+      await this.updateOwned(jobId, attempt, `status = 'done', progress = 100, finished_at = now(), file_key = $3, file_name = $4, file_size = $5, result = $6`, [
         file?.key ?? null,
         file?.name ?? null,
         file?.size ?? null,
+        result.result ? JSON.stringify(result.result) : null,
       ]);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
+      if (err instanceof JobFailed) {
+        // Final: no retry would change the answer. Acknowledged, so the log does not deliver it again.
+        await this.updateOwned(jobId, attempt, `status = 'failed', finished_at = now(), error_messages = error_messages || $3::text[]`, [[message]]);
+        this.logger.warn({ jobId, kind: row.kind, attempt, err }, 'job failed');
+        return;
+      }
       // Back to `pending` while it waits for its retry; the message stays with the job.
       await this.updateOwned(jobId, attempt, `status = 'pending', error_messages = error_messages || $3::text[]`, [[`attempt ${attempt}: ${message}`]]);
       this.logger.warn({ jobId, kind: row.kind, attempt, err }, 'job attempt failed');
       throw err;
     }
+  }
+
+  private contextOf(job: Job): JobContext {
+    return {
+      bus: this.bus,
+      files: this.files,
+      logger: this.logger.child({ jobId: job.id, kind: job.kind }),
+      db: this.db,
+      progress: (percent) => this.progress(job, percent),
+    };
   }
 
   private async progress(job: Job, percent: number): Promise<void> {

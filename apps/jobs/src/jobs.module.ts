@@ -1,11 +1,27 @@
 import { Module } from '@nestjs/common';
+import { IdentityDirectory } from '@lms/platform';
 import { DataDumpsHandlers } from './data-dumps/data-dumps.handlers.js';
 import { DataDumpsService } from './data-dumps/data-dumps.service.js';
+import { DownloadsHandlers } from './downloads/downloads.handlers.js';
+import { DownloadsService } from './downloads/downloads.service.js';
+import { ImportRunsModule } from './import-runs/import-runs.module.js';
+import { ImportRuns1767100000000 } from './migrations/1767100000000-import-runs.js';
 import { InitialJobs1763800000000 } from './migrations/1763800000000-initial-jobs.js';
 import { IdempotencyKeys1764350000000 } from './migrations/1764350000000-idempotency-keys.js';
 import { Jobs1764500000000 } from './migrations/1764500000000-jobs.js';
+import { CloneObjects1766800000000 } from './migrations/1766800000000-clone-objects.js';
+import { CloneObjectsHandlers } from './clone-objects/clone-objects.handlers.js';
+import { CloneObjectsService } from './clone-objects/clone-objects.service.js';
 
-export const JOBS_MIGRATIONS = [InitialJobs1763800000000, IdempotencyKeys1764350000000, Jobs1764500000000];
+import { NotificationDeliveries1767200000000 } from './migrations/1767200000000-notification-deliveries.js';
+import { NotificationsHandlers } from './notifications/notifications.handlers.js';
+import { NotificationsService } from './notifications/notifications.service.js';
 
-@Module({ controllers: [DataDumpsHandlers], providers: [DataDumpsService] })
+export const JOBS_MIGRATIONS = [InitialJobs1763800000000, IdempotencyKeys1764350000000, Jobs1764500000000, CloneObjects1766800000000, ImportRuns1767100000000, NotificationDeliveries1767200000000];
+
+@Module({
+  imports: [ImportRunsModule],
+  controllers: [DataDumpsHandlers, DownloadsHandlers, CloneObjectsHandlers, NotificationsHandlers],
+  providers: [DataDumpsService, DownloadsService, CloneObjectsService, NotificationsService, IdentityDirectory],
+})
 export class JobsModule {}

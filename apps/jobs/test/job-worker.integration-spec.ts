@@ -1,11 +1,10 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { text } from 'node:stream/consumers';
 import { Objm } from '@nats-io/obj';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { JOBS_WORKER_CONSUMER } from '@lms/contracts';
 import { createBus, createLogger, type Database, filesBucket, loadConfig, type MessageBus, ObjectFileStore, openDatabase, Outbox, OutboxRelay } from '@lms/platform';
-import { createTestDatabase, deleteNamespaceStreams, eventually, freePortBlock, queryDatabase, TEST_CONTEXT_SIGNING_KEY, testNatsUrl, type TestDatabase, uniqueName } from '@lms/testing';
+import { createTestDatabase, deleteNamespaceStreams, eventually, freePortBlock, queryDatabase, readyOn, spawnWorkerProcess, TEST_CONTEXT_SIGNING_KEY, testNatsUrl, type TestDatabase, uniqueName, type WorkerProcess } from '@lms/testing';
 import { enqueueJob } from '../src/jobs/job-queue.js';
 import { JOBS_MIGRATIONS } from '../src/jobs.module.js';
 
@@ -14,12 +13,6 @@ import { JOBS_MIGRATIONS } from '../src/jobs.module.js';
 const natsUrl = testNatsUrl();
 const built = existsSync('dist/apps/jobs-worker/main.js');
 const describeWithNats = natsUrl && built ? describe : describe.skip;
-
-interface Worker {
-  child: ChildProcess;
-  output: string[];
-  exited: Promise<number | null>;
-}
 
 interface JobRow {
   status: string;
@@ -39,19 +32,13 @@ describeWithNats('jobs-worker: a work queue shared by replicas', () => {
   let relay: OutboxRelay;
   let bus: MessageBus;
   let nc: NatsConnection;
-  const workers: Worker[] = [];
+  const workers: WorkerProcess[] = [];
 
-  const launch = (healthPort: number): Worker => {
-    const env = { PATH: process.env.PATH, DATABASE_URL: testDb.url, NATS_URL: natsUrl, NATS_NAMESPACE: namespace, CONTEXT_SIGNING_KEY: TEST_CONTEXT_SIGNING_KEY, LOG_LEVEL: 'error', HOST: '127.0.0.1', HEALTH_PORT: String(healthPort) };
-    const child = spawn(process.execPath, ['apps/jobs-worker/test/test-worker.mjs'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
-    const output: string[] = [];
-    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => output.push(...chunk.split('\n').filter(Boolean)));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    const worker = { child, output, exited };
+  const launch = (healthPort: number): WorkerProcess => {
+    const worker = spawnWorkerProcess('apps/jobs-worker/test/test-worker.mjs', { databaseUrl: testDb.url, natsUrl: natsUrl!, namespace, healthPort });
     workers.push(worker);
     return worker;
   };
-  const ready = (port: number) => eventually(async () => ((await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined))?.status === 200 ? true : undefined), 60_000, 200);
   const jobRow = async (id: string) => (await queryDatabase<JobRow>(testDb.url, 'SELECT status, attempts, error_messages, file_key, file_size, progress FROM jobs.jobs WHERE id = $1', [id]))[0];
 
   beforeAll(async () => {
@@ -68,7 +55,7 @@ describeWithNats('jobs-worker: a work queue shared by replicas', () => {
     const port = await freePortBlock(2);
     launch(port);
     launch(port + 1);
-    await Promise.all([ready(port), ready(port + 1)]);
+    await Promise.all([readyOn(port), readyOn(port + 1)]);
   }, 90_000);
 
   afterAll(async () => {

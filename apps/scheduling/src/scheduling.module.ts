@@ -1,3 +1,6 @@
+import { SubAccountClones1766800000000 } from './migrations/1766800000000-sub-account-clones.js';
+import { SchedulingClonesHandlers } from './clones/scheduling-clones.handlers.js';
+import { SchedulingClonesService } from './clones/scheduling-clones.service.js';
 import { Module } from '@nestjs/common';
 import { IdentityDirectory, tenantRepositoryProvider } from '@lms/platform';
 import { LearnerLiveCoursesHandlers } from './learner-live-courses/learner-live-courses.handlers.js';
@@ -25,18 +28,20 @@ import { SessionsService } from './sessions/sessions.service.js';
 import { LiveUpdatesHandlers } from './live-updates/live-updates.handlers.js';
 import { RegistrationChanges1766700000000 } from './migrations/1766700000000-registration-changes.js';
 import { SchedulingDumpModule } from './scheduling-dump.js';
+import { SchedulingExportsModule } from './exports/scheduling-exports.handlers.js';
 import { WebConferenceDefault } from './web-conferences/web-conference-default.entity.js';
 import { WebConference } from './web-conferences/web-conference.entity.js';
 import { WebConferencesHandlers } from './web-conferences/web-conferences.handlers.js';
 import { WebConferencesService } from './web-conferences/web-conferences.service.js';
 
 export const SCHEDULING_ENTITIES = [LiveCourse, LiveCourseEnrollment, Session, Registration, WaitlistPlace, WebConference, WebConferenceDefault];
-export const SCHEDULING_MIGRATIONS = [InitialScheduling1763800000000, IdempotencyKeys1764350000000, LiveCourses1764500000000, WebConferences1764510000000, RegistrationChanges1766700000000];
+export const SCHEDULING_MIGRATIONS = [InitialScheduling1763800000000, IdempotencyKeys1764350000000, LiveCourses1764500000000, WebConferences1764510000000, RegistrationChanges1766700000000, SubAccountClones1766800000000];
 
 @Module({
-  imports: [SchedulingDumpModule],
-  controllers: [LearnerLiveCoursesHandlers, LiveCoursesHandlers, LiveCourseLearnersHandlers, SessionsHandlers, RegistrationsHandlers, WebConferencesHandlers, LiveUpdatesHandlers],
+  imports: [SchedulingDumpModule, SchedulingExportsModule],
+  controllers: [LearnerLiveCoursesHandlers, LiveCoursesHandlers, LiveCourseLearnersHandlers, SessionsHandlers, RegistrationsHandlers, WebConferencesHandlers, LiveUpdatesHandlers, SchedulingClonesHandlers],
   providers: [
+    SchedulingClonesService,
     IdentityDirectory,
     LiveCoursesService,
     WebConferencesService,

@@ -9,3 +9,4 @@ export * from './route-fixtures.js';
 export * from './nats-server.js';
 export * from './embedded-system.js';
 export * from './zip-reader.js';
+export * from './worker-process.js';

@@ -67,7 +67,7 @@ export class CourseTemplateLifecycle {
       if (notify.re_enroll) await this.enrollments.reEnrollCompleted(ctx, course, publishedAt);
       const published = await this.templates.publishFields(ctx, course, notify, publishedAt, recipients);
       if (notify.notify_filter) {
-        await this.enrollments.announceRest(ctx, course.id, recipients, { published_at: publishedAt.toISOString(), notify_filter: notify.notify_filter, notify_message: notify.notify_message });
+        await this.enrollments.announceRest(ctx, course.id, recipients, { title: course.title, published_at: publishedAt.toISOString(), notify_filter: notify.notify_filter, notify_message: notify.notify_message });
       }
       return published;
     });

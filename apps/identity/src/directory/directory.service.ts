@@ -72,9 +72,10 @@ export class DirectoryService {
   async subAccounts(ctx: RequestContext, ids: number[]): Promise<DirectorySubAccountsReply> {
     const wanted = [...new Set([...ids, ...(ctx.subAccountId === null ? [] : [ctx.subAccountId])])];
     const [named, root, total] = await Promise.all([
-      wanted.length > 0 ? this.subAccountsRepo.find(ctx, { where: { id: In(wanted) } }) : Promise.resolve([]),
+      // A sub-account a clone is still making (or undoing) is nobody's yet.
+      wanted.length > 0 ? this.subAccountsRepo.find(ctx, { where: { id: In(wanted), cloning: false } }) : Promise.resolve([]),
       this.subAccountsRepo.findOne(ctx, { isRoot: true }),
-      this.subAccountsRepo.count(ctx),
+      this.subAccountsRepo.count(ctx, { cloning: false }),
     ]);
     const current = ctx.subAccountId === null ? root : (named.find((s) => s.id === ctx.subAccountId) ?? root);
     return {

@@ -30,6 +30,6 @@ export const USERS_ENTITIES = [UserCustomFieldValue, UserCompletion];
     tenantRepositoryProvider(UserCompletion),
     tenantRepositoryProvider(CustomField),
   ],
-  exports: [UserFinder],
+  exports: [UserFinder, UsersService],
 })
 export class UsersModule {}

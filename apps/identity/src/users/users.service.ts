@@ -38,7 +38,7 @@ import { UserFinder, type UserRef } from './user-finder.js';
 import { userEventData } from './user-view.js';
 
 /** Attributes copied from a request as they are (`null` clears). */
-const PLAIN_ATTRIBUTES = [
+export const PLAIN_ATTRIBUTES = [
   ['first_name', 'firstName'],
   ['last_name', 'lastName'],
   ['full_name', 'fullName'],

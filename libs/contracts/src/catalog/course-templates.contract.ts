@@ -390,6 +390,8 @@ export const COURSE_TEMPLATE_PUBLISH_RECIPIENTS_EVENT = 'catalog.course_template
 
 export interface PublishRecipientsData {
   course_template_id: number;
+  /** The course's title at publish, as the published event has it (for the notification; absent in older events). */
+  title?: string;
   published_at: string;
   notify_filter: NotifyFilter;
   notify_message: string | null;

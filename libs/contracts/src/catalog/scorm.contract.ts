@@ -18,6 +18,27 @@ export interface UploadedFile {
   key: string;
   size: number;
   content_type: string;
+  /** The file name a multipart part gave (its last path segment), when it gave one. */
+  name?: string;
+}
+
+/** What an upload route's service receives: the staged file, and the text fields of a multipart body. */
+export interface UploadRequestBody {
+  upload: UploadedFile;
+  fields?: Record<string, string>;
+}
+
+const isString = (v: unknown): v is string => typeof v === 'string';
+
+/** Whether a body is an upload as the gateway stages it (a service checks, as it checks JSON bodies against their DTO). */
+export function isUploadRequestBody(body: unknown): body is UploadRequestBody {
+  if (typeof body !== 'object' || body === null) return false;
+  const { upload, fields, ...rest } = body as Record<string, unknown>;
+  if (Object.keys(rest).length > 0 || typeof upload !== 'object' || upload === null) return false;
+  const { key, size, content_type: type, name, ...extra } = upload as Record<string, unknown>;
+  const fileOk = Object.keys(extra).length === 0 && isString(key) && key.startsWith('uploads/') && Number.isSafeInteger(size) && (size as number) >= 0 && isString(type) && (name === undefined || isString(name));
+  const fieldsOk = fields === undefined || (typeof fields === 'object' && fields !== null && Object.values(fields).every(isString));
+  return fileOk && fieldsOk;
 }
 
 export const SCORM_VERSIONS = ['scorm_1_2', 'scorm_2004_3rd', 'scorm_2004_4th'] as const;

@@ -19,6 +19,11 @@ import { CATALOG_CHECKPOINT_ROUTES } from './catalog-checkpoints.routes.js';
 import { CATALOG_SCORM_LAUNCH_ROUTES, CATALOG_SCORM_PACKAGE_ROUTES } from './catalog-scorm.routes.js';
 import { fencedByLocks, LOCKING_LOCK_ROUTES } from './locking-locks.routes.js';
 import { JOBS_DATA_DUMP_ROUTES } from './jobs-data-dumps.routes.js';
+import { JOBS_DOWNLOAD_ROUTES } from './jobs-downloads.routes.js';
+import { CATALOG_ADMIN_REPORT_ROUTES } from './catalog-admin-reports.routes.js';
+import { JOBS_IMPORT_RUN_ROUTES } from './jobs-import-runs.routes.js';
+import { JOBS_CLONE_OBJECT_ROUTES } from './jobs-clone-objects.routes.js';
+import { JOBS_NOTIFICATION_ROUTES } from './jobs-notifications.routes.js';
 import type { RouteDefinition } from './route.js';
 import { SCHEDULING_LIVE_COURSE_ROUTES } from './scheduling-live-courses.routes.js';
 import { SCHEDULING_REGISTRATION_ROUTES } from './scheduling-registrations.routes.js';
@@ -48,8 +53,13 @@ export const ROUTES: RouteDefinition[] = [
   ...CATALOG_CHECKPOINT_ROUTES,
   ...LOCKING_LOCK_ROUTES,
   ...JOBS_DATA_DUMP_ROUTES,
+  ...JOBS_IMPORT_RUN_ROUTES,
   ...SCHEDULING_LIVE_COURSE_ROUTES,
   ...SCHEDULING_SESSION_ROUTES,
   ...SCHEDULING_REGISTRATION_ROUTES,
   ...SCHEDULING_WEB_CONFERENCE_ROUTES,
+  ...JOBS_DOWNLOAD_ROUTES,
+  ...CATALOG_ADMIN_REPORT_ROUTES,
+  ...JOBS_CLONE_OBJECT_ROUTES,
+  ...JOBS_NOTIFICATION_ROUTES,
 ];

@@ -1,6 +1,6 @@
 import { readdirSync } from 'node:fs';
-import { AUTH_INVALIDATE_SUBJECT, AUTH_RESOLVE_SUBJECT, eventSubject, ROUTES } from '@lms/contracts';
-import { BUS_ROLES, inboxPrefixOf, natsPasswordVariable, natsUsers, renderNatsAuthorization, type NatsUser, type SubjectRules } from './nats-access.js';
+import { AUTH_INVALIDATE_SUBJECT, AUTH_RESOLVE_SUBJECT, eventSubject, ROUTES, USER_IMPORT_SUBJECTS } from '@lms/contracts';
+import { BUS_ROLES, inboxPrefixOf, RESTRICTED_REQUESTS, natsPasswordVariable, natsUsers, renderNatsAuthorization, type NatsUser, type SubjectRules } from './nats-access.js';
 import { subjectMatches } from './subject-match.js';
 
 const allows = (rules: SubjectRules, subject: string) => rules.allow.some((p) => subjectMatches(p, subject)) && !(rules.deny ?? []).some((p) => subjectMatches(p, subject));
@@ -23,6 +23,13 @@ describe('NATS users and permissions', () => {
       expect([subject, allows(user('gateway').permissions.publish, subject)]).toEqual([subject, true]);
       const answering = users.filter((u) => u.permissions.allow_responses && allows(u.permissions.subscribe, subject)).map((u) => u.user);
       expect([subject, answering]).toEqual([subject, [subject.split('.')[0]]]);
+    }
+  });
+
+  it("lets only jobs-worker ask identity for the import source (a decrypted password) and send it user rows", () => {
+    expect(Object.keys(RESTRICTED_REQUESTS).sort()).toEqual(Object.values(USER_IMPORT_SUBJECTS).sort());
+    for (const subject of Object.values(USER_IMPORT_SUBJECTS)) {
+      for (const u of users) expect([u.user, subject, allows(u.permissions.publish, subject)]).toEqual([u.user, subject, u.user === 'jobs-worker']);
     }
   });
 

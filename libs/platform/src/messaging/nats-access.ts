@@ -44,10 +44,21 @@ export const BUS_ROLES: Readonly<Record<string, BusRole>> = {
   catalog: { serves: 'catalog', publishesEventsOf: 'catalog', calls: ['identity', 'locking', 'scheduling'], files: 'write', uploads: 'read' },
   // Scheduling asks identity for people (learners, instructors).
   scheduling: { serves: 'scheduling', publishesEventsOf: 'scheduling', calls: ['identity'] },
-  // Both ask the services in the data dump (DUMP_SERVICES) for their models and rows.
+  // Both ask the services in the data dump (DUMP_SERVICES) for their models and rows; jobs asks identity whether
+  // a clone's source and subdomain are good, jobs-worker runs a clone's steps on identity, catalog and scheduling.
   jobs: { serves: 'jobs', publishesEventsOf: 'jobs', calls: ['identity', 'catalog', 'scheduling'] },
   'jobs-worker': { publishesEventsOf: 'jobs', files: 'write', calls: ['identity', 'catalog', 'scheduling'] },
   locking: { serves: 'locking', publishesEventsOf: 'locking', calls: ['catalog'] },
+};
+
+/**
+ * Request subjects only some callers of their service may send (the import worker's, which answer a
+ * decrypted password and apply user rows: USER_IMPORT_SUBJECTS in libs/contracts; a spec keeps them equal).
+ * Every other caller of the service is denied them, the gateway first.
+ */
+export const RESTRICTED_REQUESTS: Readonly<Record<string, readonly string[]>> = {
+  'identity.import_profile.source': ['jobs-worker'],
+  'identity.users.import_rows': ['jobs-worker'],
 };
 
 export interface SubjectRules {
@@ -135,7 +146,10 @@ export function natsUsers(namespace = '', roles: Readonly<Record<string, BusRole
       ...(role.uploads ? objectStoreApi(namespace, role.uploads, 'UPLOADS') : []),
     ]);
     // A caller of a service's subjects may not send the notices that live among them.
-    const deny = broadcasts.filter((b) => !(role.broadcasts ?? []).includes(b) && (role.calls ?? []).some((s) => b.startsWith(`${s}.`))).map(at);
+    const restricted = Object.entries(RESTRICTED_REQUESTS)
+      .filter(([subject, callers]) => !callers.includes(user) && (role.calls ?? []).some((s) => subject.startsWith(`${s}.`)))
+      .map(([subject]) => subject);
+    const deny = [...broadcasts.filter((b) => !(role.broadcasts ?? []).includes(b) && (role.calls ?? []).some((s) => b.startsWith(`${s}.`))), ...restricted].map(at);
     const subscribe = [`${inboxPrefixOf(user)}.>`, ...(role.serves ? [at(`${role.serves}.>`)] : []), ...(role.listens ?? []).map(at)];
     return {
       user,

@@ -1,12 +1,14 @@
 import { applyDecorators, Injectable, type PipeTransform, UsePipes } from '@nestjs/common';
 import { MessagePattern } from '@nestjs/microservices';
-import { type DtoClass, type FieldError, ROUTES, type RpcRequest, unsafeInput, validateInput } from '@lms/contracts';
+import { type DtoClass, type FieldError, isUploadRequestBody, ROUTES, type RpcRequest, unsafeInput, validateInput } from '@lms/contracts';
 import { badRequest } from './rpc-errors.js';
 
 interface RequestShape {
   params?: DtoClass;
   query?: DtoClass;
   body?: DtoClass;
+  /** The route also takes an upload in place of its JSON body (`upload.orJson`). */
+  uploadOrBody?: boolean;
 }
 
 /** What a subject's request must look like: the route's DTOs when it is an HTTP route, else the given shape. */
@@ -14,7 +16,7 @@ function shapeOf(subject: string, explicit?: RequestShape): RequestShape {
   if (explicit) return explicit;
   const route = ROUTES.find((r) => r.subject === subject);
   if (!route) throw new Error(`${subject} is in no route; give its request shape to @Handles`);
-  return { params: route.params, query: route.query, body: route.body };
+  return { params: route.params, query: route.query, body: route.body, uploadOrBody: route.upload?.orJson === true };
 }
 
 /** Re-validates what the gateway sent (the consumer does not trust a cast) and hands the handler DTO instances. */
@@ -28,6 +30,7 @@ export class RpcRequestPipe implements PipeTransform<RpcRequest, Promise<RpcRequ
     for (const part of ['params', 'query', 'body'] as const) {
       const cls = this.shape[part];
       if (!cls) continue;
+      if (part === 'body' && this.shape.uploadOrBody && isUploadRequestBody(request.body)) continue;
       const unsafe = unsafeInput(request[part]);
       if (unsafe.length > 0) {
         errors.push(...unsafe);
