@@ -12,7 +12,7 @@ import {
   type RequestContext,
   type RpcRequest,
 } from '@lms/contracts';
-import { contextSealFor, forbidden, Handles, MESSAGE_BUS, type MessageBus, notFound, requestSigned, RUNTIME, type Runtime, type SignedRequestOptions } from '@lms/platform';
+import { forbidden, Handles, MESSAGE_BUS, type MessageBus, notFound, requestSigned, RUNTIME, type Runtime, signedChannel, type SignedRequestOptions, signedRequestsTo } from '@lms/platform';
 import { QuizReportService } from './quiz-report.service.js';
 
 interface AdminReport {
@@ -51,7 +51,7 @@ export class AdminReportsHandlers {
     @Inject(MESSAGE_BUS) bus: MessageBus,
     @Inject(RUNTIME) runtime: Runtime,
   ) {
-    this.identity = { bus, seal: contextSealFor(runtime.config), timeoutMs: runtime.config.rpcTimeoutMs, service: 'identity', unavailableCode: 'IDENTITY_UNAVAILABLE' };
+    this.identity = signedRequestsTo('identity', signedChannel(bus, runtime.config));
   }
 
   @Handles(ADMIN_REPORT_SUBJECTS.show)

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { type CheckLockReply, LOCK_ID_HEADER, LOCKS_CHECK_SUBJECT, type RequestContext } from '@lms/contracts';
-import { contextSealFor, forwardedHeaders, MESSAGE_BUS, type MessageBus, requestSigned, RUNTIME, type Runtime, type SignedRequestOptions } from '@lms/platform';
+import { forwardedHeaders, MESSAGE_BUS, type MessageBus, requestSigned, RUNTIME, type Runtime, signedChannel, type SignedRequestOptions, signedRequestsTo } from '@lms/platform';
 import type { AuthoringItem } from './authoring-guard.js';
 
 /**
@@ -13,7 +13,7 @@ export class LockFence {
   private readonly options: SignedRequestOptions;
 
   constructor(@Inject(MESSAGE_BUS) bus: MessageBus, @Inject(RUNTIME) runtime: Runtime) {
-    this.options = { bus, seal: contextSealFor(runtime.config), timeoutMs: runtime.config.rpcTimeoutMs, service: 'locking', unavailableCode: 'LOCKING_UNAVAILABLE' };
+    this.options = signedRequestsTo('locking', signedChannel(bus, runtime.config));
   }
 
   async assertMayWrite(ctx: RequestContext, item: AuthoringItem): Promise<void> {

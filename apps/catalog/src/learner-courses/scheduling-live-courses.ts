@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { LEARNER_LIVE_COURSE_SUBJECTS, type LiveCourseSummariesReply, type LiveCourseSummary, type RequestContext } from '@lms/contracts';
-import { contextSealFor, MESSAGE_BUS, type MessageBus, requestSigned, RUNTIME, type Runtime, type SignedRequestOptions } from '@lms/platform';
+import { MESSAGE_BUS, type MessageBus, requestSigned, RUNTIME, type Runtime, signedChannel, type SignedRequestOptions, signedRequestsTo } from '@lms/platform';
 
 /** What catalog learns of live courses: asked of scheduling over request/reply (design §1), never its schema. */
 @Injectable()
@@ -8,7 +8,7 @@ export class SchedulingLiveCourses {
   private readonly scheduling: SignedRequestOptions;
 
   constructor(@Inject(MESSAGE_BUS) bus: MessageBus, @Inject(RUNTIME) runtime: Runtime) {
-    this.scheduling = { bus, seal: contextSealFor(runtime.config), timeoutMs: runtime.config.rpcTimeoutMs, service: 'scheduling', unavailableCode: 'SCHEDULING_UNAVAILABLE' };
+    this.scheduling = signedRequestsTo('scheduling', signedChannel(bus, runtime.config));
   }
 
   /** The live courses by id; deleted or unknown ones are absent. */

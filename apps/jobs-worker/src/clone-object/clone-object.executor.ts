@@ -1,5 +1,5 @@
 import { CLONE_OBJECT_JOB, CLONE_STEP_SUBJECTS as S, type CloneCopyReply, type CloneSubAccountReply, type CloneUndoReply, type RequestContext } from '@lms/contracts';
-import { type ContextSeal, DomainError, type MessageBus, requestSigned } from '@lms/platform';
+import { type ContextSeal, DomainError, type MessageBus, requestSigned, signedRequestsTo } from '@lms/platform';
 import { type Job, type JobContext, type JobExecutor, JobFailed, type JobResult } from '../job-executor.js';
 
 export interface CloneObjectOptions {
@@ -81,6 +81,6 @@ export class CloneObjectExecutor implements JobExecutor {
   }
 
   private ask(bus: MessageBus, service: string) {
-    return { bus, seal: this.options.seal, timeoutMs: Math.max(this.options.timeoutMs, CLONE_STEP_TIMEOUT_MS), service, unavailableCode: `${service.toUpperCase()}_UNAVAILABLE` };
+    return signedRequestsTo(service, { bus, seal: this.options.seal, timeoutMs: Math.max(this.options.timeoutMs, CLONE_STEP_TIMEOUT_MS) });
   }
 }

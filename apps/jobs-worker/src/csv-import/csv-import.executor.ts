@@ -10,7 +10,7 @@ import {
   type RequestContext,
   USER_IMPORT_SUBJECTS,
 } from '@lms/contracts';
-import { type ContextSeal, type Database, type MessageBus, requestSigned, type SignedRequestOptions } from '@lms/platform';
+import { type ContextSeal, type Database, type MessageBus, requestSigned, type SignedRequestOptions, signedRequestsTo } from '@lms/platform';
 import type { Job, JobContext, JobExecutor, JobResult } from '../job-executor.js';
 import type { CsvImportConfig } from './csv-import.config.js';
 import { fetchCsv, type Resolver } from './csv-fetch.js';
@@ -107,7 +107,7 @@ export class CsvImportExecutor implements JobExecutor {
   }
 
   private ask(bus: MessageBus): SignedRequestOptions {
-    return { bus, seal: this.options.seal, timeoutMs: this.options.timeoutMs, service: 'identity', unavailableCode: 'IDENTITY_UNAVAILABLE' };
+    return signedRequestsTo('identity', { bus, seal: this.options.seal, timeoutMs: this.options.timeoutMs });
   }
 }
 

@@ -1,5 +1,5 @@
 import { DATA_DUMP_JOB, DATA_DUMP_FILE_NAME, dataDumpFileKey, DUMP_SERVICES, dumpSubjects, type DumpCsvReply, type DumpModelsReply, type RequestContext } from '@lms/contracts';
-import { type ContextSeal, csvLine, type MessageBus, requestSigned, type SignedRequestOptions } from '@lms/platform';
+import { type ContextSeal, csvLine, type MessageBus, requestSigned, type SignedRequestOptions, signedRequestsTo } from '@lms/platform';
 import type { Job, JobContext, JobExecutor, JobResult } from '../job-executor.js';
 import { zipStream, type ZipEntry } from './zip-stream.js';
 
@@ -67,6 +67,6 @@ export class DataDumpExecutor implements JobExecutor {
   }
 
   private ask(bus: MessageBus, service: string): SignedRequestOptions {
-    return { bus, seal: this.options.seal, timeoutMs: this.options.timeoutMs, service, unavailableCode: `${service.toUpperCase()}_UNAVAILABLE` };
+    return signedRequestsTo(service, { bus, seal: this.options.seal, timeoutMs: this.options.timeoutMs });
   }
 }

@@ -7,7 +7,7 @@ import {
   type ExportPage,
   type RequestContext,
 } from '@lms/contracts';
-import { type ContextSeal, csvLine, type MessageBus, requestSigned, type SignedRequestOptions } from '@lms/platform';
+import { type ContextSeal, csvLine, type MessageBus, requestSigned, type SignedRequestOptions, signedRequestsTo } from '@lms/platform';
 import { type Job, type JobContext, type JobExecutor, jobFileKey, type JobResult } from '../job-executor.js';
 
 /** Rows asked per page; with user names added, one directory look-up (at most 1,000 ids) per page. */
@@ -84,6 +84,6 @@ export class DownloadExecutor implements JobExecutor {
   }
 
   private ask(bus: MessageBus, service: string): SignedRequestOptions {
-    return { bus, seal: this.options.seal, timeoutMs: this.options.timeoutMs, service, unavailableCode: `${service.toUpperCase()}_UNAVAILABLE` };
+    return signedRequestsTo(service, { bus, seal: this.options.seal, timeoutMs: this.options.timeoutMs });
   }
 }

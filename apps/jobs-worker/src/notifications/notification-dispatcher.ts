@@ -12,7 +12,6 @@ import {
   type RequestContext,
 } from '@lms/contracts';
 import {
-  contextSealFor,
   Database,
   type DeliveryInfo,
   LOGGER,
@@ -22,7 +21,9 @@ import {
   requestSigned,
   RUNTIME,
   type Runtime,
+  signedChannel,
   type SignedRequestOptions,
+  signedRequestsTo,
   type Subscription,
 } from '@lms/platform';
 import { DeliveryError, type DeliveryChannelSender } from './delivery-channels.js';
@@ -88,7 +89,7 @@ export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleD
     @Inject(NOTIFICATION_SENDERS) private readonly senders: DeliveryChannelSender[],
     @Inject(NOTIFICATION_POLICY) private readonly policy: NotificationPolicy,
   ) {
-    this.identity = { bus, seal: contextSealFor(runtime.config), timeoutMs: runtime.config.rpcTimeoutMs, service: 'identity', unavailableCode: 'IDENTITY_UNAVAILABLE' };
+    this.identity = signedRequestsTo('identity', signedChannel(bus, runtime.config));
   }
 
   async onApplicationBootstrap(): Promise<void> {

@@ -9,7 +9,7 @@ import {
   type JobStatus,
   type RequestContext,
 } from '@lms/contracts';
-import { badRequest, conflict, contextSealFor, Database, MESSAGE_BUS, type MessageBus, notFound, Outbox, requestSigned, RUNTIME, type Runtime } from '@lms/platform';
+import { badRequest, conflict, Database, MESSAGE_BUS, type MessageBus, notFound, Outbox, requestSigned, RUNTIME, type Runtime, signedChannel, signedRequestsTo } from '@lms/platform';
 import { enqueueJob } from '../jobs/job-queue.js';
 
 interface CloneRow {
@@ -83,9 +83,8 @@ export class CloneObjectsService {
     const again = sources.find((s, i) => sources.indexOf(s) !== i);
     if (again !== undefined) throw conflict('CLONE_RUNNING', `Sub-account ${again} is asked to be cloned twice at once.`);
 
-    const seal = contextSealFor(this.runtime.config);
     const check = await requestSigned<CloneCheckReply>(
-      { bus: this.bus, seal, timeoutMs: this.runtime.config.rpcTimeoutMs, service: 'identity', unavailableCode: 'IDENTITY_UNAVAILABLE' },
+      signedRequestsTo('identity', signedChannel(this.bus, this.runtime.config)),
       ctx,
       CLONE_STEP_SUBJECTS.identityCheck,
       { source_ids: sources, subdomains },

@@ -10,7 +10,7 @@ import {
   type JobStatus,
   type RequestContext,
 } from '@lms/contracts';
-import { badRequest, contextSealFor, Database, MESSAGE_BUS, type MessageBus, notFound, Outbox, requestSigned, RUNTIME, type Runtime, signFileUrl } from '@lms/platform';
+import { badRequest, Database, MESSAGE_BUS, type MessageBus, notFound, Outbox, requestSigned, RUNTIME, type Runtime, signedChannel, signedRequestsTo, signFileUrl } from '@lms/platform';
 import { enqueueJob } from '../jobs/job-queue.js';
 
 interface DumpRow {
@@ -77,7 +77,7 @@ export class DataDumpsService {
   async modelNames(ctx: RequestContext): Promise<string[]> {
     const names: string[] = [];
     for (const service of DUMP_SERVICES) {
-      const options = { bus: this.bus, seal: contextSealFor(this.runtime.config), timeoutMs: this.runtime.config.rpcTimeoutMs, service, unavailableCode: `${service.toUpperCase()}_UNAVAILABLE` };
+      const options = signedRequestsTo(service, signedChannel(this.bus, this.runtime.config));
       names.push(...(await requestSigned<DumpModelsReply>(options, ctx, dumpSubjects(service).models, {})).models);
     }
     return names;

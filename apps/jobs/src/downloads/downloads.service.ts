@@ -10,7 +10,7 @@ import {
   type JobStatus,
   type RequestContext,
 } from '@lms/contracts';
-import { contextSealFor, Database, DomainError, forbidden, MESSAGE_BUS, type MessageBus, notFound, Outbox, requestSigned, RUNTIME, type Runtime, signFileUrl, unprocessable } from '@lms/platform';
+import { Database, DomainError, forbidden, MESSAGE_BUS, type MessageBus, notFound, Outbox, requestSigned, RUNTIME, type Runtime, signedChannel, signedRequestsTo, signFileUrl, unprocessable } from '@lms/platform';
 import { enqueueJob } from '../jobs/job-queue.js';
 import { downloadInfo } from './download-info.js';
 
@@ -80,7 +80,7 @@ export class DownloadsService {
    */
   private async checkSource(ctx: RequestContext, type: DownloadType, info: Record<string, unknown>): Promise<void> {
     const source = DOWNLOAD_SOURCES[type];
-    const options = { bus: this.bus, seal: contextSealFor(this.runtime.config), timeoutMs: this.runtime.config.rpcTimeoutMs, service: source.service, unavailableCode: `${source.service.toUpperCase()}_UNAVAILABLE` };
+    const options = signedRequestsTo(source.service, signedChannel(this.bus, this.runtime.config));
     try {
       await requestSigned(options, ctx, source.subject, { ...info, limit: 1 });
     } catch (err) {

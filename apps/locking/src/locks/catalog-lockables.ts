@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { type DescribeLockableReply, LOCKABLES_DESCRIBE_SUBJECT, type RequestContext } from '@lms/contracts';
-import { type ContextSeal, contextSealFor, MESSAGE_BUS, type MessageBus, requestSigned, RUNTIME, type Runtime, type SignedRequestOptions } from '@lms/platform';
-import { catalogUnavailableCode } from './lock.errors.js';
+import { MESSAGE_BUS, type MessageBus, requestSigned, RUNTIME, type Runtime, signedChannel, type SignedRequestOptions, signedRequestsTo } from '@lms/platform';
 import type { LockKey } from './lock.repository.js';
 
 /**
@@ -14,8 +13,7 @@ export class CatalogLockables {
   private readonly options: SignedRequestOptions;
 
   constructor(@Inject(MESSAGE_BUS) bus: MessageBus, @Inject(RUNTIME) runtime: Runtime) {
-    const seal: ContextSeal = contextSealFor(runtime.config);
-    this.options = { bus, seal, timeoutMs: runtime.config.rpcTimeoutMs, service: 'catalog', unavailableCode: catalogUnavailableCode };
+    this.options = signedRequestsTo('catalog', signedChannel(bus, runtime.config));
   }
 
   describe(ctx: RequestContext, item: LockKey): Promise<DescribeLockableReply> {

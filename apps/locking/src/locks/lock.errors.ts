@@ -28,5 +28,3 @@ export const lockNotLive = (type: LockableType, id: number, lockId: string) =>
 export const lockIdMissing = () => unprocessable('LOCK_ID_REQUIRED', 'The X-Lock-Id header (the lock id, a UUID) is required.', [{ field: 'X-Lock-Id', message: 'is required' }]);
 
 export const lockIdInvalid = () => unprocessable('LOCK_ID_INVALID', 'The X-Lock-Id header must be a lock id (a UUID).', [{ field: 'X-Lock-Id', message: 'must be a UUID' }]);
-
-export const catalogUnavailableCode = 'CATALOG_UNAVAILABLE';

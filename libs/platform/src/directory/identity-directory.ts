@@ -9,8 +9,7 @@ import {
   type RequestContext,
 } from '@lms/contracts';
 import type { MessageBus } from '../messaging/message-bus.js';
-import { contextSealFor } from '../rpc/context-seal.js';
-import { requestSigned, type SignedRequestOptions } from '../rpc/signed-request.js';
+import { requestSigned, signedChannel, signedRequestsTo, type SignedRequestOptions } from '../rpc/signed-request.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { MESSAGE_BUS, RUNTIME } from '../runtime/start-service.js';
 
@@ -23,7 +22,7 @@ export class IdentityDirectory {
   private readonly identity: SignedRequestOptions;
 
   constructor(@Inject(MESSAGE_BUS) bus: MessageBus, @Inject(RUNTIME) runtime: Runtime) {
-    this.identity = { bus, seal: contextSealFor(runtime.config), timeoutMs: runtime.config.rpcTimeoutMs, service: 'identity', unavailableCode: 'IDENTITY_UNAVAILABLE' };
+    this.identity = signedRequestsTo('identity', signedChannel(bus, runtime.config));
   }
 
   /** Users of the caller's account by id, deleted ones included; unknown (or hidden) ids are absent from the map. */

@@ -1,6 +1,7 @@
 import type { RequestContext, RpcReply, RpcRequest } from '@lms/contracts';
+import type { PlatformConfig } from '../config/config.js';
 import type { MessageBus } from '../messaging/message-bus.js';
-import { CONTEXT_REFUSED, type ContextSeal } from './context-seal.js';
+import { CONTEXT_REFUSED, type ContextSeal, contextSealFor } from './context-seal.js';
 import { DomainError } from './rpc-errors.js';
 
 export interface SignedRequestOptions {
@@ -11,6 +12,23 @@ export interface SignedRequestOptions {
   service: string;
   /** The 503 code when it does not answer, e.g. `CATALOG_UNAVAILABLE`. */
   unavailableCode: string;
+}
+
+/** How a deployable's requests travel and are signed. */
+export interface SignedRequestChannel {
+  bus: MessageBus;
+  seal: ContextSeal;
+  timeoutMs: number;
+}
+
+/** The channel of a deployable's configuration: its signing key and RPC time-out. */
+export function signedChannel(bus: MessageBus, config: Pick<PlatformConfig, 'contextSigningKey' | 'rpcTimeoutMs'>): SignedRequestChannel {
+  return { bus, seal: contextSealFor(config), timeoutMs: config.rpcTimeoutMs };
+}
+
+/** Asking `service` over `channel`: no answer is a 503 `<SERVICE>_UNAVAILABLE`. */
+export function signedRequestsTo(service: string, channel: SignedRequestChannel): SignedRequestOptions {
+  return { bus: channel.bus, seal: channel.seal, timeoutMs: channel.timeoutMs, service, unavailableCode: `${service.toUpperCase()}_UNAVAILABLE` };
 }
 
 /**
