@@ -1,6 +1,7 @@
 import { DATA_DUMP_JOB, DATA_DUMP_FILE_NAME, dataDumpFileKey, DUMP_SERVICES, dumpSubjects, type DumpCsvReply, type DumpModelsReply, type RequestContext } from '@lms/contracts';
 import { type ContextSeal, csvLine, type MessageBus, requestSigned, type SignedRequestOptions, signedRequestsTo } from '@lms/platform';
 import type { Job, JobContext, JobExecutor, JobResult } from '../job-executor.js';
+import { pagesAhead } from '../pages-ahead.js';
 import { zipStream, type ZipEntry } from './zip-stream.js';
 
 /** Rows asked per page; a service answers fewer when a page grows past its byte cap. */
@@ -46,23 +47,18 @@ export class DataDumpExecutor implements JobExecutor {
 
   /**
    * One model as CSV: its header, then its rows, a page at a time, each page written as CSV by the service that
-   * read it. The next page is asked for as soon as a page arrives, so the service reads it while this one is
-   * written (one page ahead, never more).
+   * read it, one page asked ahead.
    */
   private async *csv(bus: MessageBus, ctx: RequestContext, service: string, model: string): AsyncGenerator<Uint8Array> {
     const options = this.ask(bus, service);
-    const page = (after?: string[]) =>
-      requestSigned<DumpCsvReply>(options, ctx, dumpSubjects(service).rows, { model, limit: DUMP_PAGE_ROWS, format: 'csv', ...(after ? { after } : {}) });
-    let next: Promise<DumpCsvReply> | undefined = page();
+    const pages = pagesAhead((after?: string[]) =>
+      requestSigned<DumpCsvReply>(options, ctx, dumpSubjects(service).rows, { model, limit: DUMP_PAGE_ROWS, format: 'csv', ...(after ? { after } : {}) }),
+    );
     let header = true;
-    while (next) {
-      const current: DumpCsvReply = await next;
-      next = current.next ? page(current.next) : undefined;
-      // A failure of the page asked ahead surfaces when it is awaited; until then it must not count as unhandled.
-      next?.catch(() => undefined);
-      if (header) yield Buffer.from(csvLine(current.columns), 'utf8');
+    for await (const page of pages) {
+      if (header) yield Buffer.from(csvLine(page.columns), 'utf8');
       header = false;
-      yield Buffer.from(current.csv, 'utf8');
+      yield Buffer.from(page.csv, 'utf8');
     }
   }
 

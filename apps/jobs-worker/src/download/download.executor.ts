@@ -9,6 +9,7 @@ import {
 } from '@lms/contracts';
 import { type ContextSeal, csvLine, type MessageBus, requestSigned, type SignedRequestOptions, signedRequestsTo } from '@lms/platform';
 import { type Job, type JobContext, type JobExecutor, jobFileKey, type JobResult } from '../job-executor.js';
+import { pagesAhead } from '../pages-ahead.js';
 
 /** Rows asked per page; with user names added, one directory look-up (at most 1,000 ids) per page. */
 export const DOWNLOAD_PAGE_ROWS = 1_000;
@@ -46,24 +47,20 @@ export class DownloadExecutor implements JobExecutor {
   private async *csv(context: JobContext, ctx: RequestContext, params: DownloadJobParams, withUsers: boolean): AsyncGenerator<Uint8Array> {
     const source = DOWNLOAD_SOURCES[params.download_type];
     const ask = this.ask(context.bus, source.service);
-    const page = (after?: string) =>
-      requestSigned<ExportPage>(ask, ctx, source.subject, { ...params.info, limit: DOWNLOAD_PAGE_ROWS, ...(after !== undefined ? { after } : {}) });
-    let next: Promise<ExportPage> | undefined = page();
+    const pages = pagesAhead((after?: string) =>
+      requestSigned<ExportPage>(ask, ctx, source.subject, { ...params.info, limit: DOWNLOAD_PAGE_ROWS, ...(after !== undefined ? { after } : {}) }),
+    );
     let header = true;
-    let pages = 0;
-    while (next) {
-      const current: ExportPage = await next;
-      next = current.next !== undefined ? page(current.next) : undefined;
-      // A failure of the page asked ahead surfaces when it is awaited; until then it must not count as unhandled.
-      next?.catch(() => undefined);
-      const { columns, rows } = withUsers ? await this.withUsers(context.bus, ctx, current) : current;
+    let written = 0;
+    for await (const page of pages) {
+      const { columns, rows } = withUsers ? await this.withUsers(context.bus, ctx, page) : page;
       let text = header ? csvLine(columns) : '';
       header = false;
       for (const row of rows) text += csvLine(row);
       yield Buffer.from(text, 'utf8');
       // The total is unknown until the last page: progress creeps towards 99 (100 when done).
-      pages += 1;
-      await context.progress(Math.min(99, 100 - 100 / (pages + 1)));
+      written += 1;
+      await context.progress(Math.min(99, 100 - 100 / (written + 1)));
     }
   }
 
