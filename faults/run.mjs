@@ -9,7 +9,7 @@
 // Settings: FAULTS_SEED (1), FAULTS_LOAD_S (seconds of load around each fault: 4), FAULTS_CONCURRENCY (4),
 // FAULTS_RPC_TIMEOUT_MS (2000), FAULTS_SCENARIOS (comma-separated names: all), FAULTS_DUMP_USERS (rows a
 // dump must write while its worker dies: 150000), FAULTS_CLONE_COURSES (course templates a clone copies
-// while its worker dies: 3000), FAULTS_REPORT (docs/reliability.md; "-" writes none:
+// while its worker dies: 20000), FAULTS_REPORT (docs/reliability.md; "-" writes none:
 // `npm test` prints the table only, so a test run leaves the tree as it was). A soak is one variable
 // away: FAULTS_LOAD_S=600. Without a nats-server binary the suite says so and fails, unless
 // FAULTS_OPTIONAL=1 (as `npm test` sets it on a machine without one), where it is skipped.
@@ -29,7 +29,7 @@ const loadMs = setting('FAULTS_LOAD_S', 4) * 1000;
 const concurrency = setting('FAULTS_CONCURRENCY', 4);
 const rpcTimeoutMs = setting('FAULTS_RPC_TIMEOUT_MS', 2000);
 const dumpUsers = setting('FAULTS_DUMP_USERS', 150_000);
-const cloneCourses = setting('FAULTS_CLONE_COURSES', 3000);
+const cloneCourses = setting('FAULTS_CLONE_COURSES', 20000);
 const report = process.env.FAULTS_REPORT ?? 'docs/reliability.md';
 const only = process.env.FAULTS_SCENARIOS?.split(',').map((s) => s.trim()).filter(Boolean);
 /** A request with no answer by then hangs: the gateway must answer 503/504 at the RPC timeout. */

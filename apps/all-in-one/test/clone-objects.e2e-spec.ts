@@ -82,6 +82,7 @@ describe('clone objects', () => {
     const live = (await t.api.post('/api/author/live_courses', { live_courses: [{ title: 'Cloned live course' }] })).body.live_courses[0];
     const session = (await t.api.post(`/api/author/live_courses/${live.id}/sessions`, { sessions: [{ seats: 10 }] })).body.sessions[0];
     expect((await t.api.put(`/api/author/live_courses/${live.id}/sessions/${session.id}/web_conference`, { web_conference: { provider: 'provider_1' } })).status).toBe(200);
+    expect((await t.api.post(`/api/author/live_courses/${live.id}/sessions`, { parent_id: Number(session.id), sessions: [{ seats: 5 }, { seats: 6 }] })).status).toBe(201);
     expect((await t.api.post(`/api/author/live_courses/${live.id}/learners`, { learners: [{ user_id: cast.learner.userId }] })).status).toBe(201);
     expect((await t.api.post(`/api/author/live_course_sessions/${session.id}/registrations`, { user_id: cast.learner.userId })).status).toBe(204);
 
@@ -126,6 +127,13 @@ describe('clone objects', () => {
     const sessions = (await t.api.get(`/api/author/live_courses/${liveCopy.id}/sessions`)).body.sessions as { id: string }[];
     expect(sessions).toHaveLength(1);
     expect((await t.api.get(`/api/author/live_courses/${liveCopy.id}/sessions/${sessions[0].id}/web_conference`)).status).toBe(200);
+    // The parts came along, under the session's copy.
+    const parts = (await t.api.get(`/api/author/live_courses/${liveCopy.id}/sessions?parent_id=${sessions[0].id}`)).body.sessions as { seats: number; parent_id: number }[];
+    expect(parts.map((p) => [p.seats, p.parent_id]).sort()).toEqual([[5, Number(sessions[0].id)], [6, Number(sessions[0].id)]]);
+    // So did the course's authors.
+    const authorsOf = async (id: number) => (await q<{ user_id: number }>('SELECT user_id FROM catalog.course_authors WHERE course_template_id = $1 ORDER BY user_id', [id])).map((r) => r.user_id);
+    expect(await authorsOf(Number(copies[0].id))).toEqual(await authorsOf(Number(course.id)));
+    expect(await authorsOf(Number(course.id))).not.toHaveLength(0);
 
     // Nothing of the learners came along.
     const [{ n: enrollments }] = await q<{ n: number }>(`SELECT count(*)::int AS n FROM catalog.enrollments WHERE enrollable_type = 'CourseTemplate' AND enrollable_id = $1`, [Number(copies[0].id)]);

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { CloneCopyReply, CloneCopyRequest, RequestContext } from '@lms/contracts';
-import { cloneCopies, copyableColumns, copyRows, Database, forbidden, quoteIdent, recordCloneCopy, runCloneStep, undoCloneStep } from '@lms/platform';
+import { cloneCopies, copyableColumns, copyRows, Database, forbidden, quoteIdent, recordCloneCopies, runCloneStep, undoCloneStep } from '@lms/platform';
 
 function requireCloneAdmin(ctx: RequestContext): void {
   if (!ctx.roles.includes('admin')) throw forbidden('CLONE_FORBIDDEN', 'Only an administrator may clone a sub-account.');
@@ -25,40 +25,43 @@ export class CatalogClonesService {
     return runCloneStep(this.db, ctx.accountId, req.clone_id, 'catalog: copying course templates, tasks and programs', async (m) => {
       const owned = [ctx.accountId, req.source_id, req.source_is_root];
       const where = `account_id = $1 AND deleted_at IS NULL AND ${OWNED}`;
-      const record = async (kind: string, pairs: [number, number][]) => {
-        for (const [source, copy] of pairs) await recordCloneCopy(m, schema, ctx.accountId, req.clone_id, kind, source, copy);
-      };
+      const record = (kind: string, pairs: [number, number][]) => recordCloneCopies(m, schema, ctx.accountId, req.clone_id, kind, pairs);
+      const s = quoteIdent(schema);
 
-      const courses = await copyRows(m, schema, 'course_templates', where, owned, { sub_account_id: req.destination_id, scorm: null }, ['id', 'uuid', 'created_at', 'updated_at']);
+      const courses = await copyRows(m, schema, 'course_templates', where, owned, { set: { sub_account_id: req.destination_id, scorm: null } });
       await record('course_template', courses);
-      const slideColumns = (await copyableColumns(m, schema, 'slides', ['id', 'course_template_id', 'created_at', 'updated_at'])).map(quoteIdent).join(', ');
-      let slides = 0;
-      for (const [source, copy] of courses) {
-        await m.query(
-          `INSERT INTO ${quoteIdent(schema)}.course_authors (account_id, course_template_id, user_id) SELECT account_id, $2, user_id FROM ${quoteIdent(schema)}.course_authors WHERE account_id = $3 AND course_template_id = $1`,
-          [source, copy, ctx.accountId],
-        );
-        const made = (await m.query(
-          `INSERT INTO ${quoteIdent(schema)}.slides (${slideColumns}, course_template_id) SELECT ${slideColumns}, $2 FROM ${quoteIdent(schema)}.slides WHERE account_id = $3 AND course_template_id = $1 RETURNING id`,
-          [source, copy, ctx.accountId],
-        )) as unknown[];
-        slides += made.length;
-      }
+      // Authors and slides follow their course, all at once: the course pairs as two arrays.
+      const coursePairs = [courses.map(([source]) => source), courses.map(([, copy]) => copy), ctx.accountId];
+      const pairsOf = 'unnest($1::int[], $2::int[]) AS p(source_id, copy_id)';
+      await m.query(
+        `INSERT INTO ${s}.course_authors (account_id, course_template_id, user_id)
+         SELECT a.account_id, p.copy_id, a.user_id FROM ${s}.course_authors a JOIN ${pairsOf} ON a.course_template_id = p.source_id WHERE a.account_id = $3`,
+        coursePairs,
+      );
+      const slideColumns = await copyableColumns(m, schema, 'slides', ['id', 'course_template_id', 'created_at', 'updated_at']);
+      const slides = (
+        (await m.query(
+          `INSERT INTO ${s}.slides (${slideColumns.map(quoteIdent).join(', ')}, course_template_id)
+           SELECT ${slideColumns.map((c) => `sl.${quoteIdent(c)}`).join(', ')}, p.copy_id FROM ${s}.slides sl JOIN ${pairsOf} ON sl.course_template_id = p.source_id
+            WHERE sl.account_id = $3 RETURNING id`,
+          coursePairs,
+        )) as unknown[]
+      ).length;
 
-      const tasks = await copyRows(m, schema, 'tasks', where, owned, { sub_account_id: req.destination_id });
+      const tasks = await copyRows(m, schema, 'tasks', where, owned, { set: { sub_account_id: req.destination_id } });
       await record('task', tasks);
 
-      const programs = await copyRows(m, schema, 'programs', where, owned, { sub_account_id: req.destination_id }, ['id', 'uuid', 'created_at', 'updated_at']);
+      const programs = await copyRows(m, schema, 'programs', where, owned, { set: { sub_account_id: req.destination_id } });
       await record('program', programs);
       const courseCopy = new Map(courses);
       for (const [source, copy] of programs) {
-        const items = (await m.query(`SELECT course_template_id, position FROM ${quoteIdent(schema)}.program_courses WHERE account_id = $1 AND program_id = $2 ORDER BY position`, [
+        const items = (await m.query(`SELECT course_template_id, position FROM ${s}.program_courses WHERE account_id = $1 AND program_id = $2 ORDER BY position`, [
           ctx.accountId,
           source,
         ])) as { course_template_id: number; position: number }[];
         for (const item of items) {
           // A course of another sub-account stays the one it was; the source's own courses become their copies.
-          await m.query(`INSERT INTO ${quoteIdent(schema)}.program_courses (account_id, program_id, course_template_id, position) VALUES ($1, $2, $3, $4)`, [
+          await m.query(`INSERT INTO ${s}.program_courses (account_id, program_id, course_template_id, position) VALUES ($1, $2, $3, $4)`, [
             ctx.accountId,
             copy,
             courseCopy.get(item.course_template_id) ?? item.course_template_id,

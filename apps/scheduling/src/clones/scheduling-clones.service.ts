@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { CloneCopyReply, CloneCopyRequest, RequestContext } from '@lms/contracts';
-import { cloneCopies, copyableColumns, copyRows, Database, forbidden, quoteIdent, recordCloneCopy, runCloneStep, undoCloneStep } from '@lms/platform';
+import { cloneCopies, copyableColumns, copyRows, Database, forbidden, quoteIdent, recordCloneCopies, runCloneStep, undoCloneStep } from '@lms/platform';
 
 function requireCloneAdmin(ctx: RequestContext): void {
   if (!ctx.roles.includes('admin')) throw forbidden('CLONE_FORBIDDEN', 'Only an administrator may clone a sub-account.');
@@ -26,36 +26,36 @@ export class SchedulingClonesService {
         'live_courses',
         'account_id = $1 AND deleted_at IS NULL AND (sub_account_id = $2 OR ($3::boolean AND sub_account_id IS NULL))',
         [ctx.accountId, req.source_id, req.source_is_root],
-        { sub_account_id: req.destination_id },
-        ['id', 'uuid', 'created_at', 'updated_at'],
+        { set: { sub_account_id: req.destination_id } },
       );
-      for (const [source, copy] of courses) await recordCloneCopy(m, schema, ctx.accountId, req.clone_id, 'live_course', source, copy);
-      const sessionCopy = new Map<number, number>();
-      const conferenceColumns = (await copyableColumns(m, schema, 'web_conferences', ['id', 'session_id', 'created_at', 'updated_at'])).map(quoteIdent).join(', ');
-      let conferences = 0;
-      for (const [source, copy] of courses) {
-        // Sessions before their parts (a part's parent has the lower id), so a part finds its parent's copy.
-        const sessions = (await m.query(`SELECT id, parent_id FROM ${s}.sessions WHERE account_id = $1 AND live_course_id = $2 AND deleted_at IS NULL ORDER BY parent_id NULLS FIRST, id`, [
-          ctx.accountId,
-          source,
-        ])) as { id: number; parent_id: number | null }[];
-        for (const session of sessions) {
-          if (session.parent_id !== null && !sessionCopy.has(session.parent_id)) continue; // a part of a deleted session
-          const [[, made]] = await copyRows(m, schema, 'sessions', 'id = $1', [session.id], {
-            live_course_id: copy,
-            parent_id: session.parent_id === null ? null : sessionCopy.get(session.parent_id),
-            published_at: null,
-            concluded_at: null,
-          });
-          sessionCopy.set(session.id, made);
-          const rows = (await m.query(
-            `INSERT INTO ${s}.web_conferences (${conferenceColumns}, session_id) SELECT ${conferenceColumns}, $2 FROM ${s}.web_conferences WHERE account_id = $3 AND session_id = $1 RETURNING id`,
-            [session.id, made, ctx.accountId],
-          )) as unknown[];
-          conferences += rows.length;
-        }
-      }
-      return { copied: { live_courses: courses.length, sessions: sessionCopy.size, web_conferences: conferences } };
+      await recordCloneCopies(m, schema, ctx.accountId, req.clone_id, 'live_course', courses);
+      const courseIds = courses.map(([source]) => source);
+      const unpublished = { published_at: null, concluded_at: null };
+      // Sessions, then their parts pointing at the sessions' copies (a part of a deleted session is not copied).
+      const sessions = await copyRows(m, schema, 'sessions', 'account_id = $1 AND live_course_id = ANY($2::int[]) AND deleted_at IS NULL AND parent_id IS NULL', [ctx.accountId, courseIds], {
+        set: unpublished,
+        remap: { live_course_id: courses },
+      });
+      const parts = await copyRows(
+        m,
+        schema,
+        'sessions',
+        'account_id = $1 AND live_course_id = ANY($2::int[]) AND deleted_at IS NULL AND parent_id = ANY($3::int[])',
+        [ctx.accountId, courseIds, sessions.map(([source]) => source)],
+        { set: unpublished, remap: { live_course_id: courses, parent_id: sessions } },
+      );
+      const sessionPairs = [...sessions, ...parts];
+      const conferenceColumns = await copyableColumns(m, schema, 'web_conferences', ['id', 'session_id', 'created_at', 'updated_at']);
+      const conferences = (
+        (await m.query(
+          `INSERT INTO ${s}.web_conferences (${conferenceColumns.map(quoteIdent).join(', ')}, session_id)
+           SELECT ${conferenceColumns.map((c) => `w.${quoteIdent(c)}`).join(', ')}, p.copy_id
+             FROM ${s}.web_conferences w JOIN unnest($1::int[], $2::int[]) AS p(source_id, copy_id) ON w.session_id = p.source_id
+            WHERE w.account_id = $3 RETURNING id`,
+          [sessionPairs.map(([source]) => source), sessionPairs.map(([, copy]) => copy), ctx.accountId],
+        )) as unknown[]
+      ).length;
+      return { copied: { live_courses: courses.length, sessions: sessionPairs.length, web_conferences: conferences } };
     });
   }
 

@@ -83,9 +83,14 @@ export async function runCloneStep<R extends object>(db: Database, accountId: nu
   }
 }
 
-/** Records a copy the step made (compensation removes what these name). */
-export async function recordCloneCopy(manager: EntityManager, schema: string, accountId: number, cloneId: string, kind: string, sourceId: number, copyId: number): Promise<void> {
-  await manager.query(`INSERT INTO "${schema}".clone_copies (account_id, clone_id, kind, source_id, copy_id) VALUES ($1, $2, $3, $4, $5)`, [accountId, cloneId, kind, sourceId, copyId]);
+/** Records the copies a step made, as `[source id, copy id]` pairs (compensation removes what these name). */
+export async function recordCloneCopies(manager: EntityManager, schema: string, accountId: number, cloneId: string, kind: string, pairs: [number, number][]): Promise<void> {
+  if (pairs.length === 0) return;
+  await manager.query(
+    `INSERT INTO "${schema}".clone_copies (account_id, clone_id, kind, source_id, copy_id)
+     SELECT $1, $2, $3, p.source_id, p.copy_id FROM unnest($4::int[], $5::int[]) AS p(source_id, copy_id)`,
+    [accountId, cloneId, kind, pairs.map(([source]) => source), pairs.map(([, copy]) => copy)],
+  );
 }
 
 /** The copies of one kind a clone made, as `source id -> copy id`. */
@@ -126,30 +131,47 @@ export async function copyableColumns(manager: EntityManager, schema: string, ta
 
 export const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
+export interface RowCopy {
+  /** Columns the copies take as given. */
+  set?: Record<string, unknown>;
+  /**
+   * Columns naming rows copied before (`source id -> copy id`): a copy takes the copy of its source's value,
+   * or the value itself when that row was not copied.
+   */
+  remap?: Record<string, [number, number][]>;
+  /** Columns left to their defaults (ids, uuids, timestamps). */
+  except?: string[];
+}
+
 /**
- * Copies rows of `table` matching `where` (its parameters from `$1`), one at a time in id order, with the
- * `set` columns replaced and the `except` ones left to their defaults (ids, uuids, timestamps); answers
- * `[source id, copy id]` pairs.
+ * Copies the rows of `table` matching `where` (its parameters from `$1`) in two statements, whatever their
+ * number: the copies' ids are drawn from the table's sequence first, so each copy is paired with its source
+ * without relying on the order of an INSERT's RETURNING. Answers `[source id, copy id]` pairs in id order.
  */
-export async function copyRows(
-  manager: EntityManager,
-  schema: string,
-  table: string,
-  where: string,
-  params: unknown[],
-  set: Record<string, unknown>,
-  except: string[] = ['id', 'uuid', 'created_at', 'updated_at'],
-): Promise<[number, number][]> {
+export async function copyRows(manager: EntityManager, schema: string, table: string, where: string, params: unknown[], copy: RowCopy = {}): Promise<[number, number][]> {
+  const set = copy.set ?? {};
+  const remap = copy.remap ?? {};
   const setNames = Object.keys(set);
-  const columns = await copyableColumns(manager, schema, table, [...except, ...setNames]);
+  const remapNames = Object.keys(remap);
+  const columns = await copyableColumns(manager, schema, table, [...(copy.except ?? ['id', 'uuid', 'created_at', 'updated_at']), 'id', ...setNames, ...remapNames]);
   const from = `${quoteIdent(schema)}.${quoteIdent(table)}`;
-  const ids = (await manager.query(`SELECT id FROM ${from} WHERE ${where} ORDER BY id`, params)) as { id: number }[];
-  const pairs: [number, number][] = [];
-  const into = [...columns, ...setNames].map(quoteIdent).join(', ');
-  const values = [...columns.map(quoteIdent), ...setNames.map((_, i) => `$${i + 2}`)].join(', ');
-  for (const { id } of ids) {
-    const [row] = (await manager.query(`INSERT INTO ${from} (${into}) SELECT ${values} FROM ${from} WHERE id = $1 RETURNING id`, [id, ...setNames.map((n) => set[n])])) as { id: number }[];
-    pairs.push([Number(id), Number(row.id)]);
+  const drawn = (await manager.query(`SELECT id, nextval(pg_get_serial_sequence($${params.length + 1}, 'id')) AS copy_id FROM ${from} WHERE ${where} ORDER BY id`, [
+    ...params,
+    from,
+  ])) as { id: number; copy_id: string }[];
+  const pairs = drawn.map((r): [number, number] => [Number(r.id), Number(r.copy_id)]);
+  if (pairs.length === 0) return pairs;
+
+  const values: unknown[] = [pairs.map(([source]) => source), pairs.map(([, made]) => made)];
+  const param = (value: unknown) => `$${values.push(value)}`;
+  const exprs = ['p.copy_id', ...columns.map((c) => `s.${quoteIdent(c)}`)];
+  for (const name of setNames) exprs.push(param(set[name]));
+  for (const name of remapNames) {
+    const sources = param(remap[name].map(([source]) => source));
+    const copies = param(remap[name].map(([, made]) => made));
+    exprs.push(`coalesce((SELECT m.copy_id FROM unnest(${sources}::int[], ${copies}::int[]) AS m(source_id, copy_id) WHERE m.source_id = s.${quoteIdent(name)}), s.${quoteIdent(name)})`);
   }
+  const into = ['id', ...columns, ...setNames, ...remapNames].map(quoteIdent).join(', ');
+  await manager.query(`INSERT INTO ${from} (${into}) SELECT ${exprs.join(', ')} FROM ${from} s JOIN unnest($1::int[], $2::int[]) AS p(source_id, copy_id) ON s.id = p.source_id`, values);
   return pairs;
 }
