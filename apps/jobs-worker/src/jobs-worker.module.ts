@@ -10,6 +10,7 @@ import {
   NotificationDispatcher,
   type NotificationPolicy,
 } from './notifications/notification-dispatcher.js';
+import { RETENTION_POLICY, retentionPolicy, type RetentionPolicy, RetentionSweeper } from './retention/retention-sweeper.js';
 
 /** Notification delivery: the channel senders (configured or not) and its retry policy. */
 export interface NotificationSetup {
@@ -20,7 +21,13 @@ export interface NotificationSetup {
 /** The worker: its job runner, the executors of the job kinds it knows, and the file store they write to. */
 @Module({})
 export class JobsWorkerModule {
-  static with(executors: JobExecutor[], files: FileStore, retry: RetryPolicy = DEFAULT_RETRY_POLICY, notifications: NotificationSetup = { senders: [] }): DynamicModule {
+  static with(
+    executors: JobExecutor[],
+    files: FileStore,
+    retry: RetryPolicy = DEFAULT_RETRY_POLICY,
+    notifications: NotificationSetup = { senders: [] },
+    retention: RetentionPolicy = retentionPolicy(),
+  ): DynamicModule {
     return {
       module: JobsWorkerModule,
       providers: [
@@ -31,6 +38,8 @@ export class JobsWorkerModule {
         { provide: NOTIFICATION_SENDERS, useValue: notifications.senders },
         { provide: NOTIFICATION_POLICY, useValue: notifications.policy ?? DEFAULT_NOTIFICATION_POLICY },
         NotificationDispatcher,
+        { provide: RETENTION_POLICY, useValue: retention },
+        RetentionSweeper,
       ],
     };
   }

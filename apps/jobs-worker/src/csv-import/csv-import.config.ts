@@ -1,3 +1,5 @@
+import { intSetting } from '@lms/platform';
+
 /** Settings of the CSV import worker (docs/jobs.md "Scheduled CSV imports"); read once at start. */
 export interface CsvImportConfig {
   /** IMPORT_ALLOW_PRIVATE_ADDRESSES: fetch from loopback, private and link-local addresses too (identity reads it as well). */
@@ -12,14 +14,6 @@ export interface CsvImportConfig {
   maxChangeFloor: number;
 }
 
-function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) throw new Error(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
-  return value;
-}
-
 export function csvImportConfig(env: NodeJS.ProcessEnv = process.env): CsvImportConfig {
   const allow = env.IMPORT_ALLOW_PRIVATE_ADDRESSES;
   if (allow !== undefined && allow !== '' && allow !== 'true' && allow !== 'false') throw new Error('IMPORT_ALLOW_PRIVATE_ADDRESSES must be true or false');
@@ -28,9 +22,9 @@ export function csvImportConfig(env: NodeJS.ProcessEnv = process.env): CsvImport
   if (!(share > 0 && share <= 1)) throw new Error(`IMPORT_MAX_CHANGE_SHARE must be a number above 0 and at most 1, got "${shareRaw}"`);
   return {
     allowPrivateAddresses: allow === 'true',
-    maxBytes: int(env, 'IMPORT_MAX_BYTES', 20 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
-    fetchTimeoutMs: int(env, 'IMPORT_FETCH_TIMEOUT_MS', 60_000, 100, 3_600_000),
+    maxBytes: intSetting(env, 'IMPORT_MAX_BYTES', 20 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    fetchTimeoutMs: intSetting(env, 'IMPORT_FETCH_TIMEOUT_MS', 60_000, 100, 3_600_000),
     maxChangeShare: share,
-    maxChangeFloor: int(env, 'IMPORT_MAX_CHANGE_FLOOR', 10, 0, 1_000_000_000),
+    maxChangeFloor: intSetting(env, 'IMPORT_MAX_CHANGE_FLOOR', 10, 0, 1_000_000_000),
   };
 }

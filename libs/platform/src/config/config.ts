@@ -60,7 +60,8 @@ export const MIN_CONTEXT_SIGNING_KEY_LENGTH = 32;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
-function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+/** An integer setting: `fallback` when unset or empty, a ConfigError naming it when out of [min, max] or not an integer. */
+export function intSetting(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
@@ -103,26 +104,26 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlatformConfig
   const natsUrl = url(env, 'NATS_URL', ['nats:', 'tls:']);
   const signingKey = contextSigningKey(env, natsUrl);
   return {
-    port: int(env, 'PORT', 3000, 0, 65535),
+    port: intSetting(env, 'PORT', 3000, 0, 65535),
     host: env.HOST || '0.0.0.0',
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     natsUrl,
     natsNamespace: namespace,
     natsCredentials: natsCredentials(env, natsUrl),
-    natsStreamReplicas: int(env, 'NATS_STREAM_REPLICAS', 1, 1, 5),
+    natsStreamReplicas: intSetting(env, 'NATS_STREAM_REPLICAS', 1, 1, 5),
     contextSigningKey: signingKey,
     fileUrlSigningKey: fileUrlSigningKey(env, signingKey),
     dataDir: env.DATA_DIR || '.data',
-    embeddedPostgresPort: int(env, 'EMBEDDED_POSTGRES_PORT', 5433, 1, 65535),
-    lockTtlSeconds: int(env, 'LOCK_TTL_SECONDS', 900, 1, 86_400),
-    rpcTimeoutMs: int(env, 'RPC_TIMEOUT_MS', 5000, 10, 600_000),
-    uploadMaxBytes: int(env, 'UPLOAD_MAX_BYTES', 200 * 1024 * 1024, 1024, 4 * 1024 * 1024 * 1024),
-    enrollmentSweepIntervalMs: int(env, 'ENROLLMENT_SWEEP_INTERVAL_MS', 300_000, 100, 86_400_000),
-    healthPort: int(env, 'HEALTH_PORT', 9000, 0, 65535),
-    authCacheTtlMs: int(env, 'AUTH_CACHE_TTL_MS', 30_000, 0, 3_600_000),
-    rateLimitPerToken: int(env, 'RATE_LIMIT_PER_TOKEN', 1200, 0, 1_000_000_000),
-    rateLimitPerAddress: int(env, 'RATE_LIMIT_PER_ADDRESS', 300, 0, 1_000_000_000),
-    rateLimitWindowS: int(env, 'RATE_LIMIT_WINDOW_S', 60, 1, 86_400),
+    embeddedPostgresPort: intSetting(env, 'EMBEDDED_POSTGRES_PORT', 5433, 1, 65535),
+    lockTtlSeconds: intSetting(env, 'LOCK_TTL_SECONDS', 900, 1, 86_400),
+    rpcTimeoutMs: intSetting(env, 'RPC_TIMEOUT_MS', 5000, 10, 600_000),
+    uploadMaxBytes: intSetting(env, 'UPLOAD_MAX_BYTES', 200 * 1024 * 1024, 1024, 4 * 1024 * 1024 * 1024),
+    enrollmentSweepIntervalMs: intSetting(env, 'ENROLLMENT_SWEEP_INTERVAL_MS', 300_000, 100, 86_400_000),
+    healthPort: intSetting(env, 'HEALTH_PORT', 9000, 0, 65535),
+    authCacheTtlMs: intSetting(env, 'AUTH_CACHE_TTL_MS', 30_000, 0, 3_600_000),
+    rateLimitPerToken: intSetting(env, 'RATE_LIMIT_PER_TOKEN', 1200, 0, 1_000_000_000),
+    rateLimitPerAddress: intSetting(env, 'RATE_LIMIT_PER_ADDRESS', 300, 0, 1_000_000_000),
+    rateLimitWindowS: intSetting(env, 'RATE_LIMIT_WINDOW_S', 60, 1, 86_400),
     bootstrapAdminToken: token,
     bootstrapAccount: account,
     metricsToken,

@@ -1,0 +1,17 @@
+import { retentionPolicy } from './retention-sweeper.js';
+
+describe('retentionPolicy', () => {
+  it('keeps downloads 7 days and deliveries 90, sweeping hourly, unless told otherwise', () => {
+    expect(retentionPolicy({})).toEqual({ downloadDays: 7, deliveryDays: 90, intervalMs: 3_600_000 });
+    expect(retentionPolicy({ DOWNLOAD_RETENTION_DAYS: '30', NOTIFICATION_RETENTION_DAYS: '365', RETENTION_INTERVAL_MS: '60000' })).toEqual({ downloadDays: 30, deliveryDays: 365, intervalMs: 60_000 });
+  });
+
+  it.each([
+    ['DOWNLOAD_RETENTION_DAYS', '0'],
+    ['DOWNLOAD_RETENTION_DAYS', 'a week'],
+    ['NOTIFICATION_RETENTION_DAYS', '-1'],
+    ['RETENTION_INTERVAL_MS', '10'],
+  ])('refuses %s=%s at start, naming it', (name, value) => {
+    expect(() => retentionPolicy({ [name]: value })).toThrow(name);
+  });
+});
