@@ -52,7 +52,7 @@ describe('learner courses and learning items, end to end', () => {
           id: enrollment.id, is_enrolled: true, progress: 0, slide_total: 2, time_remaining: 12, location: null, sessions_count: null, next_session_start_at: null,
           deleted_at: null, program_title: null, index_of_program: null, program_course_count: null, open_book: true, completed_at: null,
           end_at: '2031-05-01T10:00:00.000Z', estimated_time: 12, passing_threshold: 80, required: false, score: null, state: 'assigned', title: 'Safety basics',
-          has_certificate: true, course_type: 'native', attachments_count: 1, course_template_id: Number(course.id), live_course_id: null,
+          has_certificate: true, course_type: 'native', attachments_count: 1, course_template_id: Number(course.id), live_course_id: null, blocked_by: null,
         },
       ],
     });
@@ -193,7 +193,7 @@ describe('learner courses and learning items, end to end', () => {
       id: expect.any(Number), is_enrolled: true, progress: 0, slide_total: 0, time_remaining: 0, location: 'Room 1', sessions_count: 2,
       next_session_start_at: expect.any(String), deleted_at: null, program_title: null, index_of_program: null, program_course_count: null,
       open_book: false, completed_at: null, end_at: null, estimated_time: 0, passing_threshold: null, required: true, score: null, state: 'active',
-      title: 'Fire drill', has_certificate: true, course_type: 'live training', attachments_count: 0, course_template_id: null, live_course_id: Number(live.id),
+      title: 'Fire drill', has_certificate: true, course_type: 'live training', attachments_count: 0, course_template_id: null, live_course_id: Number(live.id), blocked_by: null,
     });
     expect(new Date(training.next_session_start_at).getTime()).toBe(new Date(soon).getTime());
     expect((await api.get(`${LEARNER_COURSES}/${training.id}`)).body.courses[0]).toEqual(training);

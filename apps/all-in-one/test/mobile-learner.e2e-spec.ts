@@ -55,7 +55,7 @@ describe('mobile learner items, end to end', () => {
           },
         },
         {
-          enrollment: { id: e.id, completed_at: null, end_at: '2031-01-01T00:00:00.000Z', learning_item_id: e.id, required: false, score: null, state: 'assigned', time_remaining: 10 },
+          enrollment: { id: e.id, completed_at: null, end_at: '2031-01-01T00:00:00.000Z', learning_item_id: e.id, required: false, score: null, state: 'assigned', time_remaining: 10, blocked_by: null },
           enrollment_profile: { enroll_url: expect.stringMatching(/^\/enroll\/course_templates\//), has_certificate: true, open_enrollment: false, uuid: expect.any(String) },
           template: {
             id: Number(enrolled.id), course_type: 'native', description: 'On the go', estimated_time: 10, has_quizzes: true, external_info: null, title: 'Mobile course',
@@ -100,7 +100,7 @@ describe('mobile learner items, end to end', () => {
     expect(res.body).toEqual({
       items: [
         {
-          enrollment: { id: enrolled.id, end_at: enrolled.end_at, required: false, state: 'assigned', approval: null },
+          enrollment: { id: enrolled.id, end_at: enrolled.end_at, required: false, state: 'assigned', approval: null, blocked_by: null },
           enrollment_profile: { has_certificate: true, open_enrollment: true, uuid: open.uuid },
           template: {
             id: Number(open.id), attachments_count: 0, description: 'Do it', title: 'Checkpoint', cover_slide_data: { background_image_url: null },

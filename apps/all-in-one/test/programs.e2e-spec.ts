@@ -28,6 +28,7 @@ describe('programs, end to end', () => {
       author_id: String(f.cast.author.userId),
       course_template_ids: [],
       courses_count: 0,
+      items: [],
       open_enrollment: false,
       uuid: expect.stringMatching(/^[0-9a-f-]{36}$/),
       enroll_url: `/api/learner/open_programs/${program.uuid}/enrollment`,
@@ -35,7 +36,7 @@ describe('programs, end to end', () => {
       updated_at: expect.any(String),
     });
     const event = await f.eventOf('catalog.program.created', (d) => d.id === Number(program.id));
-    expect(event.data).toEqual({ id: Number(program.id), title: 'Onboarding path', is_published: false, open_enrollment: false, course_template_ids: [] });
+    expect(event.data).toEqual({ id: Number(program.id), title: 'Onboarding path', is_published: false, open_enrollment: false, course_template_ids: [], items: [] });
   });
 
   it('creates programs with ordered courses, a description, publication and open enrollment; courses show them in program_ids', async () => {

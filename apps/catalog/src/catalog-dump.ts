@@ -8,6 +8,7 @@ export const CatalogDumpModule = dumpModule('catalog', [
   { model: 'tasks' },
   { model: 'programs' },
   { model: 'program_courses', key: ['course_template_id', 'program_id'] },
+  { model: 'program_tasks', key: ['task_id', 'program_id'] },
   { model: 'enrollments' },
   { model: 'program_enrollments' },
   // Learner records (issue 15). LTI content items stay out: every column would include the consumer secret.

@@ -41,11 +41,13 @@ import { MarketsHandlers } from './markets/markets.handlers.js';
 import { MarketsService } from './markets/markets.service.js';
 import { EnrollmentCoveringIndexes1765440000000 } from './migrations/1765440000000-enrollment-covering-indexes.js';
 import { EnrollmentCounters1765450000000 } from './migrations/1765450000000-enrollment-counters.js';
-import { ProgramCourse } from './programs/program-course.entity.js';
+import { ProgramCourse, ProgramTask } from './programs/program-course.entity.js';
+import { ProgramTasks1766900000000 } from './migrations/1766900000000-program-tasks.js';
 import { Program } from './programs/program.entity.js';
 import { ProgramEnrollmentsService } from './programs/program-enrollments.service.js';
 import { ProgramEnrollment } from './programs/program-enrollment.entity.js';
 import { ProgramProgress } from './programs/program-progress.js';
+import { ProgramGate } from './programs/program-gate.js';
 import { ProgramEnrollments1766400000000 } from './migrations/1766400000000-program-enrollments.js';
 import { ProgramsHandlers } from './programs/programs.handlers.js';
 import { ProgramsService } from './programs/programs.service.js';
@@ -102,6 +104,7 @@ const TENANT_ENTITIES = [
   GroupEnrollment,
   Program,
   ProgramCourse,
+  ProgramTask,
   ProgramEnrollment,
   LearnerLiveEnrollment,
   RetainQuiz,
@@ -128,6 +131,7 @@ export const CATALOG_MIGRATIONS = [
   Scorm1766500000000,
   Checkpoints1766600000000,
   SubAccountClones1766800000000,
+  ProgramTasks1766900000000,
 ];
 
 @Module({
@@ -149,6 +153,7 @@ export const CATALOG_MIGRATIONS = [
     ProgramsService,
     ProgramEnrollmentsService,
     ProgramProgress,
+    ProgramGate,
     EnrollmentsService,
     EnrollmentLifecycle,
     PublishEnrollments,

@@ -23,6 +23,7 @@ import { IdentityDirectory } from '../directory/identity-directory.js';
 import { EnrollmentLifecycle } from '../enrollments/enrollment-lifecycle.service.js';
 import { Enrollment } from '../enrollments/enrollment.entity.js';
 import { defaultDueAt, type EnrollResult, EnrollmentsService } from '../enrollments/enrollments.service.js';
+import { ProgramGate } from '../programs/program-gate.js';
 import { Task } from '../tasks/task.entity.js';
 import { taskNotFound } from '../tasks/task.errors.js';
 import { CheckpointApproval, CheckpointEvidence } from './checkpoint.entities.js';
@@ -61,6 +62,7 @@ export class CheckpointsService {
     private readonly enrollments: EnrollmentsService,
     private readonly lifecycle: EnrollmentLifecycle,
     private readonly directory: IdentityDirectory,
+    private readonly gate: ProgramGate,
     @InjectTenantRepository(Task) private readonly tasks: TenantRepository<Task>,
     @InjectTenantRepository(CheckpointEvidence) private readonly evidence: TenantRepository<CheckpointEvidence>,
     @InjectTenantRepository(CheckpointApproval) private readonly approvals: TenantRepository<CheckpointApproval>,
@@ -127,6 +129,7 @@ export class CheckpointsService {
     // Refused before the file is copied: another learner's enrollment, or a complete one, keeps nothing.
     const e = await this.db.transaction(() => this.own(ctx, enrollmentId));
     if (e.state === 'complete') throw alreadyComplete(enrollmentId);
+    await this.assertOpen(ctx, e);
     const opened = await this.uploads.open(upload.key);
     if (!opened) throw uploadGone();
     const key = `evidence/${ctx.accountId}/${enrollmentId}/${randomUUID()}`;
@@ -143,6 +146,7 @@ export class CheckpointsService {
     return this.db.transaction(async () => {
       const e = await this.own(ctx, enrollmentId);
       if (e.state === 'complete') throw alreadyComplete(enrollmentId);
+      await this.assertOpen(ctx, e);
       const row = await this.evidence.insert(ctx, { enrollmentId, userId: ctx.userId, ...evidence });
       await this.lifecycle.moveCheckpoint(ctx, e, 'active');
       return this.toEvidenceView(row);
@@ -157,6 +161,7 @@ export class CheckpointsService {
     return this.db.transaction(async () => {
       const e = await this.own(ctx, enrollmentId);
       if (e.state === 'complete') return e;
+      await this.assertOpen(ctx, e);
       const task = await this.tasks.findOne(ctx, { id: e.enrollableId });
       if (!task) throw enrollmentNotYours(enrollmentId);
       if (task.requiresEvidence && (await this.evidence.count(ctx, { enrollmentId })) === 0) throw evidenceRequired(enrollmentId);
@@ -215,6 +220,11 @@ export class CheckpointsService {
       if (task.defaultApproverType === 'user') return task.defaultApproverId === ctx.userId;
       return task.authorId === ctx.userId;
     });
+  }
+
+  /** A checkpoint after an incomplete blocking checkpoint of the learner's programs cannot be started (400 BLOCKED_BY_CHECKPOINT). */
+  private assertOpen(ctx: RequestContext, e: Enrollment): Promise<void> {
+    return this.gate.assertOpen(ctx, e.userId, { type: 'Task', id: e.enrollableId });
   }
 
   /** The caller's own live checkpoint enrollment, locked; anyone else's is a 404. */

@@ -11,8 +11,8 @@ const OWNED = '(sub_account_id = $2 OR ($3::boolean AND sub_account_id IS NULL))
 
 /**
  * catalog's step of a sub-account clone (docs/jobs.md "Sub-account clones"): the source's live course
- * templates (with their authors and slides), tasks and programs (with their course lists, pointing at the
- * copies) are copied into the new sub-account in one transaction. No enrollment, program enrollment,
+ * templates (with their authors and slides), tasks and programs (with their courses and checkpoints, pointing
+ * at the copies) are copied into the new sub-account in one transaction. No enrollment, program enrollment,
  * comment or SCORM package is copied. Each copy is recorded in clone_copies under the clone id.
  */
 @Injectable()
@@ -54,6 +54,7 @@ export class CatalogClonesService {
       const programs = await copyRows(m, schema, 'programs', where, owned, { set: { sub_account_id: req.destination_id } });
       await record('program', programs);
       const courseCopy = new Map(courses);
+      const taskCopy = new Map(tasks);
       for (const [source, copy] of programs) {
         const items = (await m.query(`SELECT course_template_id, position FROM ${s}.program_courses WHERE account_id = $1 AND program_id = $2 ORDER BY position`, [
           ctx.accountId,
@@ -66,6 +67,19 @@ export class CatalogClonesService {
             copy,
             courseCopy.get(item.course_template_id) ?? item.course_template_id,
             item.position,
+          ]);
+        }
+        // Checkpoints keep their places in the order, pointing at the copies as courses do.
+        const gates = (await m.query(`SELECT task_id, position FROM ${quoteIdent(schema)}.program_tasks WHERE account_id = $1 AND program_id = $2 ORDER BY position`, [
+          ctx.accountId,
+          source,
+        ])) as { task_id: number; position: number }[];
+        for (const gate of gates) {
+          await m.query(`INSERT INTO ${quoteIdent(schema)}.program_tasks (account_id, program_id, task_id, position) VALUES ($1, $2, $3, $4)`, [
+            ctx.accountId,
+            copy,
+            taskCopy.get(gate.task_id) ?? gate.task_id,
+            gate.position,
           ]);
         }
       }

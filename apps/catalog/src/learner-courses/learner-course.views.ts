@@ -1,4 +1,4 @@
-import { LIVE_TRAINING, type LearnerCourseView, type LiveCourseSummary } from '@lms/contracts';
+import { type BlockedByView, LIVE_TRAINING, type LearnerCourseView, type LiveCourseSummary } from '@lms/contracts';
 import type { CourseTemplate } from '../course-templates/course-template.entity.js';
 import type { Enrollment } from '../enrollments/enrollment.entity.js';
 import type { LearnerLiveEnrollment } from './learner-live-enrollment.entity.js';
@@ -42,7 +42,7 @@ export interface ProgramPlace {
 const EMPTY_TOTALS: SlideTotals = { slides: 0, minutes: 0, attachments: 0 };
 
 /** A course enrollment (or, with `e` undefined, a course the caller may preview without one). */
-export function toLearnerCourseView(course: CourseTemplate, e: Enrollment | undefined, totals: SlideTotals = EMPTY_TOTALS, program?: ProgramPlace): LearnerCourseView {
+export function toLearnerCourseView(course: CourseTemplate, e: Enrollment | undefined, totals: SlideTotals = EMPTY_TOTALS, program?: ProgramPlace, blockedBy: BlockedByView | null = null): LearnerCourseView {
   const facts = publishedFacts(course);
   const fraction = e?.state === 'complete' ? 1 : (e?.progress ?? 0);
   const done = Math.min(totals.slides, Math.floor(fraction * totals.slides));
@@ -73,6 +73,7 @@ export function toLearnerCourseView(course: CourseTemplate, e: Enrollment | unde
     attachments_count: totals.attachments,
     course_template_id: course.id,
     live_course_id: null,
+    blocked_by: e && e.state !== 'complete' ? blockedBy : null,
   };
 }
 
@@ -105,5 +106,6 @@ export function toLiveTrainingView(row: LearnerLiveEnrollment, live: LiveCourseS
     attachments_count: 0,
     course_template_id: null,
     live_course_id: row.liveCourseId,
+    blocked_by: null,
   };
 }

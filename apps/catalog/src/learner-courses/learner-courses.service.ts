@@ -7,6 +7,7 @@ import { DEFAULT_SCORM_SETTINGS } from '../course-templates/course-template.view
 import { EnrollmentLifecycle } from '../enrollments/enrollment-lifecycle.service.js';
 import { Enrollment } from '../enrollments/enrollment.entity.js';
 import { ProgramCourse } from '../programs/program-course.entity.js';
+import { ProgramGate, toBlockedByView } from '../programs/program-gate.js';
 import { Program } from '../programs/program.entity.js';
 import { Slide } from '../slides/slide.entity.js';
 import { learnerCourseNotFound, liveTrainingNotCompletable, liveTrainingNotLeavable, nativeCourse, previewNotFound, requiredCourse } from './learner-course.errors.js';
@@ -26,6 +27,7 @@ export class LearnerCoursesService {
   constructor(
     private readonly lifecycle: EnrollmentLifecycle,
     private readonly scheduling: SchedulingLiveCourses,
+    private readonly gate: ProgramGate,
     @InjectTenantRepository(Enrollment) private readonly enrollments: TenantRepository<Enrollment>,
     @InjectTenantRepository(LearnerLiveEnrollment) private readonly liveRows: TenantRepository<LearnerLiveEnrollment>,
     @InjectTenantRepository(CourseTemplate) private readonly courses: TenantRepository<CourseTemplate>,
@@ -63,6 +65,8 @@ export class LearnerCoursesService {
   async complete(ctx: RequestContext, id: number): Promise<{ view: LearnerCourseView; enrollment: Enrollment }> {
     const own = await this.own(ctx, id);
     if (own.kind === 'live') throw liveTrainingNotCompletable(id);
+    // A course after an incomplete blocking checkpoint of the learner's programs cannot be done yet.
+    if (own.enrollment.state !== 'complete') await this.gate.assertOpen(ctx, ctx.userId, { type: 'CourseTemplate', id: own.enrollment.enrollableId });
     const enrollment = own.enrollment.state === 'complete' ? own.enrollment : await this.lifecycle.update(ctx, id, { state: 'complete' });
     return { view: (await this.presentCourses(ctx, [enrollment]))[0], enrollment };
   }
@@ -111,15 +115,18 @@ export class LearnerCoursesService {
     if (rows.length === 0) return [];
     const courseIds = [...new Set(rows.map((e) => e.enrollableId))];
     const programIds = [...new Set(rows.flatMap((e) => (e.programId === null ? [] : [e.programId])))];
-    const [courses, totals, places] = await Promise.all([
+    const open = [...new Set(rows.filter((e) => e.state !== 'complete' && e.userId === ctx.userId).map((e) => e.enrollableId))];
+    const [courses, totals, places, blockers] = await Promise.all([
       this.courses.find(ctx, { where: { id: In(courseIds) } }),
       this.slideTotals(ctx, courseIds),
       this.programPlaces(ctx, programIds),
+      this.gate.blockers(ctx, ctx.userId, open.map((id) => ({ type: 'CourseTemplate' as const, id }))),
     ]);
     const byId = new Map(courses.map((c) => [c.id, c]));
     return rows.flatMap((e) => {
       const course = byId.get(e.enrollableId);
-      return course ? [toLearnerCourseView(course, e, totals.get(course.id), e.programId === null ? undefined : places.get(`${e.programId}:${course.id}`))] : [];
+      const place = e.programId === null ? undefined : places.get(`${e.programId}:${course?.id}`);
+      return course ? [toLearnerCourseView(course, e, totals.get(course.id), place, toBlockedByView(blockers.get(`CourseTemplate:${course.id}`)))] : [];
     });
   }
 
@@ -149,15 +156,19 @@ export class LearnerCoursesService {
     if (programIds.length === 0) return new Map();
     const [programs, members] = await Promise.all([
       this.programs.find(ctx, { where: { id: In(programIds) } }),
-      this.programCourses.find(ctx, { where: { programId: In(programIds) } }),
+      // Positions run over a program's courses and checkpoints together: a course's place among courses is its rank.
+      this.programCourses.find(ctx, { where: { programId: In(programIds) }, order: { programId: 'ASC', position: 'ASC' } }),
     ]);
     const counts = new Map<number, number>();
-    for (const m of members) counts.set(m.programId, (counts.get(m.programId) ?? 0) + 1);
+    const ranks = members.map((m) => {
+      counts.set(m.programId, (counts.get(m.programId) ?? 0) + 1);
+      return counts.get(m.programId) ?? 0;
+    });
     const titles = new Map(programs.map((p) => [p.id, p.title]));
     return new Map(
-      members.flatMap((m) => {
+      members.flatMap((m, i) => {
         const title = titles.get(m.programId);
-        return title === undefined ? [] : [[`${m.programId}:${m.courseTemplateId}`, { title, index: m.position, count: counts.get(m.programId) ?? 0 }] as const];
+        return title === undefined ? [] : [[`${m.programId}:${m.courseTemplateId}`, { title, index: ranks[i], count: counts.get(m.programId) ?? 0 }] as const];
       }),
     );
   }

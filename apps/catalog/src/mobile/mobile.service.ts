@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { In, IsNull } from 'typeorm';
-import type { MobileCourseItem, MobileTaskItem, RequestContext, SlideAttributesView } from '@lms/contracts';
+import type { BlockedByView, MobileCourseItem, MobileTaskItem, RequestContext, SlideAttributesView } from '@lms/contracts';
 import { notFound, InjectTenantRepository, type TenantRepository } from '@lms/platform';
 import { CourseTemplate } from '../course-templates/course-template.entity.js';
 import { enrollUrl } from '../course-templates/course-template.views.js';
@@ -8,6 +8,7 @@ import { QUIZ_SLIDE_TYPES } from '../course-reports/course-reports.service.js';
 import { Enrollment } from '../enrollments/enrollment.entity.js';
 import { publishedFacts, toLearnerCourseView } from '../learner-courses/learner-course.views.js';
 import { LearnerCoursesService } from '../learner-courses/learner-courses.service.js';
+import { ProgramGate, toBlockedByView } from '../programs/program-gate.js';
 import { Slide } from '../slides/slide.entity.js';
 import { Task } from '../tasks/task.entity.js';
 import { CheckpointApproval } from '../checkpoints/checkpoint.entities.js';
@@ -30,6 +31,7 @@ const unique = (ids: number[]) => [...new Set(ids)];
 export class MobileService {
   constructor(
     private readonly learnerCourses: LearnerCoursesService,
+    private readonly gate: ProgramGate,
     @InjectTenantRepository(CourseTemplate) private readonly courses: TenantRepository<CourseTemplate>,
     @InjectTenantRepository(Task) private readonly tasks: TenantRepository<Task>,
     @InjectTenantRepository(Enrollment) private readonly enrollments: TenantRepository<Enrollment>,
@@ -42,16 +44,17 @@ export class MobileService {
     const rows = await this.courses.find(ctx, { where: { id: In(wanted), isPublished: true, deletedAt: IsNull() } });
     if (rows.length === 0) return [];
     const found = rows.map((c) => c.id);
-    const [enrollments, totals, facts] = await Promise.all([
+    const [enrollments, totals, facts, blockers] = await Promise.all([
       this.enrollments.find(ctx, { where: { userId: ctx.userId, enrollableType: 'CourseTemplate', enrollableId: In(found), deletedAt: IsNull() } }),
       this.learnerCourses.slideTotals(ctx, found),
       this.slideFacts(ctx, found),
+      this.gate.blockers(ctx, ctx.userId, found.map((id) => ({ type: 'CourseTemplate' as const, id }))),
     ]);
     const byCourse = new Map(rows.map((c) => [c.id, c]));
     const mine = new Map(enrollments.map((e) => [e.enrollableId, e]));
     return wanted.flatMap((id) => {
       const course = byCourse.get(id);
-      return course ? [this.courseItem(course, mine.get(id), totals.get(id), facts.get(id))] : [];
+      return course ? [this.courseItem(course, mine.get(id), totals.get(id), facts.get(id), toBlockedByView(blockers.get(`CourseTemplate:${id}`)))] : [];
     });
   }
 
@@ -65,7 +68,10 @@ export class MobileService {
     const wanted = unique(ids);
     const rows = await this.tasks.find(ctx, { where: { id: In(wanted), isPublished: true, deletedAt: IsNull() } });
     if (rows.length === 0) return [];
-    const enrollments = await this.enrollments.find(ctx, { where: { userId: ctx.userId, enrollableType: 'Task', enrollableId: In(rows.map((t) => t.id)), deletedAt: IsNull() } });
+    const [enrollments, blockers] = await Promise.all([
+      this.enrollments.find(ctx, { where: { userId: ctx.userId, enrollableType: 'Task', enrollableId: In(rows.map((t) => t.id)), deletedAt: IsNull() } }),
+      this.gate.blockers(ctx, ctx.userId, rows.map((t) => ({ type: 'Task' as const, id: t.id }))),
+    ]);
     const byTask = new Map(rows.map((t) => [t.id, t]));
     const mine = new Map(enrollments.map((e) => [e.enrollableId, e]));
     // The latest submission of each enrollment (ascending ids: the last one wins).
@@ -74,7 +80,7 @@ export class MobileService {
     return wanted.flatMap((id) => {
       const task = byTask.get(id);
       const e = mine.get(id);
-      return task ? [this.taskItem(task, e, e ? latest.get(e.id) : undefined)] : [];
+      return task ? [this.taskItem(task, e, e ? latest.get(e.id) : undefined, toBlockedByView(blockers.get(`Task:${id}`)))] : [];
     });
   }
 
@@ -84,7 +90,7 @@ export class MobileService {
     return { ...item, type: 'Task' };
   }
 
-  private courseItem(course: CourseTemplate, e: Enrollment | undefined, totals: Parameters<typeof toLearnerCourseView>[2], facts: SlideFacts | undefined): MobileCourseItem {
+  private courseItem(course: CourseTemplate, e: Enrollment | undefined, totals: Parameters<typeof toLearnerCourseView>[2], facts: SlideFacts | undefined, blockedBy: BlockedByView | null): MobileCourseItem {
     const published = publishedFacts(course);
     const learner = toLearnerCourseView(course, e, totals);
     const description = ((course.published ?? {}) as { description?: string | null }).description ?? course.description;
@@ -92,7 +98,17 @@ export class MobileService {
     const launchUrl = e ? (external ? `/api/learner/courses/${e.id}/launch_url` : `/api/learner/courses/${e.id}`) : `/api/learner/courses/${course.id}/preview`;
     return {
       enrollment: e
-        ? { id: e.id, completed_at: iso(e.completedAt), end_at: iso(e.dueAt), learning_item_id: e.id, required: e.required, score: e.score, state: e.state, time_remaining: learner.time_remaining }
+        ? {
+            id: e.id,
+            completed_at: iso(e.completedAt),
+            end_at: iso(e.dueAt),
+            learning_item_id: e.id,
+            required: e.required,
+            score: e.score,
+            state: e.state,
+            time_remaining: learner.time_remaining,
+            blocked_by: e.state === 'complete' ? null : blockedBy,
+          }
         : null,
       enrollment_profile: { enroll_url: enrollUrl(course.uuid), has_certificate: published.hasCertificate, open_enrollment: course.openEnrollment, uuid: course.uuid },
       template: {
@@ -111,10 +127,10 @@ export class MobileService {
     };
   }
 
-  private taskItem(task: Task, e: Enrollment | undefined, approval: { id: number; state: string } | undefined): MobileTaskItem {
+  private taskItem(task: Task, e: Enrollment | undefined, approval: { id: number; state: string } | undefined, blockedBy: BlockedByView | null): MobileTaskItem {
     const launchUrl = e ? `/api/learner/learning_items/${e.id}` : `/api/learner/open_tasks/${task.uuid}/enrollment`;
     return {
-      enrollment: e ? { id: e.id, end_at: iso(e.dueAt), required: e.required, state: e.state, approval: approval ?? null } : null,
+      enrollment: e ? { id: e.id, end_at: iso(e.dueAt), required: e.required, state: e.state, approval: approval ?? null, blocked_by: e.state === 'complete' ? null : blockedBy } : null,
       enrollment_profile: { has_certificate: task.hasCertificate, open_enrollment: task.openEnrollment, uuid: task.uuid },
       template: {
         id: task.id,

@@ -1,10 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import type { ListProgramEnrollmentsQuery, ProgramEnrollmentEntry, ProgramEnrollmentView, RequestContext, SkippedEnrollmentView, SkippedProgramCourseView } from '@lms/contracts';
+import type { ListProgramEnrollmentsQuery, ProgramEnrollmentEntry, ProgramEnrollmentView, RequestContext, SkippedEnrollmentView, SkippedProgramCourseView, SkippedProgramTaskView } from '@lms/contracts';
 import { pageWindow } from '@lms/contracts';
+import { IsNull } from 'typeorm';
 import { Database, InjectTenantRepository, type TenantRepository, type TenantScope } from '@lms/platform';
 import { CourseTemplate } from '../course-templates/course-template.entity.js';
 import type { Enrollment } from '../enrollments/enrollment.entity.js';
-import { EnrollmentsService } from '../enrollments/enrollments.service.js';
+import { defaultDueAt, EnrollmentsService } from '../enrollments/enrollments.service.js';
+import { Task } from '../tasks/task.entity.js';
 import { ProgramEnrollment } from './program-enrollment.entity.js';
 import { ProgramProgress } from './program-progress.js';
 import { Program } from './program.entity.js';
@@ -15,14 +17,18 @@ export interface ProgramEnrollResult {
   created: Enrollment[];
   skipped: (SkippedEnrollmentView & { course_template_id: string })[];
   skippedCourses: SkippedProgramCourseView[];
+  /** Checkpoint enrollments made (enrollable_type 'Task'), in program order. */
+  createdTasks: Enrollment[];
+  skippedTaskEnrollments: (SkippedEnrollmentView & { task_id: string })[];
+  skippedTasks: SkippedProgramTaskView[];
   /** Each user's live enrollment in the program, made now or before. */
   programEnrollments: ProgramEnrollment[];
 }
 
 /**
- * Enrolling users in a program enrolls them in each of its published courses, in program order, through
- * the enrollment feature's one way to enroll (so due dates, skips and events are the course's own), with
- * the program recorded on every enrollment. All courses or none: one transaction.
+ * Enrolling users in a program enrolls them in each of its published courses and checkpoints (tasks), in
+ * program order, through the enrollment feature's ways to enroll (so due dates, skips and events are the
+ * item's own), with the program recorded on every enrollment. All items or none: one transaction.
  */
 @Injectable()
 export class ProgramEnrollmentsService {
@@ -32,6 +38,7 @@ export class ProgramEnrollmentsService {
     private readonly enrollments: EnrollmentsService,
     @InjectTenantRepository(Program) private readonly programRows: TenantRepository<Program>,
     @InjectTenantRepository(CourseTemplate) private readonly courses: TenantRepository<CourseTemplate>,
+    @InjectTenantRepository(Task) private readonly tasks: TenantRepository<Task>,
     @InjectTenantRepository(ProgramEnrollment) private readonly programEnrollments: TenantRepository<ProgramEnrollment>,
     private readonly progress: ProgramProgress,
   ) {}
@@ -43,21 +50,36 @@ export class ProgramEnrollmentsService {
 
   /** Enrolls without the authors' check: for callers with their own rule (open enrollment: the learner enrolls themselves). */
   async enrollEntries(ctx: RequestContext, programId: number, entries: ProgramEnrollmentEntry[]): Promise<ProgramEnrollResult> {
+    // Another account's (or a deleted) program is a 404 before anything about the learners is told.
+    if (!(await this.programRows.findOne(ctx, { id: programId, deletedAt: IsNull() }))) throw programNotFound(programId);
+    // Checked with identity before anything is written (the courses' own path checks again): an unknown user enrolls nobody.
+    const learners = await this.enrollments.resolve(ctx, entries.map((e) => ({ user_id: e.user_id, required: e.required, end_at: e.end_at })));
     const result = await this.db.transaction(async () => {
-      // The program stays as it is (its course list too) until the enrollments commit.
+      // The program stays as it is (its order too) until the enrollments commit.
       const program = await this.programRows.query(ctx, 'p').andWhere('p.id = :id AND p.deleted_at IS NULL', { id: programId }).setLock('pessimistic_read').getOne();
       if (!program) throw programNotFound(programId);
       if (!program.isPublished) throw programNotPublished(programId);
-      const result: ProgramEnrollResult = { created: [], skipped: [], skippedCourses: [], programEnrollments: [] };
-      for (const courseId of await this.programs.courseIdsOf(ctx, programId)) {
-        const course = await this.courses.findOne(ctx, { id: courseId });
-        if (!course?.isPublished) {
-          result.skippedCourses.push({ course_template_id: String(courseId), reason: 'not_published' });
+      const result: ProgramEnrollResult = { created: [], skipped: [], skippedCourses: [], createdTasks: [], skippedTaskEnrollments: [], skippedTasks: [], programEnrollments: [] };
+      for (const item of await this.programs.itemsOf(ctx, programId)) {
+        if (item.type === 'Task') {
+          const task = await this.tasks.query(ctx, 't').andWhere('t.id = :id', { id: item.id }).setLock('pessimistic_read').getOne();
+          if (!task || task.deletedAt || !task.isPublished) {
+            result.skippedTasks.push({ task_id: String(item.id), reason: 'not_published' });
+            continue;
+          }
+          const { created, skipped } = await this.enrollments.insertEnrollments(ctx, { type: 'Task', id: task.id, dueAt: defaultDueAt(task) }, learners.list, { programId });
+          result.createdTasks.push(...created);
+          result.skippedTaskEnrollments.push(...skipped.map((s) => ({ ...s, task_id: String(task.id) })));
           continue;
         }
-        const { created, skipped } = await this.enrollments.enroll(ctx, courseId, entries.map((e) => ({ user_id: e.user_id, required: e.required, end_at: e.end_at })), { programId });
+        const course = await this.courses.findOne(ctx, { id: item.id });
+        if (!course?.isPublished) {
+          result.skippedCourses.push({ course_template_id: String(item.id), reason: 'not_published' });
+          continue;
+        }
+        const { created, skipped } = await this.enrollments.enroll(ctx, item.id, entries.map((e) => ({ user_id: e.user_id, required: e.required, end_at: e.end_at })), { programId });
         result.created.push(...created);
-        result.skipped.push(...skipped.map((s) => ({ ...s, course_template_id: String(courseId) })));
+        result.skipped.push(...skipped.map((s) => ({ ...s, course_template_id: String(item.id) })));
       }
       result.programEnrollments = await this.recordProgramEnrollments(ctx, programId, entries);
       return result;

@@ -5,11 +5,13 @@ import {
   COURSE_TEMPLATE_PUBLISHED_EVENT,
   COURSE_TEMPLATE_UPDATED_EVENT,
   PROGRAM_UPDATED_EVENT,
+  TASK_UPDATED_EVENT,
   USER_DELETED_EVENT,
   UserEventData,
 } from '@lms/contracts';
-import { Database, eventData, MESSAGE_BUS, type MessageBus, Outbox, type Subscription, subscribeWithInbox, type TenantScope } from '@lms/platform';
-import { EnrollmentsService } from '../enrollments/enrollments.service.js';
+import { Database, eventData, InjectTenantRepository, MESSAGE_BUS, type MessageBus, Outbox, type Subscription, subscribeWithInbox, type TenantRepository, type TenantScope } from '@lms/platform';
+import { defaultDueAt, EnrollmentsService } from '../enrollments/enrollments.service.js';
+import { Task } from '../tasks/task.entity.js';
 
 export const PROGRAM_PROGRESS_CONSUMER = 'catalog-program-progress';
 const RETRY = { maxDeliver: 5, backoffMs: [100, 500, 2000] };
@@ -44,6 +46,7 @@ export class ProgramProgress implements OnApplicationBootstrap, OnModuleDestroy 
     private readonly outbox: Outbox,
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     private readonly enrollments: EnrollmentsService,
+    @InjectTenantRepository(Task) private readonly tasks: TenantRepository<Task>,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -52,13 +55,16 @@ export class ProgramProgress implements OnApplicationBootstrap, OnModuleDestroy 
       this.bus.events,
       {
         durable: PROGRAM_PROGRESS_CONSUMER,
-        types: [CATALOG_ENROLLMENT_COMPLETED_EVENT, PROGRAM_UPDATED_EVENT, COURSE_TEMPLATE_PUBLISHED_EVENT, COURSE_TEMPLATE_UPDATED_EVENT, USER_DELETED_EVENT],
+        types: [CATALOG_ENROLLMENT_COMPLETED_EVENT, PROGRAM_UPDATED_EVENT, COURSE_TEMPLATE_PUBLISHED_EVENT, COURSE_TEMPLATE_UPDATED_EVENT, TASK_UPDATED_EVENT, USER_DELETED_EVENT],
         ...RETRY,
       },
       async (event) => {
         const scope = { accountId: event.accountid };
         if (event.type === USER_DELETED_EVENT) await this.withdrawUser(scope, (await eventData<UserEventData>(UserEventData, event)).user_id);
-        else if (event.type === PROGRAM_UPDATED_EVENT) await this.reachLaterCourses(scope, idOf(event.data, event.type));
+        else if (event.type === PROGRAM_UPDATED_EVENT) {
+          await this.reachLaterCourses(scope, idOf(event.data, event.type));
+          await this.reachLaterTasks(scope, idOf(event.data, event.type));
+        } else if (event.type === TASK_UPDATED_EVENT) await this.taskPublished(scope, idOf(event.data, event.type));
         else if (event.type === COURSE_TEMPLATE_PUBLISHED_EVENT || event.type === COURSE_TEMPLATE_UPDATED_EVENT) await this.coursePublished(scope, idOf(event.data, event.type));
         else {
           const data = await eventData<CatalogEnrollmentCompletedData>(CatalogEnrollmentCompletedData, event);
@@ -165,6 +171,46 @@ export class ProgramProgress implements OnApplicationBootstrap, OnModuleDestroy 
     for (const [courseId, rows] of byCourse) {
       const targets = rows.map((r) => ({ userId: r.user_id, subAccountId: r.sub_account_id, required: r.required, dueAt: r.due_at ?? undefined, groupId: null }));
       await this.enrollments.enrollKnown(scope, courseId, targets, { programId });
+    }
+  }
+
+  /** A task published (or saved while published): the learners of each program holding it are reached. */
+  private async taskPublished(scope: TenantScope, taskId: number): Promise<void> {
+    const programs: { program_id: number }[] = await this.db.manager.query(
+      `SELECT pt.program_id FROM catalog.program_tasks pt
+         JOIN catalog.tasks t ON t.account_id = pt.account_id AND t.id = pt.task_id AND t.is_published AND t.deleted_at IS NULL
+        WHERE pt.account_id = $1 AND pt.task_id = $2`,
+      [scope.accountId, taskId],
+    );
+    for (const { program_id } of programs) await this.reachLaterTasks(scope, program_id);
+  }
+
+  /**
+   * The program's learners are enrolled in its published checkpoints they have no enrollment in yet, by the
+   * rule of `reachLaterCourses` (not where they hold a live one, nor again where this program's was removed).
+   */
+  private async reachLaterTasks(scope: TenantScope, programId: number): Promise<void> {
+    const missing: (Omit<Missing, 'course_template_id'> & { task_id: number })[] = await this.db.manager.query(
+      `SELECT pe.user_id, pe.sub_account_id, pe.required, pe.due_at, pt.task_id
+         FROM catalog.program_enrollments pe
+         JOIN catalog.program_tasks pt ON pt.account_id = pe.account_id AND pt.program_id = pe.program_id
+         JOIN catalog.tasks t ON t.account_id = pt.account_id AND t.id = pt.task_id AND t.is_published AND t.deleted_at IS NULL
+        WHERE pe.account_id = $1 AND pe.program_id = $2 AND pe.deleted_at IS NULL
+          AND NOT EXISTS (SELECT 1 FROM catalog.enrollments e
+                           WHERE e.account_id = pe.account_id AND e.enrollable_type = 'Task' AND e.enrollable_id = pt.task_id
+                             AND e.user_id = pe.user_id AND (e.deleted_at IS NULL OR e.program_id = pe.program_id))
+        ORDER BY pt.position, pe.user_id`,
+      [scope.accountId, programId],
+    );
+    const byTask = new Map<number, typeof missing>();
+    for (const row of missing) byTask.set(row.task_id, [...(byTask.get(row.task_id) ?? []), row]);
+    for (const [taskId, rows] of byTask) {
+      await this.db.transaction(async () => {
+        const task = await this.tasks.query(scope, 't').andWhere('t.id = :id', { id: taskId }).setLock('pessimistic_read').getOne();
+        if (!task || task.deletedAt || !task.isPublished) return;
+        const targets = rows.map((r) => ({ userId: r.user_id, subAccountId: r.sub_account_id, required: r.required, dueAt: r.due_at ?? undefined, groupId: null }));
+        await this.enrollments.insertEnrollments(scope, { type: 'Task', id: task.id, dueAt: defaultDueAt(task) }, targets, { programId });
+      });
     }
   }
 

@@ -9,3 +9,9 @@ export const notAProgramAuthor = (id: number) => forbidden('NOT_AN_AUTHOR', `Onl
 
 export const programNotPublished = (id: number) =>
   badRequest('PROGRAM_NOT_PUBLISHED', `Program ${id} is not published; publish it (is_published: true) before enrolling learners.`);
+
+export const programTaskInvalid = (field: string, id: number, why: string) =>
+  badRequest('PROGRAM_TASK_INVALID', `Task ${id} cannot be part of a program: ${why}.`, [{ field, message: `task ${id} ${why}` }]);
+
+export const programItemsConflict = (prefix: string) =>
+  badRequest('PROGRAM_ITEMS_CONFLICT', 'Give the order as items or as course_template_ids, not both.', [{ field: `${prefix}.items`, message: 'items and course_template_ids must not be given together' }]);

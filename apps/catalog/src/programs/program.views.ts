@@ -1,10 +1,19 @@
-import type { ProgramEventData, ProgramView } from '@lms/contracts';
+import type { ProgramEventData, ProgramItemType, ProgramView } from '@lms/contracts';
 import type { Program } from './program.entity.js';
 
 /** Open enrollment's own path: the learner POSTs there to enroll (docs/learner.md). */
 export const programEnrollUrl = (uuid: string) => `/api/learner/open_programs/${uuid}/enrollment`;
 
-export function toProgramView(program: Program, courseIds: number[]): ProgramView {
+/** One place in a program's order. */
+export interface ProgramItem {
+  type: ProgramItemType;
+  id: number;
+}
+
+const courseIdsIn = (items: ProgramItem[]) => items.flatMap((item) => (item.type === 'CourseTemplate' ? [item.id] : []));
+
+export function toProgramView(program: Program, items: ProgramItem[]): ProgramView {
+  const courseIds = courseIdsIn(items);
   return {
     id: String(program.id),
     title: program.title,
@@ -13,6 +22,7 @@ export function toProgramView(program: Program, courseIds: number[]): ProgramVie
     author_id: String(program.authorId),
     course_template_ids: courseIds.map(String),
     courses_count: courseIds.length,
+    items: items.map((item, i) => ({ type: item.type, id: String(item.id), position: i + 1 })),
     open_enrollment: program.openEnrollment,
     uuid: program.uuid,
     enroll_url: programEnrollUrl(program.uuid),
@@ -21,10 +31,11 @@ export function toProgramView(program: Program, courseIds: number[]): ProgramVie
   };
 }
 
-export const programEventData = (program: Program, courseIds: number[]): ProgramEventData => ({
+export const programEventData = (program: Program, items: ProgramItem[]): ProgramEventData => ({
   id: program.id,
   title: program.title,
   is_published: program.isPublished,
   open_enrollment: program.openEnrollment,
-  course_template_ids: courseIds,
+  course_template_ids: courseIdsIn(items),
+  items: items.map((item) => ({ type: item.type, id: item.id })),
 });

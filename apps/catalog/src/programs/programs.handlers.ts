@@ -54,16 +54,22 @@ export class ProgramsHandlers {
 
   /**
    * 201 with the course enrollments made (learners in `linked.learners`, each user's program enrollment in
-   * `linked.program_enrollments`), `skipped` and `skipped_courses`.
+   * `linked.program_enrollments`), the checkpoint enrollments made (`task_enrollments`), `skipped` (with
+   * `course_template_id` or `task_id`), `skipped_courses` and `skipped_tasks`.
    */
   @Handles(S.enroll)
   async enroll(@Payload() { ctx, params, body }: RpcRequest<CreateProgramEnrollmentsBody, object, IdParams>) {
-    const { created, skipped, skippedCourses, programEnrollments } = await this.programEnrollments.enroll(ctx, params.id, body.enrollments);
-    const users = await this.directory.users(ctx, created.map((e) => e.userId));
-    const learners = [...new Set(created.map((e) => e.userId))].map((id) => toLearnerView(id, users.get(id)));
+    const { created, skipped, skippedCourses, createdTasks, skippedTaskEnrollments, skippedTasks, programEnrollments } = await this.programEnrollments.enroll(ctx, params.id, body.enrollments);
+    const everyone = [...created, ...createdTasks].map((e) => e.userId);
+    const users = await this.directory.users(ctx, everyone);
+    const learners = [...new Set(everyone)].map((id) => toLearnerView(id, users.get(id)));
     const program_enrollments = await this.programEnrollments.present(ctx, params.id, programEnrollments);
     const answer = envelope('enrollments', created.map((e) => toEnrollmentView(e, { history: false })), { learners, program_enrollments });
-    return reply({ ...answer, skipped, skipped_courses: skippedCourses }, { status: 201 });
+    const task_enrollments = createdTasks.map((e) => {
+      const { course_template_id: _course, ...view } = toEnrollmentView(e, { history: false });
+      return { ...view, task_id: e.enrollableId, approval: null, evidence: [] };
+    });
+    return reply({ ...answer, task_enrollments, skipped: [...skipped, ...skippedTaskEnrollments], skipped_courses: skippedCourses, skipped_tasks: skippedTasks }, { status: 201 });
   }
 
   @Handles(S.enrollments)

@@ -8,6 +8,7 @@ import {
   PROGRAM_DELETED_EVENT,
   PROGRAM_UPDATED_EVENT,
   type ProgramChanges,
+  type ProgramItemInput,
   type ProgramRequest,
   type ProgramView,
   type RequestContext,
@@ -16,10 +17,11 @@ import { Database, InjectTenantRepository, Outbox, type TenantRepository, type T
 import { assertAuthorAudience } from '../authoring/author-audience.js';
 import { containsPattern } from '../course-templates/course-template-list.js';
 import { CourseTemplate } from '../course-templates/course-template.entity.js';
-import { ProgramCourse } from './program-course.entity.js';
+import { Task } from '../tasks/task.entity.js';
+import { ProgramCourse, ProgramTask } from './program-course.entity.js';
 import { Program } from './program.entity.js';
-import { notAProgramAuthor, programCourseInvalid, programNotFound } from './program.errors.js';
-import { programEventData, toProgramView } from './program.views.js';
+import { notAProgramAuthor, programCourseInvalid, programItemsConflict, programNotFound, programTaskInvalid } from './program.errors.js';
+import { type ProgramItem, programEventData, toProgramView } from './program.views.js';
 
 type ProgramFields = Partial<Pick<Program, 'title' | 'description' | 'isPublished' | 'openEnrollment'>>;
 
@@ -32,10 +34,52 @@ function fieldsOf(input: ProgramChanges): ProgramFields {
   return fields;
 }
 
+/** An item named in a request, with the field that named it. */
+interface Named {
+  id: number;
+  field: string;
+}
+
 /**
- * Programs and their ordered courses. Lock order, so a program write and a course's archive never wait on
- * each other in a circle: course rows first (archive: FOR UPDATE; a program write: FOR SHARE on the courses
- * it names), then program rows, then membership rows.
+ * The order a request writes: `items` as given, or `course_template_ids` (the older form) as courses only.
+ * Both at once is a 400. Undefined: the request leaves the order alone.
+ */
+function requestedOrder(input: ProgramChanges, prefix: string): { items?: ProgramItem[]; coursesOnly: boolean; courses: Named[]; tasks: Named[] } {
+  if (input.items !== undefined && input.course_template_ids !== undefined) throw programItemsConflict(prefix);
+  if (input.items !== undefined) {
+    const items = input.items.map((item: ProgramItemInput) => ({ type: item.type, id: item.id }));
+    const named = (type: ProgramItem['type']) => items.flatMap((item, j) => (item.type === type ? [{ id: item.id, field: `${prefix}.items[${j}].id` }] : []));
+    return { items, coursesOnly: false, courses: named('CourseTemplate'), tasks: named('Task') };
+  }
+  if (input.course_template_ids !== undefined) {
+    const ids = input.course_template_ids;
+    return { items: ids.map((id) => ({ type: 'CourseTemplate', id })), coursesOnly: true, courses: ids.map((id, j) => ({ id, field: `${prefix}.course_template_ids[${j}]` })), tasks: [] };
+  }
+  return { coursesOnly: false, courses: [], tasks: [] };
+}
+
+/**
+ * A new course list in the older form (`course_template_ids`) for a program that also holds checkpoints:
+ * each checkpoint stays after as many courses as it followed before (at most all of them), so a client
+ * that knows only courses never drops or moves a gate past the courses it guarded.
+ */
+export function withCheckpointsKept(current: ProgramItem[], courses: ProgramItem[]): ProgramItem[] {
+  const slots = new Map<number, ProgramItem[]>();
+  let before = 0;
+  for (const item of current) {
+    if (item.type === 'CourseTemplate') before += 1;
+    else slots.set(Math.min(before, courses.length), [...(slots.get(Math.min(before, courses.length)) ?? []), item]);
+  }
+  const order: ProgramItem[] = [...(slots.get(0) ?? [])];
+  courses.forEach((course, k) => order.push(course, ...(slots.get(k + 1) ?? [])));
+  return order;
+}
+
+/**
+ * Programs and their ordered items: course templates and tasks (checkpoints). Lock order, so a program
+ * write and an archive (or a task's deletion) never wait on each other in a circle: course rows, then
+ * task rows (archive or delete: FOR UPDATE; a program write: FOR SHARE on the ones it names), then program
+ * rows, then membership rows.
  */
 @Injectable()
 export class ProgramsService {
@@ -44,7 +88,9 @@ export class ProgramsService {
     private readonly outbox: Outbox,
     @InjectTenantRepository(Program) private readonly programs: TenantRepository<Program>,
     @InjectTenantRepository(ProgramCourse) private readonly memberships: TenantRepository<ProgramCourse>,
+    @InjectTenantRepository(ProgramTask) private readonly taskMemberships: TenantRepository<ProgramTask>,
     @InjectTenantRepository(CourseTemplate) private readonly courses: TenantRepository<CourseTemplate>,
+    @InjectTenantRepository(Task) private readonly tasks: TenantRepository<Task>,
   ) {}
 
   async list(ctx: RequestContext, query: ListProgramsQuery): Promise<[Program[], number]> {
@@ -61,14 +107,16 @@ export class ProgramsService {
   /** All or nothing; the caller is each program's author. */
   async create(ctx: RequestContext, inputs: ProgramRequest[]): Promise<Program[]> {
     assertAuthorAudience(ctx, 'create programs');
+    const orders = inputs.map((input, i) => requestedOrder(input, `programs[${i}]`));
     return this.db.transaction(async () => {
-      await this.lockCourses(ctx, inputs.flatMap((input, i) => (input.course_template_ids ?? []).map((id, j) => ({ id, field: `programs[${i}].course_template_ids[${j}]` }))));
+      await this.lockCourses(ctx, orders.flatMap((o) => o.courses));
+      await this.lockTasks(ctx, orders.flatMap((o) => o.tasks));
       const created: Program[] = [];
-      for (const input of inputs) {
+      for (const [i, input] of inputs.entries()) {
         const program = await this.programs.insert(ctx, { isPublished: false, openEnrollment: false, ...fieldsOf(input), authorId: ctx.userId, uuid: randomUUID() });
-        const courseIds = input.course_template_ids ?? [];
-        await this.placeCourses(ctx, program.id, courseIds);
-        await this.outbox.add(ctx, PROGRAM_CREATED_EVENT, programEventData(program, courseIds), String(program.id));
+        const items = orders[i].items ?? [];
+        await this.placeItems(ctx, program.id, items);
+        await this.outbox.add(ctx, PROGRAM_CREATED_EVENT, programEventData(program, items), String(program.id));
         created.push(await this.find(ctx, program.id));
       }
       return created;
@@ -76,54 +124,60 @@ export class ProgramsService {
   }
 
   async update(ctx: RequestContext, id: number, changes: ProgramChanges): Promise<Program> {
+    const order = requestedOrder(changes, 'program');
     return this.db.transaction(async () => {
-      const courseIds = changes.course_template_ids;
-      const locked = courseIds ? this.lockCourses(ctx, courseIds.map((courseId, j) => ({ id: courseId, field: `program.course_template_ids[${j}]` }))) : Promise.resolve();
-      // An unknown program is a 404 before any complaint about its courses.
-      const courseError = await locked.then(() => undefined, (err: unknown) => err);
+      const locked = this.lockCourses(ctx, order.courses).then(() => this.lockTasks(ctx, order.tasks));
+      // An unknown program is a 404 before any complaint about its items.
+      const itemError = await locked.then(() => undefined, (err: unknown) => err);
       const program = await this.lockProgram(ctx, id);
-      if (courseError) throw courseError;
+      if (itemError) throw itemError;
       Object.assign(program, fieldsOf(changes));
       program.updatedAt = new Date();
       const saved = await this.programs.save(ctx, program);
-      if (courseIds) {
-        await this.memberships.delete(ctx, { programId: id });
-        await this.placeCourses(ctx, id, courseIds);
+      if (order.items) {
+        const items = order.coursesOnly ? withCheckpointsKept(await this.itemsOf(ctx, id), order.items) : order.items;
+        await this.clearItems(ctx, id);
+        await this.placeItems(ctx, id, items);
       }
-      await this.outbox.add(ctx, PROGRAM_UPDATED_EVENT, programEventData(saved, await this.courseIdsOf(ctx, id)), String(id));
+      await this.outbox.add(ctx, PROGRAM_UPDATED_EVENT, programEventData(saved, await this.itemsOf(ctx, id)), String(id));
       return saved;
     });
   }
 
-  /** Soft delete: the row stays for the enrollments made through it; its course list goes. */
+  /** Soft delete: the row stays for the enrollments made through it; its order goes. */
   async delete(ctx: RequestContext, id: number): Promise<void> {
     await this.db.transaction(async () => {
       const program = await this.lockProgram(ctx, id);
-      const courseIds = await this.courseIdsOf(ctx, id);
+      const items = await this.itemsOf(ctx, id);
       program.deletedAt = new Date();
       await this.programs.save(ctx, program);
-      await this.memberships.delete(ctx, { programId: id });
-      await this.outbox.add(ctx, PROGRAM_DELETED_EVENT, programEventData(program, courseIds), String(id));
+      await this.clearItems(ctx, id);
+      await this.outbox.add(ctx, PROGRAM_DELETED_EVENT, programEventData(program, items), String(id));
     });
   }
 
   /**
    * Takes an archived course out of every program holding it (in the archive's transaction, after the
-   * course row is locked): the later courses move up, and each program announces its new list.
+   * course row is locked): the later items move up, and each program announces its new order.
    */
   async removeCourse(ctx: RequestContext, courseId: number): Promise<void> {
     const rows = await this.memberships.find(ctx, { where: { courseTemplateId: courseId } });
-    if (rows.length === 0) return;
-    const programs = await this.programs
-      .query(ctx, 'p')
-      .andWhere('p.id IN (:...ids)', { ids: rows.map((r) => r.programId) })
-      .orderBy('p.id', 'ASC')
-      .setLock('pessimistic_write')
-      .getMany();
+    await this.removeItem(ctx, { type: 'CourseTemplate', id: courseId }, rows.map((r) => r.programId));
+  }
+
+  /** A deleted task leaves every program holding it, as an archived course does (in the delete's transaction). */
+  async removeTask(ctx: RequestContext, taskId: number): Promise<void> {
+    const rows = await this.taskMemberships.find(ctx, { where: { taskId } });
+    await this.removeItem(ctx, { type: 'Task', id: taskId }, rows.map((r) => r.programId));
+  }
+
+  private async removeItem(ctx: RequestContext, gone: ProgramItem, programIds: number[]): Promise<void> {
+    if (programIds.length === 0) return;
+    const programs = await this.programs.query(ctx, 'p').andWhere('p.id IN (:...ids)', { ids: programIds }).orderBy('p.id', 'ASC').setLock('pessimistic_write').getMany();
     for (const program of programs) {
-      const remaining = (await this.courseIdsOf(ctx, program.id)).filter((id) => id !== courseId);
-      await this.memberships.delete(ctx, { programId: program.id });
-      await this.placeCourses(ctx, program.id, remaining);
+      const remaining = (await this.itemsOf(ctx, program.id)).filter((item) => !(item.type === gone.type && item.id === gone.id));
+      await this.clearItems(ctx, program.id);
+      await this.placeItems(ctx, program.id, remaining);
       program.updatedAt = new Date();
       const saved = await this.programs.save(ctx, program);
       await this.outbox.add(ctx, PROGRAM_UPDATED_EVENT, programEventData(saved, remaining), String(program.id));
@@ -132,16 +186,33 @@ export class ProgramsService {
 
   async present(ctx: RequestContext, programs: Program[]): Promise<ProgramView[]> {
     if (programs.length === 0) return [];
-    const rows = await this.memberships.find(ctx, { where: { programId: In(programs.map((p) => p.id)) }, order: { programId: 'ASC', position: 'ASC' } });
-    const courses = new Map<number, number[]>();
-    for (const row of rows) courses.set(row.programId, [...(courses.get(row.programId) ?? []), row.courseTemplateId]);
-    return programs.map((program) => toProgramView(program, courses.get(program.id) ?? []));
+    const orders = await this.ordersOf(ctx, programs.map((p) => p.id));
+    return programs.map((program) => toProgramView(program, orders.get(program.id) ?? []));
   }
 
   /** The program's courses in order. */
   async courseIdsOf(scope: TenantScope, programId: number): Promise<number[]> {
     const rows = await this.memberships.find(scope, { where: { programId }, order: { position: 'ASC' } });
     return rows.map((row) => row.courseTemplateId);
+  }
+
+  /** The program's whole order: courses and tasks. */
+  async itemsOf(scope: TenantScope, programId: number): Promise<ProgramItem[]> {
+    return (await this.ordersOf(scope, [programId])).get(programId) ?? [];
+  }
+
+  private async ordersOf(scope: TenantScope, programIds: number[]): Promise<Map<number, ProgramItem[]>> {
+    const [courses, tasks] = await Promise.all([
+      this.memberships.find(scope, { where: { programId: In(programIds) } }),
+      this.taskMemberships.find(scope, { where: { programId: In(programIds) } }),
+    ]);
+    const placed = [
+      ...courses.map((r) => ({ programId: r.programId, position: r.position, item: { type: 'CourseTemplate', id: r.courseTemplateId } as ProgramItem })),
+      ...tasks.map((r) => ({ programId: r.programId, position: r.position, item: { type: 'Task', id: r.taskId } as ProgramItem })),
+    ].sort((a, b) => a.programId - b.programId || a.position - b.position);
+    const orders = new Map<number, ProgramItem[]>();
+    for (const p of placed) orders.set(p.programId, [...(orders.get(p.programId) ?? []), p.item]);
+    return orders;
   }
 
   /**
@@ -159,7 +230,7 @@ export class ProgramsService {
    * Every named course must be a live course template of the account. They stay locked (FOR SHARE) until
    * the transaction ends, so none can be archived between this check and the program's commit.
    */
-  private async lockCourses(ctx: RequestContext, named: { id: number; field: string }[]): Promise<void> {
+  private async lockCourses(ctx: RequestContext, named: Named[]): Promise<void> {
     if (named.length === 0) return;
     const ids = [...new Set(named.map((n) => n.id))].sort((a, b) => a - b);
     const rows = await this.courses
@@ -177,8 +248,35 @@ export class ProgramsService {
     }
   }
 
-  private async placeCourses(ctx: RequestContext, programId: number, courseIds: number[]): Promise<void> {
-    if (courseIds.length === 0) return;
-    await this.memberships.insertNew(ctx, courseIds.map((courseTemplateId, i) => ({ programId, courseTemplateId, position: i + 1 })));
+  /** Every named task must be a live task of the account, held (FOR SHARE) until the program commits. */
+  private async lockTasks(ctx: RequestContext, named: Named[]): Promise<void> {
+    if (named.length === 0) return;
+    const ids = [...new Set(named.map((n) => n.id))].sort((a, b) => a - b);
+    const rows = await this.tasks
+      .query(ctx, 't')
+      .select(['t.id', 't.deletedAt'])
+      .andWhere('t.id IN (:...ids)', { ids })
+      .orderBy('t.id', 'ASC')
+      .setLock('pessimistic_read')
+      .getMany();
+    const found = new Map(rows.map((row) => [row.id, row]));
+    for (const { id, field } of named) {
+      const task = found.get(id);
+      if (!task) throw programTaskInvalid(field, id, 'does not exist');
+      if (task.deletedAt) throw programTaskInvalid(field, id, 'is deleted');
+    }
+  }
+
+  private async clearItems(ctx: RequestContext, programId: number): Promise<void> {
+    await this.memberships.delete(ctx, { programId });
+    await this.taskMemberships.delete(ctx, { programId });
+  }
+
+  /** Writes the order: positions 1..n over courses and tasks together. */
+  private async placeItems(ctx: RequestContext, programId: number, items: ProgramItem[]): Promise<void> {
+    const courses = items.flatMap((item, i) => (item.type === 'CourseTemplate' ? [{ programId, courseTemplateId: item.id, position: i + 1 }] : []));
+    const tasks = items.flatMap((item, i) => (item.type === 'Task' ? [{ programId, taskId: item.id, position: i + 1 }] : []));
+    if (courses.length > 0) await this.memberships.insertNew(ctx, courses);
+    if (tasks.length > 0) await this.taskMemberships.insertNew(ctx, tasks);
   }
 }

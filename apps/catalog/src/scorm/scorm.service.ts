@@ -28,6 +28,7 @@ import { courseTemplateArchived, courseTemplateNotFound, courseTemplateNotScorm 
 import { CourseTemplate } from '../course-templates/course-template.entity.js';
 import { courseTemplateEventData, DEFAULT_SCORM_SETTINGS } from '../course-templates/course-template.views.js';
 import { EnrollmentLifecycle } from '../enrollments/enrollment-lifecycle.service.js';
+import { ProgramGate } from '../programs/program-gate.js';
 import { Enrollment } from '../enrollments/enrollment.entity.js';
 import { learnerCourseNotFound } from '../learner-courses/learner-course.errors.js';
 import { contentTypeOf } from './content-types.js';
@@ -58,6 +59,7 @@ export class ScormService {
     private readonly outbox: Outbox,
     private readonly guard: AuthoringGuard,
     private readonly lifecycle: EnrollmentLifecycle,
+    private readonly gate: ProgramGate,
     private readonly directory: IdentityDirectory,
     @Inject(RUNTIME) private readonly runtime: Runtime,
     @Inject(MESSAGE_BUS) bus: MessageBus,
@@ -143,6 +145,8 @@ export class ScormService {
     if (!enrollment || enrollment.deletedAt) throw learnerCourseNotFound(enrollmentId);
     const course = await this.courses.findOne(ctx, { id: enrollment.enrollableId });
     if (!course || course.courseType !== 'scorm' || !course.scormPackageId) throw notLaunchable(enrollmentId);
+    // Behind an incomplete blocking checkpoint of the learner's programs: not startable (a completed course still replays).
+    if (enrollment.state !== 'complete') await this.gate.assertOpen(ctx, ctx.userId, { type: 'CourseTemplate', id: course.id });
     const packageId = course.scormPackageId;
     const registration = await this.db.transaction(async () => {
       const [open] = await this.registrations.find(ctx, { where: { enrollmentId }, order: { id: 'DESC' }, take: 1 });

@@ -16,6 +16,7 @@ import { AuthoringGuard } from '../authoring/authoring-guard.js';
 import { containsPattern } from '../course-templates/course-template-list.js';
 import { IdentityDirectory } from '../directory/identity-directory.js';
 import { EnrollmentCounts } from '../enrollments/enrollment-counts.js';
+import { ProgramsService } from '../programs/programs.service.js';
 import { Task } from './task.entity.js';
 import { approverInvalid, taskNotFound } from './task.errors.js';
 import { taskEventData, toTaskView } from './task.views.js';
@@ -59,6 +60,7 @@ export class TasksService {
     private readonly guard: AuthoringGuard,
     private readonly directory: IdentityDirectory,
     private readonly enrollments: EnrollmentCounts,
+    private readonly programs: ProgramsService,
     @InjectTenantRepository(Task) private readonly tasks: TenantRepository<Task>,
   ) {}
 
@@ -107,12 +109,16 @@ export class TasksService {
     });
   }
 
-  /** Soft delete: the row stays for the enrollments that point at it; for every endpoint it is gone. */
+  /**
+   * Soft delete: the row stays for the enrollments that point at it; for every endpoint it is gone, and it
+   * leaves every program holding it (the task row is locked first, then the programs: the programs' lock order).
+   */
   async delete(ctx: RequestContext, id: number): Promise<void> {
     await this.db.transaction(async () => {
       const task = await this.lockForWrite(ctx, id);
       task.deletedAt = new Date();
       await this.tasks.save(ctx, task);
+      await this.programs.removeTask(ctx, id);
       await this.outbox.add(ctx, TASK_DELETED_EVENT, taskEventData(task), String(id));
     });
   }

@@ -1,6 +1,7 @@
 import { IsInt, Max, Min } from 'class-validator';
 import { MAX_ID, QueryInt } from '../common/query.js';
 import type { JsonSchema } from '../routes/route.js';
+import { BLOCKED_BY_SCHEMA, type BlockedByView } from './programs.contract.js';
 
 /** Learner courses (issue 15; docs/learner.md): the caller's own enrollments, by enrollment id. */
 export const LEARNER_COURSE_SUBJECTS = {
@@ -50,6 +51,8 @@ export interface LearnerCourseView {
   attachments_count: number;
   course_template_id: number | null;
   live_course_id: number | null;
+  /** The checkpoint that must be completed before this course can be started, or null. */
+  blocked_by: BlockedByView | null;
 }
 
 const nullable = (type: string, extra: Record<string, unknown> = {}) => ({ type: [type, 'null'], ...extra });
@@ -59,7 +62,7 @@ export const LEARNER_COURSE_SCHEMA: JsonSchema = {
   required: [
     'id', 'is_enrolled', 'progress', 'slide_total', 'time_remaining', 'location', 'sessions_count', 'next_session_start_at', 'deleted_at', 'program_title',
     'index_of_program', 'program_course_count', 'open_book', 'completed_at', 'end_at', 'estimated_time', 'passing_threshold', 'required', 'score', 'state',
-    'title', 'has_certificate', 'course_type', 'attachments_count', 'course_template_id', 'live_course_id',
+    'title', 'has_certificate', 'course_type', 'attachments_count', 'course_template_id', 'live_course_id', 'blocked_by',
   ],
   properties: {
     id: { type: 'integer', description: 'the enrollment id (preview of a course the caller is not enrolled in: the course template id)' },
@@ -88,6 +91,7 @@ export const LEARNER_COURSE_SCHEMA: JsonSchema = {
     attachments_count: { type: 'integer', minimum: 0 },
     course_template_id: nullable('integer', { description: 'the course of a course enrollment (an addition to the spec)' }),
     live_course_id: nullable('integer', { description: 'the live course of a live training (an addition to the spec)' }),
+    blocked_by: BLOCKED_BY_SCHEMA,
   },
 };
 

@@ -2,6 +2,7 @@ import { Transform, type TransformFnParams } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsInt, Max, Min } from 'class-validator';
 import { MAX_ID } from '../common/query.js';
 import type { JsonSchema } from '../routes/route.js';
+import { BLOCKED_BY_SCHEMA, type BlockedByView } from './programs.contract.js';
 
 export const MOBILE_SUBJECTS = {
   courses: 'catalog.mobile_courses.list',
@@ -45,6 +46,8 @@ export interface MobileCourseItem {
     score: number | null;
     state: string;
     time_remaining: number;
+    /** The checkpoint to complete before this course can be started (docs/catalog.md), or null. */
+    blocked_by: BlockedByView | null;
   } | null;
   enrollment_profile: { enroll_url: string; has_certificate: boolean; open_enrollment: boolean; uuid: string };
   template: {
@@ -61,7 +64,7 @@ export interface MobileCourseItem {
 }
 
 export interface MobileTaskItem {
-  enrollment: { id: number; end_at: string | null; required: boolean; state: string; approval: { id: number; state: string } | null } | null;
+  enrollment: { id: number; end_at: string | null; required: boolean; state: string; approval: { id: number; state: string } | null; blocked_by: BlockedByView | null } | null;
   enrollment_profile: { has_certificate: boolean; open_enrollment: boolean; uuid: string };
   template: {
     id: number;
@@ -84,10 +87,11 @@ export const MOBILE_COURSE_ITEM_SCHEMA: JsonSchema = {
   properties: {
     enrollment: {
       type: ['object', 'null'],
-      required: ['id', 'completed_at', 'end_at', 'learning_item_id', 'required', 'score', 'state', 'time_remaining'],
+      required: ['id', 'completed_at', 'end_at', 'learning_item_id', 'required', 'score', 'state', 'time_remaining', 'blocked_by'],
       properties: {
         id: { type: 'integer' }, completed_at: nullable('string', { format: 'date-time' }), end_at: nullable('string', { format: 'date-time' }),
         learning_item_id: { type: 'integer' }, required: { type: 'boolean' }, score: nullable('integer'), state: { type: 'string' }, time_remaining: { type: 'integer' },
+        blocked_by: BLOCKED_BY_SCHEMA,
       },
     },
     enrollment_profile: {
@@ -117,10 +121,11 @@ export const MOBILE_TASK_ITEM_SCHEMA: JsonSchema = {
   properties: {
     enrollment: {
       type: ['object', 'null'],
-      required: ['id', 'end_at', 'required', 'state', 'approval'],
+      required: ['id', 'end_at', 'required', 'state', 'approval', 'blocked_by'],
       properties: {
         id: { type: 'integer' }, end_at: nullable('string', { format: 'date-time' }), required: { type: 'boolean' }, state: { type: 'string' },
         approval: { type: ['object', 'null'], required: ['id', 'state'], properties: { id: { type: 'integer' }, state: { type: 'string' } } },
+        blocked_by: BLOCKED_BY_SCHEMA,
       },
     },
     enrollment_profile: {

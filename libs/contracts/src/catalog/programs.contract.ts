@@ -21,6 +21,21 @@ export const PROGRAM_DELETED_EVENT = 'catalog.program.deleted';
 
 /** How many courses one program holds at most. */
 export const MAX_PROGRAM_COURSES = 200;
+/** How many items (courses and checkpoints together) one program holds at most. */
+export const MAX_PROGRAM_ITEMS = 200;
+
+/** What a program's order holds: course templates and tasks (checkpoints). */
+export const PROGRAM_ITEM_TYPES = ['CourseTemplate', 'Task'] as const;
+export type ProgramItemType = (typeof PROGRAM_ITEM_TYPES)[number];
+
+/** One place in a program's order, as written: `{type, id}`. */
+export class ProgramItemInput {
+  @IsDefined() @IsIn(PROGRAM_ITEM_TYPES, { message: `type must be one of ${PROGRAM_ITEM_TYPES.join(', ')}` })
+  type: ProgramItemType;
+
+  @IsDefined() @IsInt() @Min(1) @Max(MAX_ID)
+  id: number;
+}
 
 const Required = (required: boolean) => (required ? IsDefined() : ValidateIf((_, value) => value !== undefined));
 
@@ -37,6 +52,15 @@ function programFields(create: boolean) {
     @IsArray() @ArrayMaxSize(MAX_PROGRAM_COURSES) @ArrayUnique({ message: 'course_template_ids must not repeat a course' })
     @IsInt({ each: true }) @Min(1, { each: true }) @Max(MAX_ID, { each: true })
     course_template_ids?: number[];
+
+    /**
+     * The program's whole order, courses and checkpoints (docs/catalog.md "Programs"); replaces it on
+     * update. Not together with `course_template_ids`.
+     */
+    @Required(false)
+    @IsArray() @ArrayMaxSize(MAX_PROGRAM_ITEMS) @IsObject({ each: true }) @ValidateNested({ each: true }) @Type(() => ProgramItemInput)
+    @ArrayUnique((item: ProgramItemInput) => (item && typeof item === 'object' ? `${String(item.type)}:${String(item.id)}` : item), { message: 'items must not repeat an item' })
+    items?: ProgramItemInput[];
 
     @Required(false) @IsBoolean()
     is_published?: boolean;
@@ -67,6 +91,13 @@ export class ListProgramsQuery extends PageQuery {
   search?: string;
 }
 
+/** One place in a program's order, as read. `position` is 1-based over the whole order. */
+export interface ProgramItemView {
+  type: ProgramItemType;
+  id: string;
+  position: number;
+}
+
 export interface ProgramView {
   id: string;
   title: string;
@@ -76,6 +107,8 @@ export interface ProgramView {
   /** In program order. */
   course_template_ids: string[];
   courses_count: number;
+  /** Courses and checkpoints, in program order. */
+  items: ProgramItemView[];
   open_enrollment: boolean;
   uuid: string;
   enroll_url: string;
@@ -89,11 +122,23 @@ export interface ProgramEventData {
   is_published: boolean;
   open_enrollment: boolean;
   course_template_ids: number[];
+  /** The whole order, courses and checkpoints. */
+  items: { type: ProgramItemType; id: number }[];
 }
+
+export const PROGRAM_ITEM_SCHEMA: JsonSchema = {
+  type: 'object',
+  required: ['type', 'id', 'position'],
+  properties: {
+    type: { type: 'string', enum: [...PROGRAM_ITEM_TYPES] },
+    id: { type: 'string', description: 'the course template or task id, numeric text' },
+    position: { type: 'integer', minimum: 1, description: '1-based place in the whole order' },
+  },
+};
 
 export const PROGRAM_SCHEMA: JsonSchema = {
   type: 'object',
-  required: ['id', 'title', 'description', 'is_published', 'author_id', 'course_template_ids', 'courses_count', 'open_enrollment', 'uuid', 'enroll_url', 'created_at', 'updated_at'],
+  required: ['id', 'title', 'description', 'is_published', 'author_id', 'course_template_ids', 'courses_count', 'items', 'open_enrollment', 'uuid', 'enroll_url', 'created_at', 'updated_at'],
   properties: {
     id: { type: 'string', description: 'numeric text' },
     title: { type: 'string' },
@@ -102,6 +147,7 @@ export const PROGRAM_SCHEMA: JsonSchema = {
     author_id: { type: 'string', description: 'the creating user' },
     course_template_ids: { type: 'array', items: { type: 'string' }, description: "the program's courses in order" },
     courses_count: { type: 'integer', minimum: 0 },
+    items: { type: 'array', items: PROGRAM_ITEM_SCHEMA, description: "the program's courses and checkpoints (tasks) in order" },
     open_enrollment: { type: 'boolean' },
     uuid: { type: 'string', format: 'uuid', description: "the program's public enrollment id" },
     enroll_url: { type: 'string' },
@@ -132,6 +178,12 @@ export class CreateProgramEnrollmentsBody {
 /** A course of the program nobody was enrolled in, and why. */
 export interface SkippedProgramCourseView {
   course_template_id: string;
+  reason: 'not_published';
+}
+
+/** A checkpoint of the program nobody was enrolled in, and why. */
+export interface SkippedProgramTaskView {
+  task_id: string;
   reason: 'not_published';
 }
 
@@ -178,4 +230,21 @@ export const PROGRAM_ENROLLMENT_SCHEMA: JsonSchema = {
     created_at: { type: 'string', format: 'date-time' },
     updated_at: { type: 'string', format: 'date-time' },
   },
+};
+
+/**
+ * The checkpoint holding a learner's item (docs/catalog.md "Checkpoints in programs"): a task with
+ * `blocks_progress` placed before the item in a program the learner is enrolled in, not complete yet.
+ */
+export interface BlockedByView {
+  task_id: number;
+  title: string;
+  program_id: string;
+}
+
+export const BLOCKED_BY_SCHEMA: JsonSchema = {
+  type: ['object', 'null'],
+  required: ['task_id', 'title', 'program_id'],
+  description: 'the incomplete blocking checkpoint (task) before this item in one of your programs; null when nothing blocks it',
+  properties: { task_id: { type: 'integer' }, title: { type: 'string' }, program_id: { type: 'string' } },
 };

@@ -6,7 +6,7 @@ import { defineRoute } from './route.js';
 const programs = { kind: 'envelope', key: 'programs', item: PROGRAM_SCHEMA } as const;
 const PATH = '/api/author/programs';
 
-/** Programs: ordered sets of course templates (the spec names them only by `program_ids`; docs/catalog.md). */
+/** Programs: ordered course templates and checkpoints (tasks) (the spec names them only by `program_ids`; docs/catalog.md). */
 export const CATALOG_PROGRAM_ROUTES = [
   defineRoute({
     method: 'GET', path: PATH, subject: S.list, status: 200, paged: true,
@@ -14,15 +14,15 @@ export const CATALOG_PROGRAM_ROUTES = [
   }),
   defineRoute({
     method: 'GET', path: `${PATH}/:id`, subject: S.show, status: 200,
-    summary: 'Show a program with its courses in order', params: IdParams, response: programs,
+    summary: 'Show a program with its courses and checkpoints in order (`items`)', params: IdParams, response: programs,
   }),
   defineRoute({
     method: 'POST', path: PATH, subject: S.create, status: 201,
-    summary: 'Create programs (all or nothing); every course must be a live course template of the account', body: CreateProgramsBody, response: programs,
+    summary: 'Create programs (all or nothing); the order is `items` ({type: CourseTemplate|Task, id}) or `course_template_ids`; every item must be a live course template or task of the account', body: CreateProgramsBody, response: programs,
   }),
   defineRoute({
     method: ['PATCH', 'PUT'], path: `${PATH}/:id`, subject: S.update, status: 200,
-    summary: 'Change a program; course_template_ids replaces its course list', params: IdParams, body: UpdateProgramBody, response: programs,
+    summary: 'Change a program; `items` replaces its whole order; `course_template_ids` replaces its courses (checkpoints keep their places after as many courses)', params: IdParams, body: UpdateProgramBody, response: programs,
   }),
   defineRoute({
     method: 'DELETE', path: `${PATH}/:id`, subject: S.delete, status: 204,
@@ -30,7 +30,7 @@ export const CATALOG_PROGRAM_ROUTES = [
   }),
   defineRoute({
     method: 'POST', path: `${PATH}/:id/enrollments`, subject: S.enroll, status: 201,
-    summary: "Enroll users in a published program and every published course of it (the course enrollments carry program_id; each user's program enrollment is in `linked.program_enrollments`); users enrolled in a course already are skipped there and reported in `skipped`, unpublished courses in `skipped_courses`",
+    summary: "Enroll users in a published program and every published course and checkpoint of it (the enrollments carry program_id; checkpoint enrollments are in `task_enrollments`, each user's program enrollment in `linked.program_enrollments`); users enrolled in an item already are skipped there and reported in `skipped`, unpublished items in `skipped_courses` / `skipped_tasks`",
     params: IdParams, body: CreateProgramEnrollmentsBody,
     response: { kind: 'envelope', key: 'enrollments', item: ENROLLMENT_SCHEMA, linked: { learners: ENROLLMENT_LEARNER_SCHEMA, program_enrollments: PROGRAM_ENROLLMENT_SCHEMA } },
   }),

@@ -1,0 +1,197 @@
+import type { TestUser } from '@lms/testing';
+import { PROGRAMS, TASKS } from './catalog-fixture.js';
+import { type EnrollmentFixture, startEnrollmentFixture } from './enrollment-fixture.js';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- specs read arbitrary JSON
+type Json = Record<string, any>;
+const APPROVALS = '/api/author/approvals';
+const LEARNER_COURSES = '/api/learner/courses';
+
+/** Checkpoints in programs (issue 22, `blocks_progress`; docs/catalog.md "Checkpoints in programs"). */
+describe('checkpoints in programs, end to end', () => {
+  let f: EnrollmentFixture;
+  const as = (user: TestUser) => f.admin.as(user.token);
+  const task = async (fields: Json = {}): Promise<Json> => {
+    const res = await f.author.post(TASKS, { tasks: [{ title: 'Sign-off', is_published: true, ...fields }] });
+    if (res.status !== 201) throw new Error(`creating a task answered ${res.status}: ${res.text}`);
+    return res.body.tasks[0];
+  };
+  const program = async (items: Json[], fields: Json = {}): Promise<Json> => {
+    const res = await f.author.post(PROGRAMS, { programs: [{ title: 'Path', is_published: true, items, ...fields }] });
+    if (res.status !== 201) throw new Error(`creating a program answered ${res.status}: ${res.text}`);
+    return res.body.programs[0];
+  };
+  const C = (course: Json) => ({ type: 'CourseTemplate', id: Number(course.id) });
+  const T = (t: Json) => ({ type: 'Task', id: Number(t.id) });
+  const enrollIn = async (p: Json, learner: TestUser): Promise<Json> => {
+    const res = await f.author.post(`${PROGRAMS}/${p.id}/enrollments`, { enrollments: [{ user_id: learner.userId }] });
+    if (res.status !== 201) throw new Error(`enrolling answered ${res.status}: ${res.text}`);
+    return res.body;
+  };
+  const courseEnrollment = (body: Json, course: Json): number => body.enrollments.find((e: Json) => e.course_template_id === Number(course.id)).id;
+  const taskEnrollment = (body: Json, t: Json): number => body.task_enrollments.find((e: Json) => e.task_id === Number(t.id)).id;
+
+  beforeAll(async () => {
+    f = await startEnrollmentFixture('e2e-program-checkpoints');
+  });
+  afterAll(async () => {
+    await f?.close();
+  });
+
+  it('holds typed, ordered items beside course_template_ids; the older form keeps checkpoints in place; a deleted task leaves its programs', async () => {
+    const [a, b] = [await f.publishedCourse(), await f.publishedCourse()];
+    const gate = await task({ blocks_progress: true });
+    const p = await program([C(a), T(gate), C(b)]);
+    expect(p.items).toEqual([
+      { type: 'CourseTemplate', id: a.id, position: 1 },
+      { type: 'Task', id: gate.id, position: 2 },
+      { type: 'CourseTemplate', id: b.id, position: 3 },
+    ]);
+    expect([p.course_template_ids, p.courses_count]).toEqual([[a.id, b.id], 2]);
+    const created = await f.eventOf('catalog.program.created', (d) => d.id === Number(p.id));
+    expect(created.data).toMatchObject({ course_template_ids: [Number(a.id), Number(b.id)], items: [C(a), T(gate), C(b)] });
+    expect((await f.author.get(`${PROGRAMS}/${p.id}`)).body.programs[0].items).toEqual(p.items);
+
+    // An older client sends courses only: the checkpoint stays after as many courses as before.
+    const c = await f.publishedCourse();
+    const older = await f.author.patch(`${PROGRAMS}/${p.id}`, { program: { course_template_ids: [Number(c.id), Number(b.id), Number(a.id)] } });
+    expect(older.status).toBe(200);
+    expect(older.body.programs[0].items.map((i: Json) => [i.type, i.id])).toEqual([['CourseTemplate', c.id], ['Task', gate.id], ['CourseTemplate', b.id], ['CourseTemplate', a.id]]);
+    const fewer = await f.author.patch(`${PROGRAMS}/${p.id}`, { program: { course_template_ids: [] } });
+    expect(fewer.body.programs[0].items.map((i: Json) => [i.type, i.id])).toEqual([['Task', gate.id]]);
+
+    // Deleting the task takes it out, as archiving a course does.
+    const q = await program([C(a), T(gate), C(b)]);
+    expect((await f.author.delete(`${TASKS}/${gate.id}`)).status).toBe(204);
+    expect((await f.author.get(`${PROGRAMS}/${q.id}`)).body.programs[0].items).toEqual([
+      { type: 'CourseTemplate', id: a.id, position: 1 },
+      { type: 'CourseTemplate', id: b.id, position: 2 },
+    ]);
+    await f.eventOf('catalog.program.updated', (d) => d.id === Number(q.id) && Array.isArray(d.items) && (d.items as Json[]).length === 2);
+  });
+
+  it('refuses bad item payloads with 400 and changes nothing; another account\'s program and task are 404 (400 when named as an item)', async () => {
+    const a = await f.publishedCourse();
+    const t = await task();
+    const p = await program([C(a), T(t)]);
+    const before = (await f.author.get(`${PROGRAMS}/${p.id}`)).body.programs[0];
+    const bad: [Json, string | undefined][] = [
+      [{ items: [{ type: 'Quiz', id: 1 }] }, undefined],
+      [{ items: [{ type: 'Task' }] }, undefined],
+      [{ items: [{ type: 'Task', id: 'x' }] }, undefined],
+      [{ items: [{ type: 'Task', id: Number(t.id), extra: true }] }, undefined],
+      [{ items: [T(t), T(t)] }, undefined],
+      [{ items: 'nope' }, undefined],
+      [{ items: [T(t)], course_template_ids: [Number(a.id)] }, 'PROGRAM_ITEMS_CONFLICT'],
+      [{ items: [{ type: 'Task', id: 999_999 }] }, 'PROGRAM_TASK_INVALID'],
+      [{ items: [{ type: 'CourseTemplate', id: 999_999 }] }, 'PROGRAM_COURSE_INVALID'],
+    ];
+    for (const [program, code] of bad) {
+      const res = await f.author.patch(`${PROGRAMS}/${p.id}`, { program: { title: 'Changed', ...program } });
+      expect([res.status, res.headers.get('content-type')]).toEqual([400, expect.stringContaining('application/problem+json')]);
+      if (code) expect(res.body.code).toBe(code);
+    }
+    const created = await f.author.post(PROGRAMS, { programs: [{ title: 'Fine', items: [C(a)] }, { title: 'Bad', items: [{ type: 'Task', id: 999_999 }] }] });
+    expect([created.status, created.body.errors?.[0]?.field]).toEqual([400, 'programs[1].items[0].id']);
+    expect((await f.author.get(`${PROGRAMS}?search=Fine`)).body.programs).toEqual([]);
+    const deleted = await task();
+    expect((await f.author.delete(`${TASKS}/${deleted.id}`)).status).toBe(204);
+    expect((await f.author.patch(`${PROGRAMS}/${p.id}`, { program: { items: [T(deleted)] } })).body.code).toBe('PROGRAM_TASK_INVALID');
+    expect((await f.author.get(`${PROGRAMS}/${p.id}`)).body.programs[0]).toEqual(before);
+
+    // Another account: its program and task are not found; naming our task as its item is a 400.
+    expect((await f.stranger.get(`${PROGRAMS}/${p.id}`)).status).toBe(404);
+    expect((await f.stranger.patch(`${PROGRAMS}/${p.id}`, { program: { items: [] } })).status).toBe(404);
+    expect((await f.stranger.post(`${PROGRAMS}/${p.id}/enrollments`, { enrollments: [{ user_id: 1 }] })).status).toBe(404);
+    expect((await f.stranger.get(`${TASKS}/${t.id}`)).status).toBe(404);
+    const foreign = await f.stranger.post(PROGRAMS, { programs: [{ title: 'Theirs', items: [T(t)] }] });
+    expect([foreign.status, foreign.body.code]).toEqual([400, 'PROGRAM_TASK_INVALID']);
+    expect((await f.author.get(`${PROGRAMS}/${p.id}`)).body.programs[0]).toEqual(before);
+  });
+
+  it('course A, blocking task T (with approval), course B: A starts, B is 400 BLOCKED_BY_CHECKPOINT until T is approved', async () => {
+    const approver = f.otherAuthorUser;
+    const [a, b] = [await f.publishedCourse(), await f.publishedCourse()];
+    const gate = await task({ title: 'Manager sign-off', blocks_progress: true, requires_approval: true, default_approver_type: 'user', default_approver_id: approver.userId });
+    const p = await program([C(a), T(gate), C(b)]);
+    const learner = await f.newLearner();
+    const body = await enrollIn(p, learner);
+    // Enrolling in the program enrolls in its checkpoint too, carrying the program.
+    expect(body.task_enrollments).toEqual([expect.objectContaining({ task_id: Number(gate.id), program_id: Number(p.id), state: 'assigned', approval: null })]);
+    expect(body.skipped_tasks).toEqual([]);
+    const [inA, inB, inT] = [courseEnrollment(body, a), courseEnrollment(body, b), taskEnrollment(body, gate)];
+    const mine = as(learner);
+
+    // The learner sees what holds B, on the learner and mobile items.
+    const blockedBy = { task_id: Number(gate.id), title: 'Manager sign-off', program_id: p.id };
+    expect((await mine.get(`${LEARNER_COURSES}/${inB}`)).body.courses[0].blocked_by).toEqual(blockedBy);
+    expect((await mine.get(`${LEARNER_COURSES}/${inA}`)).body.courses[0].blocked_by).toBeNull();
+    expect((await mine.get(`/api/mobile/learner/courses/${b.id}`)).body.enrollment.blocked_by).toEqual(blockedBy);
+    expect((await mine.get(`/api/mobile/learner/tasks/${gate.id}`)).body.enrollment.blocked_by).toBeNull();
+
+    const refused = await mine.post(`${LEARNER_COURSES}/${inB}/complete`, {});
+    expect([refused.status, refused.headers.get('content-type'), refused.body.code]).toEqual([400, expect.stringContaining('application/problem+json'), 'BLOCKED_BY_CHECKPOINT']);
+    expect(refused.body.detail).toContain(`checkpoint ${gate.id}`);
+    expect(refused.body.errors).toEqual([{ field: 'blocked_by', message: `task ${gate.id} of program ${p.id} is not complete` }]);
+    expect((await mine.get(`${LEARNER_COURSES}/${inB}`)).body.courses[0].state).toBe('assigned');
+    // Items before the checkpoint are open.
+    expect((await mine.post(`${LEARNER_COURSES}/${inA}/complete`, {})).status).toBe(200);
+
+    // Submitting T waits for approval: B stays blocked; approval opens it.
+    const submitted = await mine.post(`/api/learner/tasks/${inT}/complete`, {});
+    expect([submitted.status, submitted.body.enrollments[0].approval.state]).toEqual([200, 'pending']);
+    expect((await mine.post(`${LEARNER_COURSES}/${inB}/complete`, {})).body.code).toBe('BLOCKED_BY_CHECKPOINT');
+    const approved = await as(approver).post(`${APPROVALS}/${submitted.body.enrollments[0].approval.id}/approve`, {});
+    expect(approved.status).toBe(200);
+    expect((await mine.get(`${LEARNER_COURSES}/${inB}`)).body.courses[0].blocked_by).toBeNull();
+    const done = await mine.post(`${LEARNER_COURSES}/${inB}/complete`, {});
+    expect([done.status, done.body.courses[0].state]).toEqual([200, 'complete']);
+  });
+
+  it('a later checkpoint is blocked too (evidence and complete); a non-blocking task blocks nothing; a course outside the program is open', async () => {
+    const [a, b] = [await f.publishedCourse(), await f.publishedCourse()];
+    const soft = await task({ title: 'Optional reflection' });
+    const gate = await task({ title: 'Gate', blocks_progress: true });
+    const later = await task({ title: 'Later', requires_evidence: true });
+    const p = await program([T(soft), C(a), T(gate), T(later), C(b)]);
+    const learner = await f.newLearner();
+    const body = await enrollIn(p, learner);
+    const mine = as(learner);
+    // The non-blocking task holds nothing after it.
+    expect((await mine.post(`${LEARNER_COURSES}/${courseEnrollment(body, a)}/complete`, {})).status).toBe(200);
+    // The task after the gate: neither evidence nor complete.
+    const inLater = taskEnrollment(body, later);
+    const evidence = await mine.post(`/api/learner/tasks/${inLater}/evidence`, { evidence: { text: 'too early' } });
+    expect([evidence.status, evidence.body.code]).toEqual([400, 'BLOCKED_BY_CHECKPOINT']);
+    expect((await mine.post(`/api/learner/tasks/${inLater}/complete`, {})).body.code).toBe('BLOCKED_BY_CHECKPOINT');
+    expect((await mine.get(`/api/mobile/learner/tasks/${later.id}`)).body.enrollment).toMatchObject({ state: 'assigned', blocked_by: { task_id: Number(gate.id) } });
+    expect((await f.author.get(`${TASKS}/${later.id}/enrollments`)).body.enrollments[0].evidence).toEqual([]);
+
+    // Another learner reaching B outside the program only is not held.
+    const outsider = await f.newLearner();
+    const direct = await f.enroll(b.id, [{ user_id: outsider.userId }]);
+    expect((await as(outsider).post(`${LEARNER_COURSES}/${direct.enrollments[0].id}/complete`, {})).status).toBe(200);
+
+    // Completing the gate (no approval) opens everything after it.
+    expect((await mine.post(`/api/learner/tasks/${taskEnrollment(body, gate)}/complete`, {})).body.enrollments[0].state).toBe('complete');
+    expect((await mine.post(`/api/learner/tasks/${inLater}/evidence`, { evidence: { text: 'now' } })).status).toBe(201);
+    expect((await mine.post(`${LEARNER_COURSES}/${courseEnrollment(body, b)}/complete`, {})).status).toBe(200);
+  });
+
+  it('with several programs, any program holding an incomplete gate before the course blocks it', async () => {
+    const b = await f.publishedCourse();
+    const gate = await task({ title: 'Gate two', blocks_progress: true });
+    const open = await program([C(b)]);
+    const gated = await program([T(gate), C(b)]);
+    const learner = await f.newLearner();
+    const first = await enrollIn(open, learner);
+    const inB = courseEnrollment(first, b);
+    const second = await enrollIn(gated, learner);
+    expect(second.skipped).toEqual([expect.objectContaining({ user_id: learner.userId, course_template_id: b.id, enrollment_id: inB })]);
+    const refused = await as(learner).post(`${LEARNER_COURSES}/${inB}/complete`, {});
+    expect([refused.status, refused.body.code]).toEqual([400, 'BLOCKED_BY_CHECKPOINT']);
+    expect((await as(learner).get(`${LEARNER_COURSES}/${inB}`)).body.courses[0].blocked_by).toEqual({ task_id: Number(gate.id), title: 'Gate two', program_id: gated.id });
+    expect((await as(learner).post(`/api/learner/tasks/${taskEnrollment(second, gate)}/complete`, {})).status).toBe(200);
+    expect((await as(learner).post(`${LEARNER_COURSES}/${inB}/complete`, {})).status).toBe(200);
+  });
+});
