@@ -77,8 +77,11 @@ describe('clone objects', () => {
     expect((await t.api.post(`${COURSES}/${course.id}/slides`, { slides: [{ draft_attributes: { title: 'Slide one', allow_comments: true } }] })).status).toBe(201);
     const enrolled = await t.api.post(`${COURSES}/${course.id}/enrollments`, { enrollments: [{ user_id: cast.learner.userId }] });
     expect(enrolled.status).toBeLessThan(300);
-    expect((await t.api.post(TASKS, { tasks: [{ title: 'Cloned task' }] })).status).toBe(201);
-    expect((await t.api.post(PROGRAMS, { programs: [{ title: 'Cloned program', course_template_ids: [Number(course.id)] }] })).status).toBe(201);
+    const task = await t.api.post(TASKS, { tasks: [{ title: 'Cloned task' }] });
+    expect(task.status).toBe(201);
+    const taskId = Number(task.body.tasks[0].id);
+    const program = await t.api.post(PROGRAMS, { programs: [{ title: 'Cloned program', items: [{ type: 'CourseTemplate', id: Number(course.id) }, { type: 'Task', id: taskId }] }] });
+    expect(program.status).toBe(201);
     const live = (await t.api.post('/api/author/live_courses', { live_courses: [{ title: 'Cloned live course' }] })).body.live_courses[0];
     const session = (await t.api.post(`/api/author/live_courses/${live.id}/sessions`, { sessions: [{ seats: 10 }] })).body.sessions[0];
     expect((await t.api.put(`/api/author/live_courses/${live.id}/sessions/${session.id}/web_conference`, { web_conference: { provider: 'provider_1' } })).status).toBe(200);
@@ -121,6 +124,9 @@ describe('clone objects', () => {
       [destination],
     );
     expect(programs).toEqual([{ id: expect.any(Number), course_template_id: Number(copies[0].id) }]);
+    // The program's checkpoint is the task's copy, in its place.
+    const [taskCopy] = await q<{ id: number }>("SELECT id FROM catalog.tasks WHERE sub_account_id = $1 AND title = 'Cloned task'", [destination]);
+    expect(await q('SELECT task_id, position FROM catalog.program_tasks WHERE program_id = $1', [programs[0].id])).toEqual([{ task_id: taskCopy.id, position: 2 }]);
     const lives = (await t.api.get('/api/author/live_courses?per_page=100')).body.live_courses as { id: string; title: string }[];
     const liveCopy = lives.find((l) => l.title === 'Cloned live course' && l.id !== live.id)!;
     expect(liveCopy).toBeDefined();

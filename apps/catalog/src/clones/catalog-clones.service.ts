@@ -53,36 +53,19 @@ export class CatalogClonesService {
 
       const programs = await copyRows(m, schema, 'programs', where, owned, { set: { sub_account_id: req.destination_id } });
       await record('program', programs);
-      const courseCopy = new Map(courses);
-      const taskCopy = new Map(tasks);
-      for (const [source, copy] of programs) {
-        const items = (await m.query(`SELECT course_template_id, position FROM ${s}.program_courses WHERE account_id = $1 AND program_id = $2 ORDER BY position`, [
-          ctx.accountId,
-          source,
-        ])) as { course_template_id: number; position: number }[];
-        for (const item of items) {
-          // A course of another sub-account stays the one it was; the source's own courses become their copies.
-          await m.query(`INSERT INTO ${s}.program_courses (account_id, program_id, course_template_id, position) VALUES ($1, $2, $3, $4)`, [
-            ctx.accountId,
-            copy,
-            courseCopy.get(item.course_template_id) ?? item.course_template_id,
-            item.position,
-          ]);
-        }
-        // Checkpoints keep their places in the order, pointing at the copies as courses do.
-        const gates = (await m.query(`SELECT task_id, position FROM ${quoteIdent(schema)}.program_tasks WHERE account_id = $1 AND program_id = $2 ORDER BY position`, [
-          ctx.accountId,
-          source,
-        ])) as { task_id: number; position: number }[];
-        for (const gate of gates) {
-          await m.query(`INSERT INTO ${quoteIdent(schema)}.program_tasks (account_id, program_id, task_id, position) VALUES ($1, $2, $3, $4)`, [
-            ctx.accountId,
-            copy,
-            taskCopy.get(gate.task_id) ?? gate.task_id,
-            gate.position,
-          ]);
-        }
-      }
+      // Program orders, courses and checkpoints, point at the copies; another sub-account's items stay as they were.
+      const programItems = async (table: string, column: string, items: [number, number][]) =>
+        m.query(
+          `INSERT INTO ${s}.${table} (account_id, program_id, ${column}, position)
+           SELECT i.account_id, p.copy_id, coalesce(c.copy_id, i.${column}), i.position
+             FROM ${s}.${table} i
+             JOIN unnest($1::int[], $2::int[]) AS p(source_id, copy_id) ON i.program_id = p.source_id
+             LEFT JOIN unnest($3::int[], $4::int[]) AS c(source_id, copy_id) ON i.${column} = c.source_id
+            WHERE i.account_id = $5`,
+          [programs.map(([source]) => source), programs.map(([, copy]) => copy), items.map(([source]) => source), items.map(([, copy]) => copy), ctx.accountId],
+        );
+      await programItems('program_courses', 'course_template_id', courses);
+      await programItems('program_tasks', 'task_id', tasks);
       return { copied: { course_templates: courses.length, slides, tasks: tasks.length, programs: programs.length } };
     });
   }
