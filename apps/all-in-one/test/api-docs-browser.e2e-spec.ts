@@ -18,7 +18,7 @@ const openApiPath = (path: string) => path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
  * the page is read as a person reads it, scrolling down a screen at a time; `visit` sees what each screen
  * holds and answers true to stop.
  */
-async function scrollThrough(page: Page, visit: () => Promise<boolean>): Promise<void> {
+async function scrollThrough(page: Page, visit: () => Promise<boolean>, pauseMs = 50): Promise<void> {
   // Evaluated in the page (strings: this file is compiled without the DOM's types).
   await page.evaluate('window.scrollTo(0, 0)');
   for (let screens = 0; screens < 500; screens++) {
@@ -26,7 +26,7 @@ async function scrollThrough(page: Page, visit: () => Promise<boolean>): Promise
     const moved = await page.evaluate('(() => { const before = window.scrollY; window.scrollBy(0, window.innerHeight * 0.8); return window.scrollY > before; })()');
     if (!moved && (await visit())) return;
     if (!moved) return;
-    await page.waitForTimeout(50);
+    await page.waitForTimeout(pauseMs);
   }
 }
 
@@ -59,14 +59,22 @@ describeWithBrowser('the API docs page in a browser', () => {
     await page.goto(`${t.api.baseUrl}/api/docs`);
     await page.locator('.opblock').first().waitFor({ timeout: 60_000 });
     const shown = new Set<string>();
-    await scrollThrough(page, async () => {
-      const blocks = await page.locator('.opblock').evaluateAll((all) =>
-        all.map((block) => `${block.querySelector('.opblock-summary-method')?.textContent?.trim()} ${block.querySelector('[data-path]')?.getAttribute('data-path')}`),
-      );
-      for (const block of blocks) shown.add(block);
-      return false;
-    });
     const routes = ROUTES.flatMap((route) => route.methods.map((method) => `${method} ${openApiPath(route.path)}`));
+    // A busy machine draws slower than the page scrolls: read it again, slower, while a route is missing.
+    for (const pauseMs of [50, 250, 750]) {
+      await scrollThrough(
+        page,
+        async () => {
+          const blocks = await page.locator('.opblock').evaluateAll((all) =>
+            all.map((block) => `${block.querySelector('.opblock-summary-method')?.textContent?.trim()} ${block.querySelector('[data-path]')?.getAttribute('data-path')}`),
+          );
+          for (const block of blocks) shown.add(block);
+          return false;
+        },
+        pauseMs,
+      );
+      if (routes.every((route) => shown.has(route))) break;
+    }
     expect(routes.filter((route) => !shown.has(route))).toEqual([]);
     expect(shown.size).toBeGreaterThanOrEqual(routes.length);
     // A strict Content-Security-Policy and the page's own script get along: nothing was refused.
