@@ -43,6 +43,7 @@ import { EnrollmentCoveringIndexes1765440000000 } from './migrations/17654400000
 import { EnrollmentCounters1765450000000 } from './migrations/1765450000000-enrollment-counters.js';
 import { ProgramCourse, ProgramTask } from './programs/program-course.entity.js';
 import { ProgramTasks1766900000000 } from './migrations/1766900000000-program-tasks.js';
+import { TitleSearch1767050000000 } from './migrations/1767050000000-title-search.js';
 import { Program } from './programs/program.entity.js';
 import { ProgramEnrollmentsService } from './programs/program-enrollments.service.js';
 import { ProgramEnrollment } from './programs/program-enrollment.entity.js';
@@ -132,6 +133,7 @@ export const CATALOG_MIGRATIONS = [
   Checkpoints1766600000000,
   SubAccountClones1766800000000,
   ProgramTasks1766900000000,
+  TitleSearch1767050000000,
 ];
 
 @Module({

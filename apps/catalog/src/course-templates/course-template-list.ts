@@ -14,7 +14,7 @@ const COURSE_TYPE_FILTERS = new Set<CourseTemplateFilter>(['native', 'scorm', 't
 /** Each sort ends in the id, so a page boundary never splits ties differently between two requests. */
 const ORDER: Record<CourseTemplateSort, [string, 'ASC' | 'DESC', ('NULLS FIRST' | 'NULLS LAST')?][]> = {
   newest: [['c.created_at', 'DESC'], ['c.id', 'DESC']],
-  title: [['lower(c.title)', 'ASC'], ['c.id', 'ASC']],
+  title: [['c.title_folded', 'ASC'], ['c.id', 'ASC']],
   updated: [['c.updated_at', 'DESC'], ['c.id', 'DESC']],
   archived: [['c.deleted_at', 'DESC', 'NULLS LAST'], ['c.id', 'DESC']],
 };
@@ -87,7 +87,8 @@ export class CourseTemplateList {
       else if (filter === 'has_certificate') qb.andWhere('c.has_certificate = true');
       else if (filter === 'no_enrollments') qb.andWhere(EnrollmentCounts.noneSql('CourseTemplate', 'c'));
     }
-    if (q.search) qb.andWhere('c.title ILIKE :pattern', { pattern: containsPattern(q.search) });
+    // The stored lower-case title with LIKE: what ILIKE means, without lowercasing every row it tests.
+    if (q.search) qb.andWhere('c.title_folded LIKE lower(:pattern)', { pattern: containsPattern(q.search) });
     for (const [key, column, op] of DATE_FILTERS) {
       const value = q[key];
       if (value === undefined) continue;

@@ -106,7 +106,7 @@ export function dumpModule(service: string, tables: DumpTable[]): DynamicModule 
       let columns = this.columns.get(table.model);
       if (!columns) {
         columns = this.db.manager
-          .query(`SELECT column_name AS name, data_type AS type FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2 ORDER BY ordinal_position`, [
+          .query(`SELECT column_name AS name, data_type AS type FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2 AND is_generated = 'NEVER' ORDER BY ordinal_position`, [
             this.db.schema,
             table.table ?? table.model,
           ])
