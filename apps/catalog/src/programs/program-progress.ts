@@ -28,8 +28,16 @@ interface Missing {
   sub_account_id: number | null;
   required: boolean;
   due_at: Date | null;
-  course_template_id: number;
+  item_id: number;
 }
+
+type ProgramItemKind = 'CourseTemplate' | 'Task';
+
+/** Where a program keeps each kind of item, and the item's own table. */
+const PROGRAM_ITEMS: Record<ProgramItemKind, { items: string; column: string; table: string }> = {
+  CourseTemplate: { items: 'program_courses', column: 'course_template_id', table: 'course_templates' },
+  Task: { items: 'program_tasks', column: 'task_id', table: 'tasks' },
+};
 
 /**
  * Program enrollments follow their courses: a learner whose last published course of the program completes
@@ -62,10 +70,10 @@ export class ProgramProgress implements OnApplicationBootstrap, OnModuleDestroy 
         const scope = { accountId: event.accountid };
         if (event.type === USER_DELETED_EVENT) await this.withdrawUser(scope, (await eventData<UserEventData>(UserEventData, event)).user_id);
         else if (event.type === PROGRAM_UPDATED_EVENT) {
-          await this.reachLaterCourses(scope, idOf(event.data, event.type));
-          await this.reachLaterTasks(scope, idOf(event.data, event.type));
-        } else if (event.type === TASK_UPDATED_EVENT) await this.taskPublished(scope, idOf(event.data, event.type));
-        else if (event.type === COURSE_TEMPLATE_PUBLISHED_EVENT || event.type === COURSE_TEMPLATE_UPDATED_EVENT) await this.coursePublished(scope, idOf(event.data, event.type));
+          await this.reachLater(scope, 'CourseTemplate', idOf(event.data, event.type));
+          await this.reachLater(scope, 'Task', idOf(event.data, event.type));
+        } else if (event.type === TASK_UPDATED_EVENT) await this.itemPublished(scope, 'Task', idOf(event.data, event.type));
+        else if (event.type === COURSE_TEMPLATE_PUBLISHED_EVENT || event.type === COURSE_TEMPLATE_UPDATED_EVENT) await this.itemPublished(scope, 'CourseTemplate', idOf(event.data, event.type));
         else {
           const data = await eventData<CatalogEnrollmentCompletedData>(CatalogEnrollmentCompletedData, event);
           if (data.course_id !== undefined) await this.courseCompleted(scope, data.user_id, data.course_id);
@@ -124,17 +132,18 @@ export class ProgramProgress implements OnApplicationBootstrap, OnModuleDestroy 
   }
 
   /**
-   * A course published (or published again after `is_published: false`): the learners of each program
-   * holding it are enrolled in it, as when it is added to a program. Nothing happens while it is unpublished.
+   * A course or checkpoint published (or published again after `is_published: false`): the learners of each
+   * program holding it are enrolled in it, as when it is added to a program. Nothing happens while it is unpublished.
    */
-  private async coursePublished(scope: TenantScope, courseId: number): Promise<void> {
+  private async itemPublished(scope: TenantScope, kind: ProgramItemKind, itemId: number): Promise<void> {
+    const { items, column, table } = PROGRAM_ITEMS[kind];
     const programs: { program_id: number }[] = await this.db.manager.query(
-      `SELECT pc.program_id FROM catalog.program_courses pc
-         JOIN catalog.course_templates c ON c.account_id = pc.account_id AND c.id = pc.course_template_id AND c.is_published AND c.deleted_at IS NULL
-        WHERE pc.account_id = $1 AND pc.course_template_id = $2`,
-      [scope.accountId, courseId],
+      `SELECT i.program_id FROM catalog.${items} i
+         JOIN catalog.${table} x ON x.account_id = i.account_id AND x.id = i.${column} AND x.is_published AND x.deleted_at IS NULL
+        WHERE i.account_id = $1 AND i.${column} = $2`,
+      [scope.accountId, itemId],
     );
-    for (const { program_id } of programs) await this.reachLaterCourses(scope, program_id);
+    for (const { program_id } of programs) await this.reachLater(scope, kind, program_id);
   }
 
   /** A course completed: each program holding it in which the learner is enrolled may now be complete. */
@@ -149,69 +158,40 @@ export class ProgramProgress implements OnApplicationBootstrap, OnModuleDestroy 
   }
 
   /**
-   * The program's learners are enrolled in its published courses they have no enrollment in yet (a course
-   * added later, or published since): not in a course where they hold a live enrollment from elsewhere, nor
-   * again in one this program brought and that was removed.
+   * The program's learners are enrolled in its published courses or checkpoints they have no enrollment in
+   * yet (an item added later, or published since): not in one where they hold a live enrollment from
+   * elsewhere, nor again in one this program brought and that was removed.
    */
-  private async reachLaterCourses(scope: TenantScope, programId: number): Promise<void> {
+  private async reachLater(scope: TenantScope, kind: ProgramItemKind, programId: number): Promise<void> {
+    const { items, column, table } = PROGRAM_ITEMS[kind];
     const missing: Missing[] = await this.db.manager.query(
-      `SELECT pe.user_id, pe.sub_account_id, pe.required, pe.due_at, pc.course_template_id
+      `SELECT pe.user_id, pe.sub_account_id, pe.required, pe.due_at, i.${column} AS item_id
          FROM catalog.program_enrollments pe
-         JOIN catalog.program_courses pc ON pc.account_id = pe.account_id AND pc.program_id = pe.program_id
-         JOIN catalog.course_templates c ON c.account_id = pc.account_id AND c.id = pc.course_template_id AND c.is_published AND c.deleted_at IS NULL
+         JOIN catalog.${items} i ON i.account_id = pe.account_id AND i.program_id = pe.program_id
+         JOIN catalog.${table} x ON x.account_id = i.account_id AND x.id = i.${column} AND x.is_published AND x.deleted_at IS NULL
         WHERE pe.account_id = $1 AND pe.program_id = $2 AND pe.deleted_at IS NULL
           AND NOT EXISTS (SELECT 1 FROM catalog.enrollments e
-                           WHERE e.account_id = pe.account_id AND e.enrollable_type = 'CourseTemplate' AND e.enrollable_id = pc.course_template_id
+                           WHERE e.account_id = pe.account_id AND e.enrollable_type = $3 AND e.enrollable_id = i.${column}
                              AND e.user_id = pe.user_id AND (e.deleted_at IS NULL OR e.program_id = pe.program_id))
-        ORDER BY pc.position, pe.user_id`,
-      [scope.accountId, programId],
+        ORDER BY i.position, pe.user_id`,
+      [scope.accountId, programId, kind],
     );
-    const byCourse = new Map<number, Missing[]>();
-    for (const row of missing) byCourse.set(row.course_template_id, [...(byCourse.get(row.course_template_id) ?? []), row]);
-    for (const [courseId, rows] of byCourse) {
+    const byItem = new Map<number, Missing[]>();
+    for (const row of missing) byItem.set(row.item_id, [...(byItem.get(row.item_id) ?? []), row]);
+    for (const [itemId, rows] of byItem) {
       const targets = rows.map((r) => ({ userId: r.user_id, subAccountId: r.sub_account_id, required: r.required, dueAt: r.due_at ?? undefined, groupId: null }));
-      await this.enrollments.enrollKnown(scope, courseId, targets, { programId });
+      if (kind === 'CourseTemplate') await this.enrollments.enrollKnown(scope, itemId, targets, { programId });
+      else await this.enrollInTask(scope, itemId, targets, programId);
     }
   }
 
-  /** A task published (or saved while published): the learners of each program holding it are reached. */
-  private async taskPublished(scope: TenantScope, taskId: number): Promise<void> {
-    const programs: { program_id: number }[] = await this.db.manager.query(
-      `SELECT pt.program_id FROM catalog.program_tasks pt
-         JOIN catalog.tasks t ON t.account_id = pt.account_id AND t.id = pt.task_id AND t.is_published AND t.deleted_at IS NULL
-        WHERE pt.account_id = $1 AND pt.task_id = $2`,
-      [scope.accountId, taskId],
-    );
-    for (const { program_id } of programs) await this.reachLaterTasks(scope, program_id);
-  }
-
-  /**
-   * The program's learners are enrolled in its published checkpoints they have no enrollment in yet, by the
-   * rule of `reachLaterCourses` (not where they hold a live one, nor again where this program's was removed).
-   */
-  private async reachLaterTasks(scope: TenantScope, programId: number): Promise<void> {
-    const missing: (Omit<Missing, 'course_template_id'> & { task_id: number })[] = await this.db.manager.query(
-      `SELECT pe.user_id, pe.sub_account_id, pe.required, pe.due_at, pt.task_id
-         FROM catalog.program_enrollments pe
-         JOIN catalog.program_tasks pt ON pt.account_id = pe.account_id AND pt.program_id = pe.program_id
-         JOIN catalog.tasks t ON t.account_id = pt.account_id AND t.id = pt.task_id AND t.is_published AND t.deleted_at IS NULL
-        WHERE pe.account_id = $1 AND pe.program_id = $2 AND pe.deleted_at IS NULL
-          AND NOT EXISTS (SELECT 1 FROM catalog.enrollments e
-                           WHERE e.account_id = pe.account_id AND e.enrollable_type = 'Task' AND e.enrollable_id = pt.task_id
-                             AND e.user_id = pe.user_id AND (e.deleted_at IS NULL OR e.program_id = pe.program_id))
-        ORDER BY pt.position, pe.user_id`,
-      [scope.accountId, programId],
-    );
-    const byTask = new Map<number, typeof missing>();
-    for (const row of missing) byTask.set(row.task_id, [...(byTask.get(row.task_id) ?? []), row]);
-    for (const [taskId, rows] of byTask) {
-      await this.db.transaction(async () => {
-        const task = await this.tasks.query(scope, 't').andWhere('t.id = :id', { id: taskId }).setLock('pessimistic_read').getOne();
-        if (!task || task.deletedAt || !task.isPublished) return;
-        const targets = rows.map((r) => ({ userId: r.user_id, subAccountId: r.sub_account_id, required: r.required, dueAt: r.due_at ?? undefined, groupId: null }));
-        await this.enrollments.insertEnrollments(scope, { type: 'Task', id: task.id, dueAt: defaultDueAt(task) }, targets, { programId });
-      });
-    }
+  /** A checkpoint's enrollments, under a share lock on it: a task deleted or unpublished meanwhile takes none. */
+  private async enrollInTask(scope: TenantScope, taskId: number, targets: Parameters<EnrollmentsService['insertEnrollments']>[2], programId: number): Promise<void> {
+    await this.db.transaction(async () => {
+      const task = await this.tasks.query(scope, 't').andWhere('t.id = :id', { id: taskId }).setLock('pessimistic_read').getOne();
+      if (!task || task.deletedAt || !task.isPublished) return;
+      await this.enrollments.insertEnrollments(scope, { type: 'Task', id: task.id, dueAt: defaultDueAt(task) }, targets, { programId });
+    });
   }
 
   /** `identity.user.deleted`: the user's open program enrollments are withdrawn (completed ones stay as history). */
