@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { Database, InjectTenantRepository, LOGGER, type Logger, RUNTIME, type Runtime, type TenantRepository } from '@lms/platform';
+import { Database, InjectTenantRepository, LOGGER, type Logger, PeriodicTask, RUNTIME, type Runtime, type TenantRepository } from '@lms/platform';
 import { CourseTemplate } from '../course-templates/course-template.entity.js';
 import { Enrollment } from './enrollment.entity.js';
 import { PublishEnrollments } from './publish-enrollments.service.js';
@@ -22,33 +22,28 @@ interface DueRow {
  */
 @Injectable()
 export class ReEnrollmentSweep implements OnApplicationBootstrap, OnModuleDestroy {
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
+  private readonly task: PeriodicTask;
 
   constructor(
     private readonly db: Database,
     private readonly publish: PublishEnrollments,
-    @Inject(RUNTIME) private readonly runtime: Runtime,
-    @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(RUNTIME) runtime: Runtime,
+    @Inject(LOGGER) logger: Logger,
     @InjectTenantRepository(Enrollment) private readonly enrollments: TenantRepository<Enrollment>,
     @InjectTenantRepository(CourseTemplate) private readonly courses: TenantRepository<CourseTemplate>,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    const tick = () => {
-      if (this.running) return;
-      this.running = this.sweep()
-        .then((count) => void (count > 0 && this.logger.info({ count }, 'expiring completions re-enrolled')))
-        .catch((err: unknown) => this.logger.warn({ err }, 're-enrollment sweep failed; retried at the next tick'))
-        .finally(() => (this.running = undefined));
-    };
-    this.timer = setInterval(tick, this.runtime.config.enrollmentSweepIntervalMs);
-    this.timer.unref();
+  ) {
+    this.task = new PeriodicTask('re-enrollment sweep', runtime.config.enrollmentSweepIntervalMs, async () => {
+      const count = await this.sweep();
+      if (count > 0) logger.info({ count }, 'expiring completions re-enrolled');
+    }, logger);
   }
 
-  async onModuleDestroy(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    await this.running;
+  onApplicationBootstrap(): void {
+    this.task.start();
+  }
+
+  onModuleDestroy(): Promise<void> {
+    return this.task.stop();
   }
 
   /** Re-enrolls every due completion, batch after batch; answers how many. */

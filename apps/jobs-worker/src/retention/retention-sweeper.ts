@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { DOWNLOAD_JOB } from '@lms/contracts';
-import { Database, type FileStore, intSetting, LOGGER, type Logger } from '@lms/platform';
+import { Database, type FileStore, intSetting, LOGGER, type Logger, PeriodicTask } from '@lms/platform';
 import { FILE_STORE } from '../job-executor.js';
 
 /** How long finished work is kept (docs/jobs.md "Retention"); read once at start. */
@@ -35,34 +35,26 @@ const BATCH = 500;
  */
 @Injectable()
 export class RetentionSweeper implements OnApplicationBootstrap, OnModuleDestroy {
-  private timer?: NodeJS.Timeout;
-  private sweeping?: Promise<unknown>;
+  private readonly task: PeriodicTask;
 
   constructor(
     private readonly db: Database,
     @Inject(FILE_STORE) private readonly files: FileStore,
-    @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(LOGGER) logger: Logger,
     @Inject(RETENTION_POLICY) private readonly policy: RetentionPolicy,
-  ) {}
+  ) {
+    this.task = new PeriodicTask('retention sweep', policy.intervalMs, async () => {
+      const removed = await this.sweep(new Date());
+      if (removed.downloads + removed.deliveries > 0) logger.info(removed, 'retention sweep removed finished work');
+    }, logger);
+  }
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => this.tick(), this.policy.intervalMs);
-    this.timer.unref();
+    this.task.start();
   }
 
-  async onModuleDestroy(): Promise<void> {
-    clearInterval(this.timer);
-    await this.sweeping;
-  }
-
-  private tick(): void {
-    if (this.sweeping) return;
-    this.sweeping = this.sweep(new Date())
-      .then((removed) => {
-        if (removed.downloads + removed.deliveries > 0) this.logger.info(removed, 'retention sweep removed finished work');
-      })
-      .catch((err: unknown) => this.logger.warn({ err }, 'retention sweep failed'))
-      .finally(() => (this.sweeping = undefined));
+  onModuleDestroy(): Promise<void> {
+    return this.task.stop();
   }
 
   /** Removes what is past retention at `now` (a parameter, so a test drives the clock); answers the counts. */

@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { type CloudEvent, IMPORT_PROFILE_UPDATED_EVENT, ImportScheduleEventData } from '@lms/contracts';
-import { Database, eventData, LOGGER, type Logger, MESSAGE_BUS, type MessageBus, type Subscription, subscribeWithInbox } from '@lms/platform';
+import { Database, eventData, LOGGER, type Logger, MESSAGE_BUS, type MessageBus, PeriodicTask, type Subscription, subscribeWithInbox } from '@lms/platform';
 import { type ImportSchedulerConfig, importSchedulerConfig } from './import-runs.config.js';
 import { dueSlot, type ImportSchedule } from './import-schedule.js';
 import { ImportRunsService } from './import-runs.service.js';
@@ -25,9 +25,8 @@ interface ScheduleRow {
  */
 @Injectable()
 export class ImportScheduler implements OnApplicationBootstrap, OnModuleDestroy {
-  private timer?: NodeJS.Timeout;
   private subscription?: Subscription;
-  private ticking?: Promise<unknown>;
+  private readonly task: PeriodicTask;
 
   constructor(
     private readonly db: Database,
@@ -35,7 +34,9 @@ export class ImportScheduler implements OnApplicationBootstrap, OnModuleDestroy 
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(IMPORT_SCHEDULER_CONFIG) private readonly config: ImportSchedulerConfig,
-  ) {}
+  ) {
+    this.task = new PeriodicTask('import scheduler tick', config.intervalMs, () => this.enqueueDue(new Date()), logger);
+  }
 
   async onApplicationBootstrap(): Promise<void> {
     this.subscription = await subscribeWithInbox(
@@ -45,22 +46,12 @@ export class ImportScheduler implements OnApplicationBootstrap, OnModuleDestroy 
       async (event) => this.record(event),
     );
     // A slot missed while the system was down runs now (within the catch-up bound), then on every tick.
-    this.tick();
-    this.timer = setInterval(() => this.tick(), this.config.intervalMs);
-    this.timer.unref();
+    this.task.start({ now: true });
   }
 
   async onModuleDestroy(): Promise<void> {
-    clearInterval(this.timer);
-    await this.ticking;
+    await this.task.stop();
     await this.subscription?.unsubscribe();
-  }
-
-  private tick(): void {
-    if (this.ticking) return;
-    this.ticking = this.enqueueDue(new Date())
-      .catch((err: unknown) => this.logger.warn({ err }, 'import scheduler tick failed'))
-      .finally(() => (this.ticking = undefined));
   }
 
   /** Enqueues every account's due slot at `now` (a parameter, so a test drives the clock); answers the accounts enqueued. */

@@ -4,6 +4,7 @@ import type { Logger } from '../observability/logger.js';
 import type { Database } from '../persistence/database.js';
 import { unprocessable } from '../rpc/rpc-errors.js';
 import { idempotencyTable } from './idempotency-table.js';
+import { PeriodicTask } from '../runtime/periodic-task.js';
 
 /** How long a key is remembered (the issue's 24 hours); a key older than this starts afresh. */
 export const IDEMPOTENCY_TTL_HOURS = 24;
@@ -39,7 +40,7 @@ interface KeyRow {
  * A handler that fails rolls its claim back: a retry then does the work.
  */
 export class IdempotencyGuard {
-  private timer?: NodeJS.Timeout;
+  private purging?: PeriodicTask;
 
   constructor(
     private readonly db: Database,
@@ -94,17 +95,14 @@ export class IdempotencyGuard {
 
   /** Purges now and then every `intervalMs`; a failed purge is logged and retried next time. */
   startPurging(intervalMs = 3_600_000): void {
-    const purge = () =>
-      this.purge().then(
-        (count) => count > 0 && this.logger.info({ count }, 'expired idempotency keys purged'),
-        (err: unknown) => this.logger.warn({ err }, 'idempotency key purge failed'),
-      );
-    void purge();
-    this.timer = setInterval(purge, intervalMs);
-    this.timer.unref();
+    this.purging = new PeriodicTask('idempotency key purge', intervalMs, async () => {
+      const count = await this.purge();
+      if (count > 0) this.logger.info({ count }, 'expired idempotency keys purged');
+    }, this.logger);
+    this.purging.start({ now: true });
   }
 
-  stopPurging(): void {
-    if (this.timer) clearInterval(this.timer);
+  stopPurging(): Promise<void> {
+    return this.purging?.stop() ?? Promise.resolve();
   }
 }

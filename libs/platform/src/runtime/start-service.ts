@@ -92,7 +92,7 @@ export async function startService(definition: ServiceDefinition, runtime: Runti
     name: definition.name,
     indicators: [{ name: `${definition.name}.database`, check: () => db.ping() }],
     async close() {
-      idempotency.stopPurging();
+      await idempotency.stopPurging();
       await app.close();
       await relay.stop();
       await db.close();

@@ -1,0 +1,41 @@
+import type { Logger } from '../observability/logger.js';
+
+/**
+ * Work a replica repeats on a timer (a sweep, a purge, a scheduler): every `intervalMs`, never two runs at once
+ * (a tick while one runs is skipped), a failure logged and left to the next tick, and a timer that never keeps
+ * the process alive. `stop` waits for the run in progress.
+ */
+export class PeriodicTask {
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+
+  constructor(
+    /** For the log: what failed. */
+    private readonly name: string,
+    private readonly intervalMs: number,
+    private readonly run: () => Promise<unknown>,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Ticks every interval, and at once when `now` (work missed while the process was down). */
+  start({ now = false } = {}): void {
+    if (now) this.tick();
+    this.timer = setInterval(() => this.tick(), this.intervalMs);
+    this.timer.unref();
+  }
+
+  tick(): void {
+    if (this.running) return;
+    this.running = this.run()
+      .then(
+        () => undefined,
+        (err: unknown) => this.logger.warn({ err, task: this.name }, `${this.name} failed; tried again at the next tick`),
+      )
+      .finally(() => (this.running = undefined));
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.running;
+  }
+}
