@@ -75,6 +75,10 @@ import { MobileService } from './mobile/mobile.service.js';
 import { SlideComment, SlideCommentVote } from './slide-comments/slide-comment.entity.js';
 import { SlideCommentsHandlers } from './slide-comments/slide-comments.handlers.js';
 import { SlideCommentsService } from './slide-comments/slide-comments.service.js';
+import { SlideResponses1766900000000 } from './migrations/1766900000000-slide-responses.js';
+import { SlideResponse } from './slide-responses/slide-response.entity.js';
+import { SlideResponsesHandlers } from './slide-responses/slide-responses.handlers.js';
+import { SlideResponsesService } from './slide-responses/slide-responses.service.js';
 import { OpenEnrollmentHandlers } from './open-enrollment/open-enrollment.handlers.js';
 import { OpenEnrollmentService } from './open-enrollment/open-enrollment.service.js';
 import { LtiHandlers } from './lti/lti.handlers.js';
@@ -108,6 +112,7 @@ const TENANT_ENTITIES = [
   LtiContentItem,
   SlideComment,
   SlideCommentVote,
+  SlideResponse,
   ScormPackage,
   ScormRegistration,
   CheckpointEvidence,
@@ -128,11 +133,12 @@ export const CATALOG_MIGRATIONS = [
   Scorm1766500000000,
   Checkpoints1766600000000,
   SubAccountClones1766800000000,
+  SlideResponses1766900000000,
 ];
 
 @Module({
   imports: [CatalogDumpModule, AdminReportsModule],
-  controllers: [CourseTemplatesHandlers, CourseAuthorsHandlers, SlidesHandlers, TasksHandlers, LockablesHandlers, ProgramsHandlers, EnrollmentsHandlers, MarketsHandlers, CourseReportsHandlers, LearnerCoursesHandlers, RetainQuizzesHandlers, LtiHandlers, OpenEnrollmentHandlers, SlideCommentsHandlers, MobileHandlers, ScormHandlers, CheckpointsHandlers, CatalogClonesHandlers],
+  controllers: [CourseTemplatesHandlers, CourseAuthorsHandlers, SlidesHandlers, TasksHandlers, LockablesHandlers, ProgramsHandlers, EnrollmentsHandlers, MarketsHandlers, CourseReportsHandlers, LearnerCoursesHandlers, RetainQuizzesHandlers, LtiHandlers, OpenEnrollmentHandlers, SlideCommentsHandlers, SlideResponsesHandlers, MobileHandlers, ScormHandlers, CheckpointsHandlers, CatalogClonesHandlers],
   providers: [
     IdentityDirectory,
     AuthoringGuard,
@@ -165,6 +171,7 @@ export const CATALOG_MIGRATIONS = [
     LtiService,
     OpenEnrollmentService,
     SlideCommentsService,
+    SlideResponsesService,
     MobileService,
     ScormService,
     CheckpointsService,
