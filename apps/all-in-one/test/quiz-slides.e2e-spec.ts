@@ -1,4 +1,4 @@
-import { type ApiClient, queryDatabase } from '@lms/testing';
+import { type ApiClient, eventually, parseCsv, queryDatabase } from '@lms/testing';
 import { COURSES } from './catalog-fixture.js';
 import { ENROLLMENTS, type EnrollmentFixture, startEnrollmentFixture } from './enrollment-fixture.js';
 
@@ -138,6 +138,17 @@ describe('quiz slides, end to end', () => {
       { course_template_id: Number(s.course.id), course_title: 'Sky quiz', quiz: 'Quiz slide 2: Sky colour', quiz_type: 'quiz_slide', interval_days: null, attempts: 2, completed: 2, average_score: 50, pass_rate: 0.5 },
       { course_template_id: Number(s.course.id), course_title: 'Sky quiz', quiz: 'Quiz slide 3: Primes', quiz_type: 'quiz_slide', interval_days: null, attempts: 0, completed: 0, average_score: null, pass_rate: null },
     ]);
+    // The quiz_report download (jobs worker) holds the same rows.
+    const created = await f.admin.post('/api/downloads', { download: { download_type: 'quiz_report', info: { course_template_id: Number(s.course.id) } } });
+    expect(created.status).toBe(201);
+    const done = await eventually(async () => {
+      const res = await f.admin.get(`/api/downloads/${created.body.download.id}`);
+      return res.body.download.state === 'done' ? res.body.download : undefined;
+    }, 30_000, 100);
+    const redirect = await f.admin.get(done.url);
+    const csv = parseCsv(await (await fetch(`${f.t.system.url}${redirect.headers.get('location')}`)).text());
+    const columns = Object.keys(quizReport.body.reports[0].data_types);
+    expect(csv).toEqual([columns, ...quizReport.body.reports[0].data.map((row: Json) => columns.map((c) => (row[c] === null ? '' : String(row[c]))))]);
     // Another account's administrator sees none of it.
     expect((await f.stranger.get('/api/admin/reports/QuizReport')).body.reports[0].data.some((r: Json) => r.course_template_id === Number(s.course.id))).toBe(false);
   });
