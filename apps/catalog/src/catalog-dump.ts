@@ -15,6 +15,8 @@ export const CatalogDumpModule = dumpModule('catalog', [
   { model: 'retain_quizzes' },
   { model: 'slide_comments' },
   { model: 'slide_comment_votes', key: ['comment_id', 'user_id'] },
+  // Answers to quiz slides (issue 8).
+  { model: 'slide_responses' },
   { model: 'learner_live_enrollments' },
   // SCORM (issue 23): packages and attempts with their CMI data; package files stay in the file store.
   { model: 'scorm_packages' },

@@ -78,6 +78,10 @@ import { MobileService } from './mobile/mobile.service.js';
 import { SlideComment, SlideCommentVote } from './slide-comments/slide-comment.entity.js';
 import { SlideCommentsHandlers } from './slide-comments/slide-comments.handlers.js';
 import { SlideCommentsService } from './slide-comments/slide-comments.service.js';
+import { SlideResponses1766950000000 } from './migrations/1766950000000-slide-responses.js';
+import { SlideResponse } from './slide-responses/slide-response.entity.js';
+import { SlideResponsesHandlers } from './slide-responses/slide-responses.handlers.js';
+import { SlideResponsesService } from './slide-responses/slide-responses.service.js';
 import { OpenEnrollmentHandlers } from './open-enrollment/open-enrollment.handlers.js';
 import { OpenEnrollmentService } from './open-enrollment/open-enrollment.service.js';
 import { LtiHandlers } from './lti/lti.handlers.js';
@@ -112,6 +116,7 @@ const TENANT_ENTITIES = [
   LtiContentItem,
   SlideComment,
   SlideCommentVote,
+  SlideResponse,
   ScormPackage,
   ScormRegistration,
   CheckpointEvidence,
@@ -133,12 +138,13 @@ export const CATALOG_MIGRATIONS = [
   Checkpoints1766600000000,
   SubAccountClones1766800000000,
   ProgramTasks1766900000000,
+  SlideResponses1766950000000,
   TitleSearch1767050000000,
 ];
 
 @Module({
   imports: [CatalogDumpModule, AdminReportsModule],
-  controllers: [CourseTemplatesHandlers, CourseAuthorsHandlers, SlidesHandlers, TasksHandlers, LockablesHandlers, ProgramsHandlers, EnrollmentsHandlers, MarketsHandlers, CourseReportsHandlers, LearnerCoursesHandlers, RetainQuizzesHandlers, LtiHandlers, OpenEnrollmentHandlers, SlideCommentsHandlers, MobileHandlers, ScormHandlers, CheckpointsHandlers, CatalogClonesHandlers],
+  controllers: [CourseTemplatesHandlers, CourseAuthorsHandlers, SlidesHandlers, TasksHandlers, LockablesHandlers, ProgramsHandlers, EnrollmentsHandlers, MarketsHandlers, CourseReportsHandlers, LearnerCoursesHandlers, RetainQuizzesHandlers, LtiHandlers, OpenEnrollmentHandlers, SlideCommentsHandlers, SlideResponsesHandlers, MobileHandlers, ScormHandlers, CheckpointsHandlers, CatalogClonesHandlers],
   providers: [
     IdentityDirectory,
     AuthoringGuard,
@@ -172,6 +178,7 @@ export const CATALOG_MIGRATIONS = [
     LtiService,
     OpenEnrollmentService,
     SlideCommentsService,
+    SlideResponsesService,
     MobileService,
     ScormService,
     CheckpointsService,

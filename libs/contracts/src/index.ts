@@ -43,6 +43,7 @@ export * from './catalog/retain-quizzes.contract.js';
 export * from './catalog/lti.contract.js';
 export * from './catalog/open-enrollment.contract.js';
 export * from './catalog/slide-comments.contract.js';
+export * from './catalog/slide-responses.contract.js';
 export * from './catalog/mobile.contract.js';
 export * from './catalog/scorm.contract.js';
 export * from './catalog/checkpoints.contract.js';

@@ -265,9 +265,9 @@ async function commentedCourse(ctx: FixtureContext): Promise<string> {
   return createdId(await ctx.admin.post('/api/author/course_templates', { course_templates: [publishedCourse()] }), 'a published course');
 }
 
-/** A slide that allows comments, published. */
+/** A quiz slide with a question (for the answer routes) that allows comments (for the comment routes), published. */
 async function commentableSlide(ctx: FixtureContext, courseId: string): Promise<string> {
-  const slideId = createdId(await ctx.admin.post(`/api/author/course_templates/${courseId}/slides`, slideBody()), 'a slide');
+  const slideId = createdId(await ctx.admin.post(`/api/author/course_templates/${courseId}/slides`, quizSlideBody()), 'a slide');
   const res = await ctx.admin.post(`/api/author/course_templates/${courseId}/publish`, {});
   if (res.status !== 200) throw new Error(`publishing answered ${res.status}: ${res.text}`);
   return slideId;
@@ -285,12 +285,16 @@ const publishedCourse = () => ({ title: unique('course'), is_published: true, ha
  */
 /** SlideAttributes needs `allow_comments` present even as null, which a schema sample leaves out. */
 const slideBody = () => ({ slides: [{ draft_attributes: { title: unique('slide'), allow_comments: true } }] });
+const QUIZ_CHOICES = [{ id: 'a', text: 'Right', correct: true }, { id: 'b', text: 'Wrong', correct: false }];
+const quizSlideBody = () => ({ slides: [{ draft_attributes: { title: unique('quiz'), type: 'quiz', allow_comments: true, question: { prompt: 'Pick one', choices: QUIZ_CHOICES } } }] });
 
 export const BODY_FIXTURES: Record<string, (ctx: FixtureContext, ids: Record<string, string>) => Promise<unknown>> = {
   'POST /api/author/course_templates/:course_template_id/lti_content_items': async () => ({ lti_content_items: [ltiItem()] }),
   'POST /api/author/course_templates/:course_template_id/slides': async () => slideBody(),
   'PATCH /api/author/course_templates/:course_template_id/slides/:id': async () => ({ slide: { draft_attributes: { allow_comments: false } } }),
   'PUT /api/author/course_templates/:course_template_id/slides/:id': async () => ({ slide: { draft_attributes: { allow_comments: null } } }),
+  // An answer to the fixture's quiz slide (`slides/:slide_id`): the owning account's callers are not enrolled (404, "not yours").
+  'POST /api/learner/courses/:course_id/slides/:slide_id/responses': async () => ({ response: { choice_ids: ['a'] } }),
   'POST /api/author/course_templates/:course_template_id/authors': async (ctx) => ({ users: [{ user_id: (await ctx.factory.user(ctx.accountId, ['author'])).userId }] }),
   'POST /api/author/course_templates/:course_template_id/enrollments': async (ctx) => ({ enrollments: [{ user_id: Number(await learner(ctx)) }] }),
   'PATCH /api/author/enrollments/:id': async () => ({ enrollments: [{ score: 50 }] }),

@@ -1,12 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import type { ReportView } from '@lms/contracts';
-import { InjectTenantRepository, type TenantRepository, type TenantScope } from '@lms/platform';
+import { QUIZ_SLIDE_TYPES, type ReportView } from '@lms/contracts';
+import { Database, InjectTenantRepository, type TenantRepository, type TenantScope } from '@lms/platform';
 import { CourseTemplatesService } from '../course-templates/course-templates.service.js';
 import { Enrollment } from '../enrollments/enrollment.entity.js';
 import { Slide } from '../slides/slide.entity.js';
 
-/** Slide types that hold questions (SlideAttributes `type` is a lower-case word the player knows). */
-export const QUIZ_SLIDE_TYPES = ['quiz', 'question'];
 
 interface FiguresRow {
   assigned: number;
@@ -18,6 +16,12 @@ interface FiguresRow {
   average_minutes: number | null;
 }
 
+interface SlideResultRow {
+  slide_id: number;
+  responses: number;
+  correct: number;
+}
+
 const round = (value: number | null, places: number) => (value === null ? null : Number(value.toFixed(places)));
 
 /**
@@ -27,6 +31,7 @@ const round = (value: number | null, places: number) => (value === null ? null :
 @Injectable()
 export class CourseReportsService {
   constructor(
+    private readonly db: Database,
     private readonly templates: CourseTemplatesService,
     @InjectTenantRepository(Enrollment) private readonly enrollments: TenantRepository<Enrollment>,
     @InjectTenantRepository(Slide) private readonly slides: TenantRepository<Slide>,
@@ -34,7 +39,7 @@ export class CourseReportsService {
 
   async reports(scope: TenantScope, courseId: number): Promise<ReportView[]> {
     await this.templates.find(scope, courseId);
-    const [figures, quizSlides] = await Promise.all([this.figures(scope, courseId), this.quizSlides(scope, courseId)]);
+    const [figures, quizSlides, results] = await Promise.all([this.figures(scope, courseId), this.quizSlides(scope, courseId), this.slideResults(scope, courseId)]);
     const live = figures.assigned + figures.active + figures.complete;
     const reports: ReportView[] = [
       {
@@ -66,8 +71,11 @@ export class CourseReportsService {
       reports.push({
         title: 'Quiz results by slide',
         report_type: 'quiz_results',
-        // No feature records learners' answers yet (the learner player's): every slide shows no responses.
-        data: quizSlides.map((slide) => ({ slide_id: slide.id, position: slide.newPosition, title: slide.draftAttributes.title ?? null, responses: 0, correct: 0, percent_correct: null })),
+        data: quizSlides.map((slide) => {
+          const { responses, correct } = results.get(slide.id) ?? { responses: 0, correct: 0 };
+          const title = slide.draftAttributes.title ?? slide.publishedAttributes?.title ?? null;
+          return { slide_id: slide.id, position: slide.newPosition, title, responses, correct, percent_correct: responses === 0 ? null : round((100 * correct) / responses, 2) };
+        }),
         data_types: { slide_id: 'Integer', position: 'Integer', title: 'String', responses: 'Integer', correct: 'Integer', percent_correct: 'Float' },
       });
     }
@@ -95,8 +103,28 @@ export class CourseReportsService {
     return this.slides
       .query(scope, 's')
       .andWhere('s.course_template_id = :courseId AND s.removed_at IS NULL', { courseId })
-      .andWhere("s.draft_attributes->>'type' = ANY(:types)", { types: QUIZ_SLIDE_TYPES })
+      // A quiz slide in the drafts, or one still published as a quiz (its answers are counted until a publish drops it).
+      .andWhere("(s.draft_attributes->>'type' = ANY(:types) OR s.published_attributes->>'type' = ANY(:types))", { types: QUIZ_SLIDE_TYPES })
       .orderBy('s.new_position', 'ASC')
       .getMany();
+  }
+
+  /**
+   * Per quiz slide: the learners (live enrollments) who answered it, and those whose latest answer is
+   * correct (docs/catalog.md "Quiz slides": the latest answer is the learner's final word).
+   */
+  private async slideResults(scope: TenantScope, courseId: number): Promise<Map<number, SlideResultRow>> {
+    const s = `"${this.db.schema}"`;
+    const rows = (await this.db.manager.query(
+      `SELECT latest.slide_id, count(*)::int AS responses, count(*) FILTER (WHERE latest.correct)::int AS correct
+         FROM (SELECT DISTINCT ON (r.enrollment_id, r.slide_id) r.slide_id, r.correct
+                 FROM ${s}.slide_responses r
+                 JOIN ${s}.enrollments e ON e.account_id = r.account_id AND e.id = r.enrollment_id AND e.deleted_at IS NULL
+                WHERE r.account_id = $1 AND r.course_template_id = $2
+                ORDER BY r.enrollment_id, r.slide_id, r.attempt DESC) latest
+        GROUP BY latest.slide_id`,
+      [scope.accountId, courseId],
+    )) as SlideResultRow[];
+    return new Map(rows.map((row) => [row.slide_id, row]));
   }
 }

@@ -141,6 +141,7 @@ export function publishedFieldsOf(course: CourseTemplate): PublishedTemplateFiel
     has_certificate: course.hasCertificate,
     passing_threshold: course.passingThreshold,
     max_quiz_attempts: course.maxQuizAttempts,
+    show_correct_response: course.showCorrectResponse,
     continuing_education_credits: course.continuingEducationCredits,
     open_book: course.openBook,
     tags: course.tags,

@@ -43,6 +43,7 @@ const FIELD_MAP = {
   re_enrollment_period: 'reEnrollmentPeriod',
   retain: 'retain',
   retain_intervals: 'retainIntervals',
+  show_correct_response: 'showCorrectResponse',
 } as const satisfies Partial<Record<keyof CourseTemplateRequest, keyof CourseTemplate>>;
 
 type FieldValues = Partial<Pick<CourseTemplate, (typeof FIELD_MAP)[keyof typeof FIELD_MAP]>>;

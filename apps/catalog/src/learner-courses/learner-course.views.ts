@@ -12,6 +12,8 @@ export interface LearnerCourseFacts {
   openBook: boolean;
   passingThreshold: number | null;
   hasCertificate: boolean;
+  maxQuizAttempts: number | null;
+  showCorrectResponse: boolean;
 }
 
 export function publishedFacts(c: CourseTemplate): LearnerCourseFacts {
@@ -23,6 +25,8 @@ export function publishedFacts(c: CourseTemplate): LearnerCourseFacts {
     openBook: pick('open_book', c.openBook),
     passingThreshold: pick('passing_threshold', c.passingThreshold),
     hasCertificate: pick('has_certificate', c.hasCertificate),
+    maxQuizAttempts: pick('max_quiz_attempts', c.maxQuizAttempts),
+    showCorrectResponse: pick('show_correct_response', c.showCorrectResponse),
   };
 }
 

@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { In, IsNull } from 'typeorm';
-import type { BlockedByView, MobileCourseItem, MobileTaskItem, RequestContext, SlideAttributesView } from '@lms/contracts';
+import { type BlockedByView, type MobileCourseItem, type MobileTaskItem, QUIZ_SLIDE_TYPES, type RequestContext, type SlideAttributesView } from '@lms/contracts';
 import { notFound, InjectTenantRepository, type TenantRepository } from '@lms/platform';
 import { CourseTemplate } from '../course-templates/course-template.entity.js';
 import { enrollUrl } from '../course-templates/course-template.views.js';
-import { QUIZ_SLIDE_TYPES } from '../course-reports/course-reports.service.js';
 import { Enrollment } from '../enrollments/enrollment.entity.js';
 import { publishedFacts, toLearnerCourseView } from '../learner-courses/learner-course.views.js';
 import { LearnerCoursesService } from '../learner-courses/learner-courses.service.js';

@@ -186,6 +186,10 @@ function courseTemplateFields(create: boolean) {
     @Required(false) @IsBoolean()
     retain?: boolean;
 
+    /** A learner's answer to a quiz slide shows the correct choices once the slide is done for them (docs/catalog.md "Quiz slides"). */
+    @Required(false) @IsBoolean()
+    show_correct_response?: boolean;
+
     /** Days after the completion each retain quiz falls due. */
     @Required(false) @IsArray() @ArrayMaxSize(20) @IsInt({ each: true }) @Min(0, { each: true }) @Max(3650, { each: true })
     retain_intervals?: number[];

@@ -37,6 +37,12 @@ export const ATTACHMENT_ALIGNS = ['top', 'left', 'wide', 'bottom'] as const;
 /** The slide type whose cover data must carry a heading. */
 export const COVER_SLIDE_TYPE = 'cover';
 export const MAX_SLIDES_PER_COURSE = 1000;
+/** Slide types that hold questions (SlideAttributes `type` is a lower-case word the player knows). */
+export const QUIZ_SLIDE_TYPES: readonly string[] = ['quiz', 'question'];
+export const MIN_QUESTION_CHOICES = 2;
+export const MAX_QUESTION_CHOICES = 20;
+/** A choice id: what a learner's answer names (letters, digits, `_` and `-`). */
+export const CHOICE_ID = /^[A-Za-z0-9_-]{1,50}$/;
 
 const HEX_COLOUR = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;
 const hexMessage = { message: '$property must be a hex colour such as #1a2b3c' };
@@ -69,6 +75,67 @@ export class CoverSlideData {
   @ValidateIf(hasImage) @IsDefined({ message: 'backgroundImageOpacity is required with backgroundImageUrl' }) @IsNumber({ allowNaN: false, allowInfinity: false }) @Min(0) @Max(1)
   backgroundImageOpacity?: number;
 }
+
+/** One answer a learner may pick; `correct` is the authors' (learners never see it, docs/catalog.md). */
+export class SlideQuestionChoice {
+  @IsDefined() @IsText(50) @Matches(CHOICE_ID, { message: 'id must be 1 to 50 letters, digits, _ or -' })
+  id: string;
+
+  @IsDefined() @IsText(2000) @Matches(/\S/, { message: 'text must not be blank' })
+  text: string;
+
+  @IsDefined() @IsBoolean()
+  correct: boolean;
+}
+
+type ChoiceLike = { id?: unknown; correct?: unknown };
+const choiceList = (value: unknown): ChoiceLike[] | undefined =>
+  Array.isArray(value) && value.every((c) => typeof c === 'object' && c !== null) ? (value as ChoiceLike[]) : undefined;
+
+/** The rules across a question's choices: unique ids, at least one correct, exactly one unless `multiple`. */
+const ChoiceRules = () =>
+  ValidateBy({
+    name: 'choiceRules',
+    validator: {
+      validate: (value: unknown, args?: ValidationArguments) => choiceProblem(value, (args?.object as SlideQuestion | undefined)?.multiple === true) === undefined,
+      defaultMessage: (args?: ValidationArguments) => choiceProblem(args?.value, (args?.object as SlideQuestion | undefined)?.multiple === true) ?? 'choices are not valid',
+    },
+  });
+
+function choiceProblem(value: unknown, multiple: boolean): string | undefined {
+  const choices = choiceList(value);
+  if (!choices) return undefined; // the array and object checks say what is wrong
+  const ids = choices.map((c) => c.id);
+  if (new Set(ids).size !== ids.length) return 'choices must have unique ids';
+  const correct = choices.filter((c) => c.correct === true).length;
+  if (correct === 0) return 'at least one choice must be correct';
+  if (!multiple && correct > 1) return 'exactly one choice must be correct unless multiple is true';
+  return undefined;
+}
+
+/** The answer model of a quiz slide: a prompt and its choices, one correct (or several with `multiple`). */
+export class SlideQuestion {
+  @IsDefined() @IsText(5000) @Matches(/\S/, { message: 'prompt must not be blank' })
+  prompt: string;
+
+  @IsDefined() @IsArray() @ArrayMinSize(MIN_QUESTION_CHOICES) @ArrayMaxSize(MAX_QUESTION_CHOICES) @IsObject({ each: true })
+  @ChoiceRules() @ValidateNested({ each: true }) @Type(() => SlideQuestionChoice)
+  choices: SlideQuestionChoice[];
+
+  /** Several choices may be correct, and the learner picks several; absent is false. */
+  @IsOptional() @IsBoolean()
+  multiple?: boolean;
+}
+
+/** A question belongs on a quiz slide only (its type says so). */
+const OnQuizSlide = () =>
+  ValidateBy({
+    name: 'onQuizSlide',
+    validator: {
+      validate: (_value: unknown, args?: ValidationArguments) => QUIZ_SLIDE_TYPES.includes(String((args?.object as SlideAttributes | undefined)?.type)),
+      defaultMessage: () => `question is only for slides of type ${QUIZ_SLIDE_TYPES.join(' or ')}`,
+    },
+  });
 
 const isCover = (o: SlideAttributes) => o.type === COVER_SLIDE_TYPE;
 
@@ -112,6 +179,10 @@ export class SlideAttributes {
 
   @IsOptional() @IsBoolean()
   static_order?: boolean | null;
+
+  /** The answer model of a quiz slide (type quiz or question); null or absent: none. */
+  @IsOptional() @IsObject() @OnQuizSlide() @ValidateNested() @Type(() => SlideQuestion)
+  question?: SlideQuestion | null;
 }
 
 /** Fields of one slide in a create (draft_attributes required) or an update (all optional). */
@@ -182,6 +253,13 @@ export interface SlideAttributesView {
   attachment_url?: string | null;
   attachment_align?: string | null;
   static_order?: boolean | null;
+  question?: SlideQuestionView | null;
+}
+
+export interface SlideQuestionView {
+  prompt: string;
+  choices: { id: string; text: string; correct: boolean }[];
+  multiple?: boolean;
 }
 
 export interface OrderedSlideView {
@@ -207,6 +285,20 @@ const COVER_SLIDE_DATA_SCHEMA: JsonSchema = {
   },
 };
 
+const SLIDE_QUESTION_SCHEMA: JsonSchema = {
+  type: ['object', 'null'],
+  description: 'the answer model of a quiz slide (type quiz or question); authors only',
+  required: ['prompt', 'choices'],
+  properties: {
+    prompt: { type: 'string' },
+    choices: {
+      type: 'array', minItems: MIN_QUESTION_CHOICES, maxItems: MAX_QUESTION_CHOICES,
+      items: { type: 'object', required: ['id', 'text', 'correct'], properties: { id: { type: 'string', pattern: CHOICE_ID.source }, text: { type: 'string' }, correct: { type: 'boolean' } } },
+    },
+    multiple: { type: 'boolean', description: 'several choices correct; absent is false' },
+  },
+};
+
 const SLIDE_ATTRIBUTES_SCHEMA: JsonSchema = {
   type: ['object', 'null'],
   required: ['allow_comments'],
@@ -215,6 +307,7 @@ const SLIDE_ATTRIBUTES_SCHEMA: JsonSchema = {
     allow_comments: { type: ['boolean', 'null'] }, cover_slide_data: COVER_SLIDE_DATA_SCHEMA,
     attachment_url: { type: ['string', 'null'] }, attachment_align: { type: ['string', 'null'], enum: [...ATTACHMENT_ALIGNS, null] },
     static_order: { type: ['boolean', 'null'] },
+    question: SLIDE_QUESTION_SCHEMA,
   },
 };
 

@@ -5,7 +5,7 @@ import { defineRoute } from './route.js';
 export const CATALOG_ADMIN_REPORT_ROUTES = [
   defineRoute({
     method: 'GET', path: '/api/admin/reports/:id', subject: S.show, status: 200,
-    summary: 'QuizReport (per quiz of a course: attempts, average score, pass rate; course_template_id filter) or SignInReport (per user: last sign-in, sign-ins in the period); any other id is a 404',
+    summary: 'QuizReport (per quiz of a course, retain quizzes, SCORM packages and quiz slides: attempts, average score, pass rate; course_template_id filter) or SignInReport (per user: last sign-in, sign-ins in the period); any other id is a 404',
     params: AdminReportParams, query: AdminReportQuery, response: { kind: 'envelope', key: 'reports', item: ADMIN_REPORT_SCHEMA },
   }),
 ];

@@ -14,6 +14,7 @@ import { CATALOG_RETAIN_QUIZ_ROUTES } from './catalog-retain-quizzes.routes.js';
 import { CATALOG_LTI_ROUTES } from './catalog-lti.routes.js';
 import { CATALOG_OPEN_ENROLLMENT_ROUTES } from './catalog-open-enrollment.routes.js';
 import { CATALOG_SLIDE_COMMENT_ROUTES } from './catalog-slide-comments.routes.js';
+import { CATALOG_SLIDE_RESPONSE_ROUTES } from './catalog-slide-responses.routes.js';
 import { CATALOG_MOBILE_ROUTES } from './catalog-mobile.routes.js';
 import { CATALOG_CHECKPOINT_ROUTES } from './catalog-checkpoints.routes.js';
 import { CATALOG_SCORM_LAUNCH_ROUTES, CATALOG_SCORM_PACKAGE_ROUTES } from './catalog-scorm.routes.js';
@@ -48,6 +49,7 @@ export const ROUTES: RouteDefinition[] = [
   ...CATALOG_LTI_ROUTES,
   ...CATALOG_OPEN_ENROLLMENT_ROUTES,
   ...CATALOG_SLIDE_COMMENT_ROUTES,
+  ...CATALOG_SLIDE_RESPONSE_ROUTES,
   ...CATALOG_MOBILE_ROUTES,
   ...CATALOG_SCORM_LAUNCH_ROUTES,
   ...CATALOG_CHECKPOINT_ROUTES,

@@ -1,0 +1,257 @@
+import { type ApiClient, eventually, parseCsv, queryDatabase } from '@lms/testing';
+import { COURSES } from './catalog-fixture.js';
+import { ENROLLMENTS, type EnrollmentFixture, startEnrollmentFixture } from './enrollment-fixture.js';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- specs read arbitrary JSON
+
+const CHOICES = [
+  { id: 'red', text: 'Red', correct: false },
+  { id: 'blue', text: 'Blue', correct: true },
+  { id: 'green', text: 'Green', correct: false },
+];
+const QUESTION = { prompt: 'What colour is the sky?', choices: CHOICES };
+const MULTIPLE = {
+  prompt: 'Which are primes?',
+  multiple: true,
+  choices: [{ id: 'p2', text: '2', correct: true }, { id: 'p4', text: '4', correct: false }, { id: 'p7', text: '7', correct: true }],
+};
+
+/** Quiz slides, learners' answers to them and the reports built from those answers (issue 8; docs/catalog.md "Quiz slides"). */
+describe('quiz slides, end to end', () => {
+  let f: EnrollmentFixture;
+
+  beforeAll(async () => {
+    f = await startEnrollmentFixture('e2e-quiz-slides');
+  });
+  afterAll(async () => {
+    await f?.close();
+  });
+
+  const slidesOf = (courseId: string | number) => `${COURSES}/${courseId}/slides`;
+  const answerPath = (courseId: string | number, slideId: number) => `/api/learner/courses/${courseId}/slides/${slideId}/responses`;
+  const storedAnswers = async (slideId: number) => Number((await queryDatabase<{ n: string }>(f.t.db.url, 'SELECT count(*) AS n FROM catalog.slide_responses WHERE slide_id = $1', [slideId]))[0].n);
+
+  async function addSlide(courseId: string | number, attributes: Json): Promise<Json> {
+    const res = await f.author.post(slidesOf(courseId), { slides: [{ draft_attributes: { allow_comments: null, ...attributes } }] });
+    if (res.status !== 201) throw new Error(`adding a slide answered ${res.status}: ${res.text}`);
+    return res.body.slides[0];
+  }
+
+  async function publish(courseId: string | number): Promise<void> {
+    const res = await f.author.post(`${COURSES}/${courseId}/publish`, {});
+    if (res.status !== 200) throw new Error(`publishing answered ${res.status}: ${res.text}`);
+  }
+
+  /** The author's published course: a content slide, a single-choice quiz slide and a multiple-choice one; learners enrolled. */
+  async function quizCourse(fields: Json = {}, learners = 2) {
+    const course = await f.createCourse({ title: 'Sky quiz', max_quiz_attempts: 2, show_correct_response: true, ...fields }, f.author);
+    const intro = await addSlide(course.id, { title: 'Intro', type: 'content' });
+    const quiz = await addSlide(course.id, { title: 'Sky colour', type: 'quiz', question: QUESTION });
+    const primes = await addSlide(course.id, { title: 'Primes', type: 'question', question: MULTIPLE });
+    await publish(course.id);
+    const users = await Promise.all(Array.from({ length: learners }, () => f.newLearner()));
+    const made: Json[] = users.length > 0 ? (await f.enroll(course.id, users.map((u) => ({ user_id: u.userId })))).enrollments : [];
+    const enrolled = users.map((u) => made.find((e) => e.links.learner.id === u.userId)!);
+    const clients: ApiClient[] = users.map((u) => f.admin.as(u.token));
+    return { course, intro: intro.id as number, quiz: quiz.id as number, primes: primes.id as number, users, clients, enrollments: enrolled as Json[] };
+  }
+
+  const answer = (api: ApiClient, courseId: string | number, slideId: number, choiceIds: string[], headers: Record<string, string> = {}) =>
+    api.request('POST', answerPath(courseId, slideId), { response: { choice_ids: choiceIds } }, headers);
+
+  const quizResults = async (courseId: string | number) => {
+    const res = await f.author.get(`${COURSES}/${courseId}/reports`);
+    expect(res.status).toBe(200);
+    return (res.body.reports as Json[]).find((r) => r.report_type === 'quiz_results')!;
+  };
+
+  it('authors a quiz slide with a question; bad questions are 400 and change nothing; publishing carries the question over', async () => {
+    const course = await f.createCourse({ title: 'Authoring quiz' }, f.author);
+    const created = await addSlide(course.id, { title: 'Sky colour', type: 'quiz', question: QUESTION });
+    expect(created.draft_attributes).toEqual({ title: 'Sky colour', type: 'quiz', allow_comments: null, question: QUESTION });
+    expect(created.published_attributes).toBeNull();
+
+    const before = (await f.author.get(slidesOf(course.id))).body;
+    const bad: [string, unknown, string?][] = [
+      ['one choice', { prompt: 'x', choices: [CHOICES[1]] }],
+      ['no correct choice', { prompt: 'x', choices: [CHOICES[0], CHOICES[2]] }],
+      ['two correct without multiple', { prompt: 'x', choices: [CHOICES[1], { ...CHOICES[0], correct: true }] }],
+      ['repeated choice ids', { prompt: 'x', choices: [CHOICES[1], { ...CHOICES[0], id: 'blue' }] }],
+      ['a blank prompt', { prompt: ' ', choices: CHOICES }],
+      ['an unknown field', { ...QUESTION, shuffle: true }],
+      ['a choice without text', { prompt: 'x', choices: [{ id: 'a', correct: true }, CHOICES[0]] }],
+      ['a question on a content slide', QUESTION, 'content'],
+    ];
+    for (const [label, question, type] of bad) {
+      const attributes = { title: 'Bad', type: type ?? 'quiz', allow_comments: null, question };
+      const posted = await f.author.post(slidesOf(course.id), { slides: [{ draft_attributes: attributes }] });
+      expect([label, posted.status, posted.headers.get('content-type')]).toEqual([label, 400, expect.stringMatching(/^application\/problem\+json/)]);
+      expect([label, posted.body.errors.some((e: Json) => String(e.field).includes('question'))]).toEqual([label, true]);
+      const patched = await f.author.patch(`${slidesOf(course.id)}/${created.id}`, { slide: { draft_attributes: attributes } });
+      expect([label, patched.status]).toEqual([label, 400]);
+    }
+    expect((await f.author.get(slidesOf(course.id))).body).toEqual(before);
+
+    // Several correct choices with multiple; a slide without a question, and the other slide fields, work as before.
+    expect((await addSlide(course.id, { type: 'question', question: MULTIPLE })).draft_attributes.question).toEqual(MULTIPLE);
+    expect((await addSlide(course.id, { title: 'Plain quiz', type: 'quiz' })).draft_attributes).toEqual({ title: 'Plain quiz', type: 'quiz', allow_comments: null });
+
+    await publish(course.id);
+    const shown = (await f.author.get(`${slidesOf(course.id)}/${created.id}`)).body.slides[0];
+    expect(shown.published_attributes).toEqual(shown.draft_attributes);
+    expect(shown.published_attributes.question).toEqual(QUESTION);
+    // show_correct_response is a course setting authors write.
+    const updated = await f.author.patch(`${COURSES}/${course.id}`, { course_template: { show_correct_response: true } });
+    expect([updated.status, updated.body.course_templates[0].show_correct_response]).toEqual([200, true]);
+  });
+
+  it('two learners answer (one right, one wrong): the course report shows responses 2, correct 1, percent_correct 50; the QuizReport shows the slide', async () => {
+    const s = await quizCourse();
+    const [ann, bob] = s.clients;
+    const right = await answer(ann, s.course.id, s.quiz, ['blue']);
+    expect(right.status).toBe(201);
+    expect(right.body).toEqual({
+      response: {
+        id: expect.any(Number), course_id: Number(s.course.id), slide_id: s.quiz, enrollment_id: s.enrollments[0].id, choice_ids: ['blue'],
+        correct: true, attempt: 1, attempts_remaining: 1, correct_choice_ids: ['blue'], created_at: expect.any(String),
+      },
+    });
+    const wrong = await answer(bob, s.course.id, s.quiz, ['red']);
+    expect(wrong.status).toBe(201);
+    // A wrong answer with an attempt left keeps the correct choices hidden.
+    expect(wrong.body.response).toMatchObject({ correct: false, attempt: 1, attempts_remaining: 1 });
+    expect(wrong.body.response).not.toHaveProperty('correct_choice_ids');
+
+    const report = await quizResults(s.course.id);
+    expect(report).toEqual({
+      title: 'Quiz results by slide', report_type: 'quiz_results',
+      data: [
+        { slide_id: s.quiz, position: 2, title: 'Sky colour', responses: 2, correct: 1, percent_correct: 50 },
+        { slide_id: s.primes, position: 3, title: 'Primes', responses: 0, correct: 0, percent_correct: null },
+      ],
+      data_types: { slide_id: 'Integer', position: 'Integer', title: 'String', responses: 'Integer', correct: 'Integer', percent_correct: 'Float' },
+    });
+
+    const quizReport = await f.admin.get(`/api/admin/reports/QuizReport?course_template_id=${s.course.id}`);
+    expect(quizReport.status).toBe(200);
+    expect(quizReport.body.reports[0].data).toEqual([
+      { course_template_id: Number(s.course.id), course_title: 'Sky quiz', quiz: 'Quiz slide 2: Sky colour', quiz_type: 'quiz_slide', interval_days: null, attempts: 2, completed: 2, average_score: 50, pass_rate: 0.5 },
+      { course_template_id: Number(s.course.id), course_title: 'Sky quiz', quiz: 'Quiz slide 3: Primes', quiz_type: 'quiz_slide', interval_days: null, attempts: 0, completed: 0, average_score: null, pass_rate: null },
+    ]);
+    // The quiz_report download (jobs worker) holds the same rows.
+    const created = await f.admin.post('/api/downloads', { download: { download_type: 'quiz_report', info: { course_template_id: Number(s.course.id) } } });
+    expect(created.status).toBe(201);
+    const done = await eventually(async () => {
+      const res = await f.admin.get(`/api/downloads/${created.body.download.id}`);
+      return res.body.download.state === 'done' ? res.body.download : undefined;
+    }, 30_000, 100);
+    const redirect = await f.admin.get(done.url);
+    const csv = parseCsv(await (await fetch(`${f.t.system.url}${redirect.headers.get('location')}`)).text());
+    const columns = Object.keys(quizReport.body.reports[0].data_types);
+    expect(csv).toEqual([columns, ...quizReport.body.reports[0].data.map((row: Json) => columns.map((c) => (row[c] === null ? '' : String(row[c]))))]);
+    // Another account's administrator sees none of it.
+    expect((await f.stranger.get('/api/admin/reports/QuizReport')).body.reports[0].data.some((r: Json) => r.course_template_id === Number(s.course.id))).toBe(false);
+  });
+
+  it("bounds attempts by max_quiz_attempts (409), counts each learner's latest answer, and reveals the correct choices once the slide is done", async () => {
+    const s = await quizCourse({}, 3);
+    const [ann, bob, cat] = s.clients;
+    expect((await answer(ann, s.course.id, s.quiz, ['blue'])).status).toBe(201);
+    expect((await answer(bob, s.course.id, s.quiz, ['red'])).body.response.correct).toBe(false);
+    // Bob's last attempt: wrong again, no attempt left, so the correct choices are shown.
+    const last = await answer(bob, s.course.id, s.quiz, ['green']);
+    expect(last.body.response).toMatchObject({ correct: false, attempt: 2, attempts_remaining: 0, correct_choice_ids: ['blue'] });
+    const over = await answer(bob, s.course.id, s.quiz, ['blue']);
+    expect([over.status, over.body.code, over.headers.get('content-type')]).toEqual([409, 'QUIZ_ATTEMPTS_EXHAUSTED', expect.stringMatching(/^application\/problem\+json/)]);
+    // Cat is wrong first, right second: the latest answer counts.
+    expect((await answer(cat, s.course.id, s.quiz, ['red'])).body.response.correct).toBe(false);
+    expect((await answer(cat, s.course.id, s.quiz, ['blue'])).body.response).toMatchObject({ correct: true, attempt: 2, attempts_remaining: 0 });
+    expect(await storedAnswers(s.quiz)).toBe(5);
+    expect((await quizResults(s.course.id)).data[0]).toEqual({ slide_id: s.quiz, position: 2, title: 'Sky colour', responses: 3, correct: 2, percent_correct: 66.67 });
+    const row = (await f.admin.get(`/api/admin/reports/QuizReport?course_template_id=${s.course.id}`)).body.reports[0].data[0];
+    expect(row).toMatchObject({ quiz_type: 'quiz_slide', attempts: 5, completed: 3, average_score: 66.67, pass_rate: 0.6667 });
+
+    // Concurrent answers never pass the limit: of 6 at once, 2 are stored.
+    const race = await quizCourse({ title: 'Race 2' }, 1);
+    const results = await Promise.all(Array.from({ length: 6 }, () => answer(race.clients[0], race.course.id, race.quiz, ['red'])));
+    expect(results.map((r) => r.status).sort()).toEqual([201, 201, 409, 409, 409, 409]);
+    expect(results.filter((r) => r.status === 201).map((r) => r.body.response.attempt).sort()).toEqual([1, 2]);
+    expect(await storedAnswers(race.quiz)).toBe(2);
+
+    // The attempt limit is the published course's: raising it in the drafts changes nothing until published.
+    expect((await f.author.patch(`${COURSES}/${race.course.id}`, { course_template: { max_quiz_attempts: 3 } })).status).toBe(200);
+    expect((await answer(race.clients[0], race.course.id, race.quiz, ['blue'])).status).toBe(409);
+    await publish(race.course.id);
+    expect((await answer(race.clients[0], race.course.id, race.quiz, ['blue'])).body.response).toMatchObject({ correct: true, attempt: 3, attempts_remaining: 0 });
+  }, 60_000);
+
+  it('scores multiple-choice questions on the exact set; without show_correct_response or a limit, nothing is revealed and attempts_remaining is null', async () => {
+    const s = await quizCourse({ show_correct_response: false, max_quiz_attempts: null }, 1);
+    const [ann] = s.clients;
+    expect((await answer(ann, s.course.id, s.primes, ['p2'])).body.response).toMatchObject({ correct: false, attempts_remaining: null });
+    expect((await answer(ann, s.course.id, s.primes, ['p2', 'p4', 'p7'])).body.response.correct).toBe(false);
+    const right = await answer(ann, s.course.id, s.primes, ['p7', 'p2']);
+    expect(right.body.response).toMatchObject({ correct: true, attempt: 3, attempts_remaining: null, choice_ids: ['p7', 'p2'] });
+    expect(right.body.response).not.toHaveProperty('correct_choice_ids');
+    // A single-choice question takes exactly one choice; unknown or repeated choices are 400; nothing is stored.
+    for (const [choices, code] of [[['blue', 'red'], 'ONE_CHOICE_ONLY'], [['purple'], 'UNKNOWN_CHOICE'], [['blue', 'blue'], 'VALIDATION_FAILED'], [[], 'VALIDATION_FAILED']] as const) {
+      const res = await answer(ann, s.course.id, s.quiz, [...choices]);
+      expect([choices, res.status, res.body.code]).toEqual([choices, 400, code]);
+    }
+    for (const body of [{}, { response: {} }, { choice_ids: ['blue'] }, { response: { choice_ids: ['blue'], correct: true } }, { response: { choice_ids: 'blue' } }]) {
+      expect((await ann.post(answerPath(s.course.id, s.quiz), body)).status).toBe(400);
+    }
+    // A published slide with no question is a 400 too.
+    const intro = await answer(ann, s.course.id, s.intro, ['blue']);
+    expect([intro.status, intro.body.code]).toEqual([400, 'SLIDE_HAS_NO_QUESTION']);
+    expect(await storedAnswers(s.quiz)).toBe(0);
+  });
+
+  it('is a 404 for learners not enrolled, another account, authors, unknown, unpublished or other courses\' slides, and removed enrollments; nothing is stored', async () => {
+    const s = await quizCourse({}, 2);
+    const [ann, bob] = s.clients;
+    const outsider = f.admin.as((await f.newLearner()).token);
+    const draft = await addSlide(s.course.id, { title: 'Draft quiz', type: 'quiz', question: QUESTION });
+    const other = await quizCourse({ title: 'Other course' }, 0);
+    const cases: [string, ApiClient, string | number, number][] = [
+      ['learner not enrolled', outsider, s.course.id, s.quiz],
+      ['another account', f.stranger, s.course.id, s.quiz],
+      ['the course author (not enrolled)', f.author, s.course.id, s.quiz],
+      ['the administrator (not enrolled)', f.admin, s.course.id, s.quiz],
+      ['an unknown slide', ann, s.course.id, 999_999],
+      ['an unknown course', ann, 999_999, s.quiz],
+      ['a slide never published', ann, s.course.id, draft.id],
+      ["another course's slide", ann, s.course.id, other.quiz],
+      ["a slide of another course, through that course", ann, other.course.id, other.quiz],
+    ];
+    for (const [label, api, courseId, slideId] of cases) {
+      const res = await answer(api, courseId, slideId, ['blue']);
+      expect([label, res.status, res.body.code]).toEqual([label, 404, 'SLIDE_NOT_FOUND']);
+    }
+    expect((await answer(ann, 'abc', s.quiz, ['blue'])).status).toBe(400);
+    // A removed enrollment takes no more answers.
+    expect((await f.admin.delete(`${ENROLLMENTS}/${s.enrollments[1].id}`)).status).toBe(204);
+    expect((await answer(bob, s.course.id, s.quiz, ['blue'])).status).toBe(404);
+    // A course taken away from learners takes none either.
+    expect((await f.author.patch(`${COURSES}/${s.course.id}`, { course_template: { is_published: false } })).status).toBe(200);
+    expect((await answer(ann, s.course.id, s.quiz, ['blue'])).status).toBe(404);
+    expect(await storedAnswers(s.quiz)).toBe(0);
+    expect(await storedAnswers(draft.id)).toBe(0);
+    expect(await storedAnswers(other.quiz)).toBe(0);
+  });
+
+  it('replays a retried answer with the same Idempotency-Key instead of spending another attempt', async () => {
+    const s = await quizCourse({}, 1);
+    const [ann] = s.clients;
+    const key = { 'Idempotency-Key': `quiz-${s.quiz}` };
+    const first = await answer(ann, s.course.id, s.quiz, ['red'], key);
+    const again = await answer(ann, s.course.id, s.quiz, ['red'], key);
+    expect([first.status, again.status]).toEqual([201, 201]);
+    expect(again.text).toBe(first.text);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(await storedAnswers(s.quiz)).toBe(1);
+    // The same key with another answer is a 422; a new key is a new attempt.
+    expect((await answer(ann, s.course.id, s.quiz, ['blue'], key)).status).toBe(422);
+    expect((await answer(ann, s.course.id, s.quiz, ['blue'], { 'Idempotency-Key': `quiz-${s.quiz}-2` })).body.response).toMatchObject({ attempt: 2, correct: true });
+  });
+});
