@@ -88,8 +88,10 @@ import { CheckpointsHandlers } from './checkpoints/checkpoints.handlers.js';
 import { CheckpointsService } from './checkpoints/checkpoints.service.js';
 import { Checkpoints1766600000000 } from './migrations/1766600000000-checkpoints.js';
 import { Scorm1766500000000 } from './migrations/1766500000000-scorm.js';
-import { ScormPackage, ScormRegistration } from './scorm/scorm-package.entity.js';
+import { ScormScos1766900000000 } from './migrations/1766900000000-scorm-scos.js';
+import { ScormPackage, ScormRegistration, ScormScoState } from './scorm/scorm-package.entity.js';
 import { ScormHandlers } from './scorm/scorm.handlers.js';
+import { ScormPlayerService } from './scorm/scorm-player.service.js';
 import { ScormService } from './scorm/scorm.service.js';
 
 /** Rows owned by an account: reached only through tenant repositories. */
@@ -110,6 +112,7 @@ const TENANT_ENTITIES = [
   SlideCommentVote,
   ScormPackage,
   ScormRegistration,
+  ScormScoState,
   CheckpointEvidence,
   CheckpointApproval,
 ];
@@ -128,6 +131,7 @@ export const CATALOG_MIGRATIONS = [
   Scorm1766500000000,
   Checkpoints1766600000000,
   SubAccountClones1766800000000,
+  ScormScos1766900000000,
 ];
 
 @Module({
@@ -167,6 +171,7 @@ export const CATALOG_MIGRATIONS = [
     SlideCommentsService,
     MobileService,
     ScormService,
+    ScormPlayerService,
     CheckpointsService,
     CatalogClonesService,
     ...TENANT_ENTITIES.map((entity) => tenantRepositoryProvider(entity)),
