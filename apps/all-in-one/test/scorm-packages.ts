@@ -102,6 +102,43 @@ if (!prior) {
 }
 </script></body></html>`;
 
+/**
+ * A SCORM 1.2 package of three SCOs in one organization (an introduction without a score, a lesson, a
+ * quiz), plus an asset item the table of contents leaves out. Each SCO, once loaded, reports itself
+ * complete (the lesson 90, the quiz 60) and shows `done:<identifier>:<student id>` in `#state`. Only the
+ * quiz ends its session itself: the player ends the others' when the learner moves on.
+ */
+const manifestMulti = `<?xml version="1.0" encoding="UTF-8"?>
+<manifest identifier="spec-multi" version="1.0" xmlns="http://www.imsproject.org/xsd/imscp_rootv1p1p2" xmlns:adlcp="http://www.adlnet.org/xsd/adlcp_rootv1p2">
+  <metadata><schema>ADL SCORM</schema><schemaversion>1.2</schemaversion></metadata>
+  <organizations default="org">
+    <organization identifier="org"><title>Ladder safety</title>
+      <item identifier="intro" identifierref="res-intro"><title>Introduction</title></item>
+      <item identifier="module"><title>Module</title>
+        <item identifier="lesson" identifierref="res-lesson"><title>Lesson</title></item>
+        <item identifier="handout" identifierref="res-handout"><title>Handout</title></item>
+      </item>
+      <item identifier="quiz" identifierref="res-quiz"><title>Quiz</title></item>
+    </organization>
+  </organizations>
+  <resources>
+    <resource identifier="res-intro" type="webcontent" adlcp:scormtype="sco" href="intro.html"><file href="intro.html"/></resource>
+    <resource identifier="res-lesson" type="webcontent" adlcp:scormtype="sco" href="lesson/index.html"><file href="lesson/index.html"/></resource>
+    <resource identifier="res-handout" type="webcontent" adlcp:scormtype="asset" href="handout.html"><file href="handout.html"/></resource>
+    <resource identifier="res-quiz" type="webcontent" adlcp:scormtype="sco" href="quiz.html"><file href="quiz.html"/></resource>
+  </resources>
+</manifest>`;
+
+const scoMulti = (identifier: string, score: string | null, root = '', finishes = false) => `<!doctype html><html><head><meta charset="utf-8"><script src="${root}find-api.js"></script></head><body><p id="state">loading</p><script>
+var api = findApi('API');
+api.LMSInitialize('');
+${score === null ? '' : `api.LMSSetValue('cmi.core.score.raw', '${score}');`}
+api.LMSSetValue('cmi.core.lesson_status', '${score === null ? 'completed' : 'passed'}');
+api.LMSCommit('');
+document.getElementById('state').textContent = 'done:${identifier}:' + api.LMSGetValue('cmi.core.student_id');
+${finishes ? "api.LMSFinish('');" : ''}
+</script></body></html>`;
+
 export const zip = (files: Record<string, string>): Buffer => Buffer.from(zipSync(Object.fromEntries(Object.entries(files).map(([path, text]) => [path, strToU8(text)])) as Zippable));
 
 export const scorm12Package = () =>
@@ -110,3 +147,15 @@ export const scorm12Package = () =>
 export const scorm2004Package = () => zip({ 'imsmanifest.xml': manifest2004, 'index.html': sco2004, 'shared/find-api.js': findApi });
 
 export const MANIFESTS = { scorm12: manifest12, scorm2004: manifest2004 };
+
+export const multiScoPackage = () =>
+  zip({
+    'imsmanifest.xml': manifestMulti,
+    'intro.html': scoMulti('intro', null),
+    'lesson/index.html': scoMulti('lesson', '90', '../'),
+    'quiz.html': scoMulti('quiz', '60', '', true),
+    'handout.html': '<p>handout</p>',
+    'find-api.js': findApi,
+  });
+
+export const MULTI_SCO_MANIFEST = manifestMulti;

@@ -3,7 +3,7 @@ import { eventually, type TestUser } from '@lms/testing';
 import { type Browser, chromium } from 'playwright-core';
 import { COURSES } from './catalog-fixture.js';
 import { type EnrollmentFixture, startEnrollmentFixture } from './enrollment-fixture.js';
-import { MANIFESTS, scorm12Package, scorm2004Package, zip } from './scorm-packages.js';
+import { MANIFESTS, MULTI_SCO_MANIFEST, multiScoPackage, scorm12Package, scorm2004Package, zip } from './scorm-packages.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const describeWithBrowser = existsSync(CHROMIUM) ? describe : describe.skip;
@@ -21,6 +21,19 @@ describe('SCORM packages, their player and tracking, end to end', () => {
   const enrollmentOf = async (courseId: string, learner: TestUser) => (await f.enroll(courseId, [{ user_id: learner.userId }])).enrollments[0] as Json;
   const enrollment = async (courseId: string, enrollmentId: number) =>
     ((await f.admin.get(`${COURSES}/${courseId}/enrollments?per_page=100`)).body.enrollments as Json[]).find((e) => e.id === enrollmentId)!;
+
+  /** Opens the learner's player page (as a browser would) and answers its settings. */
+  const openPlayer = async (learner: TestUser, enrollmentId: number): Promise<Json> => {
+    const launch = await f.admin.as(learner.token).get(`/api/learner/courses/${enrollmentId}/launch_url`);
+    expect(launch.status).toBe(200);
+    const html = await (await fetch(f.t.api.baseUrl + (launch.body.url as string))).text();
+    return JSON.parse(/<script type="application\/json" id="scorm-player">(.*?)<\/script>/s.exec(html)![1]) as Json;
+  };
+  /** A runtime commit of SCO `index`, as scorm-again sends it. */
+  const commitSco = (player: Json, index: number, cmi: Json) =>
+    fetch(`${f.t.api.baseUrl}${player.sessionUrl}/scos/${index}/commit`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ cmi }) });
+  const passed12 = (raw?: number) => ({ core: { lesson_status: raw === undefined ? 'completed' : 'passed', ...(raw === undefined ? {} : { score: { raw: String(raw), min: '0', max: '100' } }) } });
+  const setScorm = async (courseId: string, scorm: Json) => expect((await f.admin.patch(`${COURSES}/${courseId}`, { course_template: { scorm } })).status).toBe(200);
 
   beforeAll(async () => {
     f = await startEnrollmentFixture('e2e-scorm', { UPLOAD_MAX_BYTES: String(UPLOAD_MAX_BYTES) });
@@ -138,6 +151,105 @@ describe('SCORM packages, their player and tracking, end to end', () => {
     expect((await fetch(`${f.t.api.baseUrl}/api/learner/courses`, { headers: { authorization: `Bearer ${session}` } })).status).toBe(401);
   });
 
+  it('lists the SCOs of a multi-SCO package in organization order and tracks each apart under one attempt, rolled up by mode', async () => {
+    const course = await scormCourse();
+    expect((await upload(course.id, multiScoPackage())).status).toBe(200);
+    const learner = await f.newLearner();
+    const e = await enrollmentOf(course.id, learner);
+    const player = await openPlayer(learner, e.id);
+    expect(player.scos.map((s: Json) => [s.identifier, s.title, s.href, s.complete])).toEqual([
+      ['intro', 'Introduction', 'intro.html', false],
+      ['lesson', 'Lesson', 'lesson/index.html', false],
+      ['quiz', 'Quiz', 'quiz.html', false],
+    ]);
+    expect([player.sco, player.resume, player.contentUrl]).toEqual([0, null, `${player.sessionUrl}/content/intro.html`]);
+
+    // The lesson first: its own data, one SCO of three complete.
+    expect((await commitSco(player, 1, { ...passed12(90), suspend_data: 'lesson-data' })).status).toBe(200);
+    expect(await enrollment(course.id, e.id)).toMatchObject({ state: 'active', score: 90, completed_at: null });
+    expect((await enrollment(course.id, e.id)).progress).toBeCloseTo(1 / 3, 5);
+    const lesson = (await (await fetch(`${f.t.api.baseUrl}${player.sessionUrl}/scos/1`)).json()) as Json;
+    expect([lesson.sco, lesson.cmi.core.lesson_status, lesson.cmi.suspend_data, lesson.scos.map((s: Json) => s.complete)]).toEqual([1, 'passed', 'lesson-data', [false, true, false]]);
+    const intro = (await (await fetch(`${f.t.api.baseUrl}${player.sessionUrl}/scos/0`)).json()) as Json;
+    expect(intro.cmi).toBeNull();
+    // The next sitting starts after the SCO last completed.
+    expect((await openPlayer(learner, e.id)).sco).toBe(2);
+
+    // The other two: the attempt completes when every SCO has.
+    expect((await commitSco(player, 2, passed12(60))).status).toBe(200);
+    expect((await enrollment(course.id, e.id)).state).toBe('active');
+    expect((await commitSco(player, 0, passed12())).status).toBe(200);
+    expect(await enrollment(course.id, e.id)).toMatchObject({ state: 'complete', score: 75, progress: 1 });
+
+    // Each mode over the three SCOs (the introduction has no score; the quiz reported last).
+    for (const [mode, score] of [['average_sco_score', 50], ['last_sco_score', 60], ['fixed_score', 100], ['score_provided_by_course', 75]] as const) {
+      await setScorm(course.id, { score_rollup_mode: mode });
+      expect((await f.support.post(`${COURSES}/${course.id}/sync`, {})).status).toBe(204);
+      expect([mode, (await enrollment(course.id, e.id)).score]).toEqual([mode, score]);
+    }
+
+    // Only the package's SCOs exist.
+    for (const path of ['scos/3', 'scos/-1', 'scos/abc', 'scos/99999999']) expect([path, (await fetch(`${f.t.api.baseUrl}${player.sessionUrl}/${path}`)).status]).toEqual([path, 404]);
+    expect((await commitSco(player, 3, passed12(10))).status).toBe(404);
+    // Every SCO's file must be in the package.
+    const missingQuiz = zip({ 'imsmanifest.xml': MULTI_SCO_MANIFEST, 'intro.html': '', 'lesson/index.html': '', 'find-api.js': '' });
+    const refused = await upload(course.id, missingQuiz);
+    expect([refused.status, ((await refused.json()) as Json).detail]).toEqual([400, expect.stringMatching(/file "quiz.html" of the SCO "quiz"/)]);
+  });
+
+  it('applies registration_instancing_option: never keeps the attempt, once_per_completion starts one after completion, every_launch on every launch', async () => {
+    const course = await scormCourse();
+    expect((await upload(course.id, scorm12Package())).status).toBe(200);
+    const suspended = { core: { lesson_status: 'incomplete', lesson_location: 'p2', exit: 'suspend' }, suspend_data: 'kept' };
+
+    // never (the default): the one attempt, after its completion too.
+    const ann = await f.newLearner();
+    const a = await enrollmentOf(course.id, ann);
+    const first = await openPlayer(ann, a.id);
+    expect((await commitSco(first, 0, { ...passed12(70), suspend_data: 'kept' })).status).toBe(200);
+    expect((await openPlayer(ann, a.id)).resume).toMatchObject({ suspend_data: 'kept' });
+
+    // once_per_completion: the open attempt until it completes, then a new one (a retake: the enrollment stays complete once).
+    await setScorm(course.id, { registration_instancing_option: 'once_per_completion' });
+    const bob = await f.newLearner();
+    const b = await enrollmentOf(course.id, bob);
+    const sitting = await openPlayer(bob, b.id);
+    expect((await commitSco(sitting, 0, suspended)).status).toBe(200);
+    const again = await openPlayer(bob, b.id);
+    expect(again.resume).toMatchObject({ suspend_data: 'kept', core: { entry: 'resume', lesson_location: 'p2' } });
+    expect((await commitSco(again, 0, passed12(80))).status).toBe(200);
+    expect(await enrollment(course.id, b.id)).toMatchObject({ state: 'complete', score: 80 });
+    const retake = await openPlayer(bob, b.id);
+    expect(retake.resume).toBeNull();
+    expect((await commitSco(retake, 0, passed12(95))).status).toBe(200);
+    expect(await enrollment(course.id, b.id)).toMatchObject({ state: 'complete', score: 95 });
+    const completions = f.events.filter((ev) => ev.type === 'catalog.enrollment.completed' && (ev.data as Json).enrollment_id === b.id);
+    expect(completions.length).toBeLessThanOrEqual(1);
+
+    // every_launch: a launch nobody committed to is reused; after a commit the next launch is a new attempt,
+    // and the enrollment follows the newest one only.
+    await setScorm(course.id, { registration_instancing_option: 'every_launch' });
+    const cy = await f.newLearner();
+    const c = await enrollmentOf(course.id, cy);
+    const older = await openPlayer(cy, c.id);
+    const untouched = await openPlayer(cy, c.id);
+    expect((await commitSco(older, 0, suspended)).status).toBe(200);
+    expect((await openPlayer(cy, c.id)).resume).toBeNull(); // a new attempt
+    // `older` and `untouched` were the same attempt (reused while untouched): it is superseded now.
+    expect((await commitSco(untouched, 0, passed12(40))).status).toBe(200);
+    expect(await enrollment(course.id, c.id)).toMatchObject({ state: 'active', completed_at: null });
+    const newest = await openPlayer(cy, c.id); // the attempt above was not committed to: reused
+    expect(newest.resume).toBeNull();
+    expect((await commitSco(newest, 0, passed12(85))).status).toBe(200);
+    expect(await enrollment(course.id, c.id)).toMatchObject({ state: 'complete', score: 85 });
+
+    // player_launch_type is told to the client with the URL, and shown by the player.
+    await setScorm(course.id, { player_launch_type: 'new_window', sco_launch_type: 'new_window' });
+    const launch = await f.admin.as(cy.token).get(`/api/learner/courses/${c.id}/launch_url`);
+    expect(launch.body.player_launch_type).toBe('new_window');
+    expect(await openPlayer(cy, c.id)).toMatchObject({ playerLaunchType: 'new_window', scoLaunchType: 'new_window' });
+  });
+
   describeWithBrowser('in a browser', () => {
     let browser: Browser;
 
@@ -194,6 +306,36 @@ describe('SCORM packages, their player and tracking, end to end', () => {
       await eventually(async () => (completions().length > 0 ? true : undefined));
       expect(completions()).toHaveLength(1);
       expect((await f.admin.get(`/api/admin/users/${learner.userId}/summary`)).body.summary.completed_courses).toBe(1);
+    }, 120_000);
+
+    it('plays a package of several SCOs: the table of contents in order, Next moves on, each SCO tracked', async () => {
+      const course = await scormCourse();
+      expect((await upload(course.id, multiScoPackage())).status).toBe(200);
+      const learner = await f.newLearner();
+      const e = await enrollmentOf(course.id, learner);
+      const url = (await f.admin.as(learner.token).get(`/api/learner/courses/${e.id}/launch_url`)).body.url as string;
+      const context = await browser.newContext();
+      try {
+        const page = await context.newPage();
+        await page.goto(f.t.api.baseUrl + url);
+        const state = page.frameLocator('#sco').locator('#state');
+        await state.filter({ hasText: 'done:intro' }).waitFor({ timeout: 20_000 });
+        expect(await page.locator('#toc button').allTextContents()).toEqual(['Introduction', 'Lesson', 'Quiz']);
+        await page.click('#next');
+        await state.filter({ hasText: 'done:lesson' }).waitFor({ timeout: 20_000 });
+        expect(await state.textContent()).toBe(`done:lesson:${learner.userId}`);
+        expect(await page.locator('#toc [aria-current]').textContent()).toBe('Lesson');
+        // The introduction left is marked complete; the lesson's commit reaches the enrollment.
+        expect(await page.locator('#toc button').first().textContent()).toBe('\u2713 Introduction');
+        await eventually(async () => ((await enrollment(course.id, e.id)).score === 90 ? true : undefined));
+        await page.click('#next');
+        await state.filter({ hasText: 'done:quiz' }).waitFor({ timeout: 20_000 });
+        expect(await page.locator('#next').isDisabled()).toBe(true);
+        await eventually(async () => ((await enrollment(course.id, e.id)).state === 'complete' ? true : undefined));
+        expect(await enrollment(course.id, e.id)).toMatchObject({ state: 'complete', score: 75, progress: 1 });
+      } finally {
+        await context.close();
+      }
     }, 120_000);
 
     it('plays a SCORM 2004 package to completion with its scaled score, and a new package reaches new attempts only', async () => {

@@ -21,6 +21,7 @@ export const CatalogDumpModule = dumpModule('catalog', [
   // SCORM (issue 23): packages and attempts with their CMI data; package files stay in the file store.
   { model: 'scorm_packages' },
   { model: 'scorm_registrations' },
+  { model: 'scorm_sco_states', key: ['registration_id', 'sco'] },
   // Checkpoints (issue 22).
   { model: 'checkpoint_evidence' },
   { model: 'checkpoint_approvals' },

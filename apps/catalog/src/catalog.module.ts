@@ -95,8 +95,10 @@ import { CheckpointsHandlers } from './checkpoints/checkpoints.handlers.js';
 import { CheckpointsService } from './checkpoints/checkpoints.service.js';
 import { Checkpoints1766600000000 } from './migrations/1766600000000-checkpoints.js';
 import { Scorm1766500000000 } from './migrations/1766500000000-scorm.js';
-import { ScormPackage, ScormRegistration } from './scorm/scorm-package.entity.js';
+import { ScormScos1766970000000 } from './migrations/1766970000000-scorm-scos.js';
+import { ScormPackage, ScormRegistration, ScormScoState } from './scorm/scorm-package.entity.js';
 import { ScormHandlers } from './scorm/scorm.handlers.js';
+import { ScormPlayerService } from './scorm/scorm-player.service.js';
 import { ScormService } from './scorm/scorm.service.js';
 
 /** Rows owned by an account: reached only through tenant repositories. */
@@ -119,6 +121,7 @@ const TENANT_ENTITIES = [
   SlideResponse,
   ScormPackage,
   ScormRegistration,
+  ScormScoState,
   CheckpointEvidence,
   CheckpointApproval,
 ];
@@ -139,6 +142,7 @@ export const CATALOG_MIGRATIONS = [
   SubAccountClones1766800000000,
   ProgramTasks1766900000000,
   SlideResponses1766950000000,
+  ScormScos1766970000000,
   TitleSearch1767050000000,
 ];
 
@@ -181,6 +185,7 @@ export const CATALOG_MIGRATIONS = [
     SlideResponsesService,
     MobileService,
     ScormService,
+    ScormPlayerService,
     CheckpointsService,
     CatalogClonesService,
     ...TENANT_ENTITIES.map((entity) => tenantRepositoryProvider(entity)),

@@ -16,7 +16,7 @@ import { Handles, noContent, paged, reply } from '@lms/platform';
 import { CourseTemplateLifecycle } from './course-template-lifecycle.service.js';
 import { CourseTemplateList } from './course-template-list.js';
 import { CourseTemplatePresenter, SINGLE_RECORD } from './course-template.presenter.js';
-import { ScormService } from '../scorm/scorm.service.js';
+import { ScormPlayerService } from '../scorm/scorm-player.service.js';
 import { CourseTemplatesService } from './course-templates.service.js';
 
 const KEY = 'course_templates';
@@ -28,7 +28,7 @@ export class CourseTemplatesHandlers {
     private readonly lifecycle: CourseTemplateLifecycle,
     private readonly list: CourseTemplateList,
     private readonly presenter: CourseTemplatePresenter,
-    private readonly scorm: ScormService,
+    private readonly scorm: ScormPlayerService,
   ) {}
 
   @Handles(S.list)

@@ -1,6 +1,7 @@
 import { ManifestError, parseManifest } from './manifest.js';
 import { isSafeEntryPath } from './package-reader.js';
-import { cmiTree, resumeOf, rollUp, trackingOf } from './rollup.js';
+import { attemptOf, cmiTree, resumeOf, rollUp, type ScoResult, scoreOf, trackingOf } from './rollup.js';
+import { reuses, startingSco } from './attempts.js';
 
 const manifest = (body: string, metadata = '<metadata><schema>ADL SCORM</schema><schemaversion>1.2</schemaversion></metadata>') =>
   `<?xml version="1.0"?><manifest identifier="m" xmlns="http://www.imsproject.org/xsd/imscp_rootv1p1p2" xmlns:adlcp="http://www.adlnet.org/xsd/adlcp_rootv1p2">${metadata}${body}</manifest>`;
@@ -33,6 +34,39 @@ describe('parseManifest', () => {
         { identifier: 's2', title: 'Two', href: 'content/two.html' },
       ],
     });
+  });
+
+  it('lists every SCO of a multi-SCO organization in document order, with its title, skipping assets and item-less containers', () => {
+    const parsed = parseManifest(
+      manifest(`
+        <organizations default="course">
+          <organization identifier="course"><title>Course with chapters</title>
+            <item identifier="intro" identifierref="r-intro"><title>  Introduction  </title></item>
+            <item identifier="ch1"><title>Chapter 1</title>
+              <item identifier="ch1-a" identifierref="r-a"><title>Lesson 1.1</title></item>
+              <item identifier="ch1-glossary" identifierref="r-glossary"><title>Glossary (an asset)</title></item>
+              <item identifier="ch1-b" identifierref="r-b" parameters="#part2"><title>Lesson 1.2</title></item>
+            </item>
+            <item identifier="quiz" identifierref="r-quiz"><title>Final quiz</title></item>
+            <item identifier="untitled" identifierref="r-a"/>
+          </organization>
+        </organizations>
+        <resources>
+          <resource identifier="r-intro" adlcp:scormtype="sco" href="intro.html"/>
+          <resource identifier="r-a" adlcp:scormtype="sco" href="ch1/a.html"/>
+          <resource identifier="r-b" adlcp:scormtype="sco" href="ch1/b.html"/>
+          <resource identifier="r-glossary" adlcp:scormtype="asset" href="glossary.html"/>
+          <resource identifier="r-quiz" adlcp:scormtype="sco" href="quiz/index.html?mode=final"/>
+        </resources>`),
+    );
+    expect(parsed.title).toBe('Course with chapters');
+    expect(parsed.scos).toEqual([
+      { identifier: 'intro', title: 'Introduction', href: 'intro.html' },
+      { identifier: 'ch1-a', title: 'Lesson 1.1', href: 'ch1/a.html' },
+      { identifier: 'ch1-b', title: 'Lesson 1.2', href: 'ch1/b.html#part2' },
+      { identifier: 'quiz', title: 'Final quiz', href: 'quiz/index.html?mode=final' },
+      { identifier: 'untitled', title: '', href: 'ch1/a.html' },
+    ]);
   });
 
   it('reads SCORM 2004 editions, ignoring sequencing, and the version from the namespaces when metadata has none', () => {
@@ -91,15 +125,66 @@ describe('tracking and rollup', () => {
     expect(trackingOf('scorm_2004_4th', cmiTree({ cmi: { completion_status: 'completed', score: { scaled: '0.75' } } }))).toMatchObject({ complete: true, progress: 1, score: 75 });
   });
 
-  it('rolls up by mode and resumes only what a SCO may be given back', () => {
-    const done = { score: 87.4, progress: 1, completedAt: new Date('2030-01-01T00:00:00Z') };
-    expect(rollUp('score_provided_by_course', done)).toEqual({ score: 87, progress: 1, completedAt: done.completedAt });
-    expect(rollUp('fixed_score', done).score).toBe(100);
-    expect(rollUp('fixed_score', { ...done, completedAt: null }).score).toBeNull();
+  it('rolls a one-SCO attempt up by mode and resumes only what a SCO may be given back', () => {
+    const completedAt = new Date('2030-01-01T00:00:00Z');
+    const sco = { completionStatus: 'completed', successStatus: 'passed', score: 87.4, progress: 1, completedAt, updatedAt: completedAt };
+    const done = { progress: 1, completedAt };
+    for (const mode of ['score_provided_by_course', 'average_sco_score', 'last_sco_score']) {
+      expect([mode, rollUp(mode, 1, [sco], done)]).toEqual([mode, { score: 87, progress: 1, completedAt }]);
+    }
+    expect(rollUp('fixed_score', 1, [sco], done).score).toBe(100);
+    expect(rollUp('fixed_score', 1, [sco], { ...done, completedAt: null }).score).toBeNull();
     expect(resumeOf('scorm_1_2', { core: { lesson_location: 'p2', exit: 'suspend', student_id: '9', total_time: '0' }, suspend_data: 's' })).toEqual({
       core: { lesson_location: 'p2', lesson_status: 'not attempted', score: {}, entry: 'resume' },
       suspend_data: 's',
     });
     expect(resumeOf('scorm_2004_4th', null)).toBeNull();
+  });
+});
+
+describe('several SCOs in one attempt', () => {
+  const at = (minute: number) => new Date(Date.UTC(2030, 0, 1, 0, minute));
+  const sco = (fields: Partial<ScoResult>): ScoResult => ({ completionStatus: 'incomplete', successStatus: 'unknown', score: null, progress: null, completedAt: null, updatedAt: at(0), ...fields });
+  const passed = (score: number | null, minute: number) => sco({ completionStatus: 'completed', successStatus: 'passed', score, progress: 1, completedAt: at(minute), updatedAt: at(minute) });
+
+  it('completes an attempt when every SCO of the package is complete, and averages progress over all of them', () => {
+    expect(attemptOf(3, [])).toEqual({ completionStatus: null, successStatus: null, score: null, progress: null, complete: false });
+    expect(attemptOf(3, [passed(80, 1), sco({ progress: 0.5 })])).toEqual({ completionStatus: 'incomplete', successStatus: 'unknown', score: 80, progress: 0.5, complete: false });
+    expect(attemptOf(3, [passed(80, 1), passed(null, 2), passed(60, 3)])).toEqual({ completionStatus: 'completed', successStatus: 'passed', score: 70, progress: 1, complete: true });
+    expect(attemptOf(2, [passed(80, 1), sco({ completionStatus: 'completed', successStatus: 'failed', score: 20, completedAt: at(2), progress: 1 })])).toMatchObject({ successStatus: 'failed', complete: true });
+  });
+
+  it('scores by mode over the SCOs: provided by course, average over all, last reported, fixed', () => {
+    // intro (no score), lesson 90 at minute 5, quiz 60 at minute 3; a fourth SCO not played yet.
+    const scos = [passed(null, 1), passed(90, 5), passed(60, 3)];
+    expect(scoreOf('score_provided_by_course', 4, scos, false)).toBe(75);
+    expect(scoreOf('average_sco_score', 4, scos, false)).toBe(38); // (90 + 60) / 4
+    expect(scoreOf('last_sco_score', 4, scos, false)).toBe(90);
+    expect(scoreOf('last_sco_score', 4, [...scos, passed(40, 9)], true)).toBe(40);
+    expect(scoreOf('fixed_score', 4, scos, false)).toBeNull();
+    expect(scoreOf('fixed_score', 4, scos, true)).toBe(100);
+    for (const mode of ['score_provided_by_course', 'average_sco_score', 'last_sco_score']) expect(scoreOf(mode, 4, [passed(null, 1)], true)).toBeNull();
+    expect(rollUp('average_sco_score', 2, [passed(90, 1), passed(70, 2)], { progress: 1, completedAt: at(2) })).toEqual({ score: 80, progress: 1, completedAt: at(2) });
+  });
+
+  it('starts a sitting at the SCO last committed to, or the next open one once that one is complete', () => {
+    const toc = ['a', 'b', 'c'].map((identifier) => ({ identifier, title: identifier, href: `${identifier}.html` }));
+    const state = (minute: number, complete = false) => ({ updatedAt: at(minute), completedAt: complete ? at(minute) : null });
+    expect(startingSco(toc, new Map())).toBe(0);
+    expect(startingSco(toc, new Map([['a', state(1, true)], ['b', state(2)]]))).toBe(1);
+    expect(startingSco(toc, new Map([['a', state(1)], ['b', state(2, true)]]))).toBe(2);
+    expect(startingSco(toc, new Map([['a', state(1)], ['c', state(3, true)]]))).toBe(0);
+    expect(startingSco(toc, new Map([['a', state(1, true)], ['b', state(2, true)], ['c', state(3, true)]]))).toBe(2);
+  });
+});
+
+describe('registration instancing', () => {
+  const open = { completedAt: null, supersededAt: null, commits: 3 };
+  const completed = { ...open, completedAt: new Date() };
+  const untouched = { ...open, commits: 0 };
+  it('never makes a new attempt, once per completion after a completed one, every launch unless the last is untouched', () => {
+    expect([reuses('never', open), reuses('never', completed)]).toEqual([true, true]);
+    expect([reuses('once_per_completion', open), reuses('once_per_completion', completed), reuses('once_per_completion', { ...open, supersededAt: new Date() })]).toEqual([true, false, false]);
+    expect([reuses('every_launch', open), reuses('every_launch', untouched), reuses('every_launch', { ...untouched, completedAt: new Date() })]).toEqual([false, true, false]);
   });
 });

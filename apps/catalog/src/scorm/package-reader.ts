@@ -26,6 +26,14 @@ export function isSafeEntryPath(path: string): boolean {
   return path.split('/').every((segment) => segment !== '..' && segment !== '.');
 }
 
+const safeDecode = (path: string) => {
+  try {
+    return decodeURI(path);
+  } catch {
+    return path;
+  }
+};
+
 const open = (file: string) =>
   new Promise<yauzl.ZipFile>((resolve, reject) =>
     // Names are checked here (isSafeEntryPath) so the answer can say which entry; sizes yauzl checks itself.
@@ -67,7 +75,7 @@ async function text(stream: Readable, limit: number): Promise<string> {
 
 /**
  * A SCORM package on disk, checked: a readable zip, no entry escaping the package, within the limits,
- * with a manifest at its root naming a launch SCO whose file is in the package. Then `extract` streams
+ * with a manifest at its root naming SCOs whose files are in the package. Then `extract` streams
  * each file to `store`, one at a time (memory stays flat whatever the package's size).
  */
 export class ScormPackageFile {
@@ -101,8 +109,12 @@ export class ScormPackageFile {
       if (manifestXml === undefined) throw new PackageError(`the package has no ${MANIFEST} at its root`);
       const manifest = parseManifest(manifestXml);
       const paths = new Set(entries.map((e) => e.path));
-      const launch = manifest.scos[0].href.split(/[?#]/)[0];
-      if (!paths.has(decodeURI(launch)) && !paths.has(launch)) throw new PackageError(`the launch file "${launch}" named by the manifest is not in the package`);
+      // Every SCO of the table of contents must open, not only the first.
+      for (const [index, sco] of manifest.scos.entries()) {
+        const file = sco.href.split(/[?#]/)[0];
+        if (paths.has(file) || paths.has(safeDecode(file))) continue;
+        throw new PackageError(index === 0 ? `the launch file "${file}" named by the manifest is not in the package` : `the file "${file}" of the SCO "${sco.identifier}" named by the manifest is not in the package`);
+      }
       return new ScormPackageFile(file, manifest, entries);
     } catch (err) {
       if (err instanceof ManifestError) throw new PackageError(err.message);

@@ -89,10 +89,70 @@ export function trackingOf(version: ScormVersion, cmi: Tree): Tracking {
   return { completionStatus, successStatus, score, progress: complete ? 1 : measure === null ? null : clamp(measure, 0, 1), complete };
 }
 
-/** What the enrollment takes from a registration, by the course's `score_rollup_mode` (docs/scorm.md). */
-export function rollUp(mode: string, registration: { score: number | null; progress: number | null; completedAt: Date | null }): { score: number | null; progress: number | null; completedAt?: Date } {
+/** What one SCO of an attempt last committed (a `scorm_sco_states` row). */
+export interface ScoResult {
+  completionStatus: string | null;
+  successStatus: string | null;
+  score: number | null;
+  progress: number | null;
+  completedAt: Date | null;
+  updatedAt: Date;
+}
+
+/** An attempt over all of its package's SCOs: what `scorm_registrations` keeps (whatever the rollup mode). */
+export interface AttemptResult {
+  completionStatus: string | null;
+  successStatus: string | null;
+  /** The mean of the SCOs that reported a score (0–100), null when none did. */
+  score: number | null;
+  /** 0–1: the mean over all SCOs (one not yet reporting counts 0), null while no SCO reported any. */
+  progress: number | null;
+  /** Every SCO of the package is complete (a one-SCO package: that SCO). */
+  complete: boolean;
+}
+
+const mean = (values: number[]) => (values.length === 0 ? null : values.reduce((sum, v) => sum + v, 0) / values.length);
+
+/**
+ * Rolls an attempt's SCOs up (docs/scorm.md): complete when every one of the package's `scoCount` SCOs
+ * is; failed when any failed, passed when all passed. 2004 sequencing rollup rules are not applied.
+ */
+export function attemptOf(scoCount: number, scos: ScoResult[]): AttemptResult {
+  const count = Math.max(1, scoCount);
+  const complete = scos.length >= count && scos.filter((s) => s.completedAt !== null).length >= count;
+  const reported = scos.filter((s) => s.completionStatus !== null);
+  const completionStatus = complete ? 'completed' : reported.length === 0 ? null : 'incomplete';
+  const successStatus = scos.length === 0 ? null : scos.some((s) => s.successStatus === 'failed') ? 'failed' : scos.length >= count && scos.every((s) => s.successStatus === 'passed') ? 'passed' : 'unknown';
+  const progresses = scos.map((s) => s.progress);
+  const progress = progresses.every((p) => p === null) ? null : (progresses.reduce<number>((sum, p) => sum + (p ?? 0), 0) / count);
+  return { completionStatus, successStatus, score: mean(scos.flatMap((s) => (s.score === null ? [] : [s.score]))), progress: progress === null ? null : Math.min(1, progress), complete };
+}
+
+/**
+ * The enrollment's score by the course's `score_rollup_mode`, over the attempt's SCOs (docs/scorm.md):
+ * - `score_provided_by_course`: the mean of the SCOs that reported a score (a one-SCO package: its score);
+ * - `average_sco_score`: the mean over all `scoCount` SCOs, one without a score counting 0 (null while none has one);
+ * - `last_sco_score`: the score the most recently committed scored SCO reported;
+ * - `fixed_score`: 100 once the attempt is complete, else none.
+ */
+export function scoreOf(mode: string, scoCount: number, scos: ScoResult[], completed: boolean): number | null {
+  const scored = scos.filter((s) => s.score !== null) as (ScoResult & { score: number })[];
+  let score: number | null;
+  if (mode === 'fixed_score') score = completed ? 100 : null;
+  else if (scored.length === 0) score = null;
+  else if (mode === 'last_sco_score') score = scored.reduce((last, s) => (s.updatedAt.getTime() >= last.updatedAt.getTime() ? s : last)).score;
+  else if (mode === 'average_sco_score') score = scored.reduce((sum, s) => sum + s.score, 0) / Math.max(1, scoCount, scored.length);
+  else score = mean(scored.map((s) => s.score));
+  return score === null ? null : Math.round(score);
+}
+
+/** What the enrollment takes from an attempt: the score by mode, its progress, and its completion. */
+export function rollUp(
+  mode: string,
+  scoCount: number,
+  scos: ScoResult[],
+  registration: { progress: number | null; completedAt: Date | null },
+): { score: number | null; progress: number | null; completedAt?: Date } {
   const completed = registration.completedAt ?? undefined;
-  // One SCO is launched and tracked per attempt, so the last and the average SCO score are its score.
-  const score = mode === 'fixed_score' ? (completed ? 100 : null) : registration.score === null ? null : Math.round(registration.score);
-  return { score, progress: registration.progress, ...(completed ? { completedAt: completed } : {}) };
+  return { score: scoreOf(mode, scoCount, scos, completed !== undefined), progress: registration.progress, ...(completed ? { completedAt: completed } : {}) };
 }

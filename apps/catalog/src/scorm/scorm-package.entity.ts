@@ -1,6 +1,15 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
 import type { ScormVersion } from '@lms/contracts';
 
+/** One SCO of a package: its item identifier, its title, its href (relative to the package root, with the item's parameters). */
+export interface PackageSco {
+  identifier: string;
+  title: string;
+  href: string;
+}
+
+const numeric = { to: (v: number | null) => v, from: (v: string | null) => (v === null ? null : Number(v)) };
+
 /** A SCORM package of a course: its files are in the file store, listed in `scorm_package_files`. */
 @Entity({ schema: 'catalog', name: 'scorm_packages' })
 export class ScormPackage {
@@ -26,6 +35,10 @@ export class ScormPackage {
   /** The launch SCO's item identifier. */
   @Column({ name: 'launch_sco', type: 'text' })
   launchSco: string;
+
+  /** The SCOs of the default organization in order (the table of contents; the first is the launch SCO). */
+  @Column({ type: 'jsonb' })
+  scos: PackageSco[];
 
   @Column({ name: 'files_count', type: 'integer' })
   filesCount: number;
@@ -76,6 +89,53 @@ export class ScormRegistration {
 
   /** 0–1. */
   @Column({ type: 'numeric', nullable: true, transformer: { to: (v: number | null) => v, from: (v: string | null) => (v === null ? null : Number(v)) } })
+  progress: number | null;
+
+  @Column({ type: 'integer', default: 0 })
+  commits: number;
+
+  @Column({ name: 'completed_at', type: 'timestamptz', nullable: true })
+  completedAt: Date | null;
+
+  /** Set when a newer attempt of the enrollment replaced this one before it was completed (`every_launch`). */
+  @Column({ name: 'superseded_at', type: 'timestamptz', nullable: true })
+  supersededAt: Date | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+
+  @Column({ name: 'updated_at', type: 'timestamptz', default: () => 'now()' })
+  updatedAt: Date;
+}
+
+/** What one SCO of an attempt committed: its own CMI data and what it says (the attempt rolls these up). */
+@Entity({ schema: 'catalog', name: 'scorm_sco_states' })
+export class ScormScoState {
+  @Column({ name: 'account_id', type: 'integer' })
+  accountId: number;
+
+  @PrimaryColumn({ name: 'registration_id', type: 'integer' })
+  registrationId: number;
+
+  /** The SCO's item identifier in the package. */
+  @PrimaryColumn({ type: 'text' })
+  sco: string;
+
+  @Column({ type: 'jsonb', nullable: true })
+  cmi: Record<string, unknown> | null;
+
+  @Column({ name: 'completion_status', type: 'text', nullable: true })
+  completionStatus: string | null;
+
+  @Column({ name: 'success_status', type: 'text', nullable: true })
+  successStatus: string | null;
+
+  /** 0–100. */
+  @Column({ type: 'numeric', nullable: true, transformer: numeric })
+  score: number | null;
+
+  /** 0–1. */
+  @Column({ type: 'numeric', nullable: true, transformer: numeric })
   progress: number | null;
 
   @Column({ type: 'integer', default: 0 })

@@ -1,14 +1,16 @@
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import { envelope, type IdParams, PlayerCall, PlayerCommitCall, PlayerFileCall, type RpcRequest, SCORM_SUBJECTS as S, type UploadedFile } from '@lms/contracts';
+import { envelope, type IdParams, PlayerCommitCall, PlayerFileCall, PlayerStateCall, type RpcRequest, SCORM_SUBJECTS as S, type UploadedFile } from '@lms/contracts';
 import { badRequest, Handles, reply } from '@lms/platform';
 import { CourseTemplatePresenter, SINGLE_RECORD } from '../course-templates/course-template.presenter.js';
+import { ScormPlayerService } from './scorm-player.service.js';
 import { ScormService } from './scorm.service.js';
 
 @Controller()
 export class ScormHandlers {
   constructor(
     private readonly scorm: ScormService,
+    private readonly player: ScormPlayerService,
     private readonly presenter: CourseTemplatePresenter,
   ) {}
 
@@ -21,28 +23,29 @@ export class ScormHandlers {
 
   @Handles(S.launchUrl)
   async launchUrl(@Payload() { ctx, params }: RpcRequest<unknown, object, IdParams>) {
-    return { url: await this.scorm.launchUrl(ctx, params.id) };
+    const launch = await this.scorm.launchUrl(ctx, params.id);
+    return { url: launch.url, player_launch_type: launch.playerLaunchType };
   }
 
   @Handles(S.mobileLaunch)
   async mobileLaunch(@Payload() { ctx, params }: RpcRequest<unknown, object, IdParams>) {
-    return reply(undefined, { status: 302, headers: { location: await this.scorm.launchUrl(ctx, params.id) } });
+    return reply(undefined, { status: 302, headers: { location: (await this.scorm.launchUrl(ctx, params.id)).url } });
   }
 
   // The player's calls come from the gateway's SCORM player, not from a route (docs/scorm.md).
-  @Handles(S.playerState, { body: PlayerCall })
-  async playerState(@Payload() { ctx, body }: RpcRequest<PlayerCall>) {
-    return this.scorm.playerState(ctx, body.registration_id);
+  @Handles(S.playerState, { body: PlayerStateCall })
+  async playerState(@Payload() { ctx, body }: RpcRequest<PlayerStateCall>) {
+    return this.player.playerState(ctx, body.registration_id, body.sco);
   }
 
   @Handles(S.playerFile, { body: PlayerFileCall })
   async playerFile(@Payload() { ctx, body }: RpcRequest<PlayerFileCall>) {
-    return this.scorm.playerFile(ctx, body.registration_id, body.path);
+    return this.player.playerFile(ctx, body.registration_id, body.path);
   }
 
   @Handles(S.playerCommit, { body: PlayerCommitCall })
   async playerCommit(@Payload() { ctx, body }: RpcRequest<PlayerCommitCall>) {
-    await this.scorm.commit(ctx, body.registration_id, body.cmi);
+    await this.player.commit(ctx, body.registration_id, body.sco ?? 0, body.cmi);
     return { result: true, errorCode: 0 };
   }
 }

@@ -5,49 +5,43 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Inject, Injectable } from '@nestjs/common';
-import { COURSE_TEMPLATE_UPDATED_EVENT, type PlayerFile, type PlayerState, type RequestContext, type UploadedFile } from '@lms/contracts';
+import { COURSE_TEMPLATE_UPDATED_EVENT, type RequestContext, type UploadedFile } from '@lms/contracts';
 import {
   badRequest,
   createFileStore,
   Database,
   type FileStore,
-  IdentityDirectory,
   InjectTenantRepository,
+  isUniqueViolation,
   MESSAGE_BUS,
-  notFound,
   type MessageBus,
   Outbox,
   RUNTIME,
   type Runtime,
   signPlayerToken,
   type TenantRepository,
-  type TenantScope,
 } from '@lms/platform';
 import { AuthoringGuard } from '../authoring/authoring-guard.js';
 import { courseTemplateArchived, courseTemplateNotFound, courseTemplateNotScorm } from '../course-templates/course-template.errors.js';
 import { CourseTemplate } from '../course-templates/course-template.entity.js';
 import { courseTemplateEventData, DEFAULT_SCORM_SETTINGS } from '../course-templates/course-template.views.js';
-import { EnrollmentLifecycle } from '../enrollments/enrollment-lifecycle.service.js';
-import { ProgramGate } from '../programs/program-gate.js';
 import { Enrollment } from '../enrollments/enrollment.entity.js';
+import { ProgramGate } from '../programs/program-gate.js';
 import { learnerCourseNotFound } from '../learner-courses/learner-course.errors.js';
-import { contentTypeOf } from './content-types.js';
+import { reuses } from './attempts.js';
 import { PackageError, ScormPackageFile } from './package-reader.js';
-import { cmiTree, resumeOf, rollUp, trackingOf } from './rollup.js';
 import { ScormPackage, ScormRegistration } from './scorm-package.entity.js';
 
 const invalidPackage = (detail: string) => badRequest('SCORM_PACKAGE_INVALID', `The SCORM package cannot be used: ${detail}.`);
 const notLaunchable = (id: number) => badRequest('NOT_A_SCORM_ENROLLMENT', `Enrollment ${id} is not in a SCORM course with a package to play.`);
-const registrationGone = () => notFound('SCORM_REGISTRATION_NOT_FOUND', 'This SCORM attempt does not exist any more.');
-const fileNotInPackage = () => notFound('SCORM_FILE_NOT_FOUND', 'The package has no such file.');
 
 /** A zip bomb stops at this many times the upload limit, or this many files. */
 const UNPACKED_FACTOR = 4;
 const MAX_FILES = 20_000;
 
 /**
- * SCORM courses that play (issue 23; docs/scorm.md): packages checked and unpacked into the file store, one
- * registration per attempt of an enrollment, the runtime's commits stored and rolled up into the enrollment.
+ * SCORM courses that play (issue 23; docs/scorm.md): packages checked and unpacked into the file store, and
+ * the attempts (registrations) of an enrollment launched; the player's calls are ScormPlayerService's.
  */
 @Injectable()
 export class ScormService {
@@ -58,9 +52,7 @@ export class ScormService {
     private readonly db: Database,
     private readonly outbox: Outbox,
     private readonly guard: AuthoringGuard,
-    private readonly lifecycle: EnrollmentLifecycle,
     private readonly gate: ProgramGate,
-    private readonly directory: IdentityDirectory,
     @Inject(RUNTIME) private readonly runtime: Runtime,
     @Inject(MESSAGE_BUS) bus: MessageBus,
     @InjectTenantRepository(CourseTemplate) private readonly courses: TenantRepository<CourseTemplate>,
@@ -114,6 +106,7 @@ export class ScormService {
           title: pkg.manifest.title,
           launchHref: launch.href,
           launchSco: launch.identifier,
+          scos: pkg.manifest.scos,
           filesCount: rows.length,
           size: upload.size,
           createdBy: ctx.userId,
@@ -137,105 +130,36 @@ export class ScormService {
   }
 
   /**
-   * The player URL of the caller's enrollment in a SCORM course: its open registration, or a new one on
-   * the course's current package (a completed enrollment replays its last attempt).
+   * The player URL of the caller's enrollment in a SCORM course, on the attempt the course's
+   * `registration_instancing_option` picks (docs/scorm.md): `never` keeps the enrollment's one attempt,
+   * `once_per_completion` starts a new one after a completed one, `every_launch` starts a new one on every
+   * launch (an attempt nobody committed to yet is reused). A new attempt plays the course's current package.
    */
-  async launchUrl(ctx: RequestContext, enrollmentId: number): Promise<string> {
+  async launchUrl(ctx: RequestContext, enrollmentId: number): Promise<{ url: string; playerLaunchType: string }> {
     const enrollment = await this.enrollments.findOne(ctx, { id: enrollmentId, userId: ctx.userId, enrollableType: 'CourseTemplate' });
     if (!enrollment || enrollment.deletedAt) throw learnerCourseNotFound(enrollmentId);
     const course = await this.courses.findOne(ctx, { id: enrollment.enrollableId });
     if (!course || course.courseType !== 'scorm' || !course.scormPackageId) throw notLaunchable(enrollmentId);
     // Behind an incomplete blocking checkpoint of the learner's programs: not startable (a completed course still replays).
     if (enrollment.state !== 'complete') await this.gate.assertOpen(ctx, ctx.userId, { type: 'CourseTemplate', id: course.id });
-    const packageId = course.scormPackageId;
-    const registration = await this.db.transaction(async () => {
-      const [open] = await this.registrations.find(ctx, { where: { enrollmentId }, order: { id: 'DESC' }, take: 1 });
-      if (open && (!open.completedAt || enrollment.state === 'complete')) return open;
-      return this.registrations.insert(ctx, { enrollmentId, userId: ctx.userId, courseTemplateId: course.id, packageId });
-    });
+    const settings = course.scorm ?? DEFAULT_SCORM_SETTINGS;
+    const attempt = () =>
+      this.db.transaction(async () => {
+        // The latest attempt, locked: two launches at once take turns, and a commit to it waits.
+        const latest = await this.registrations
+          .query(ctx, 'r')
+          .andWhere('r.enrollment_id = :enrollmentId', { enrollmentId })
+          .orderBy('r.id', 'DESC')
+          .limit(1)
+          .setLock('pessimistic_write')
+          .getOne();
+        if (latest && reuses(settings.registration_instancing_option, latest)) return latest;
+        if (latest && !latest.completedAt && !latest.supersededAt) await this.registrations.update(ctx, { id: latest.id }, { supersededAt: new Date() });
+        return this.registrations.insert(ctx, { enrollmentId, userId: ctx.userId, courseTemplateId: course.id, packageId: course.scormPackageId! });
+      });
+    // A concurrent first launch made the open attempt between our read and insert: the second try takes it.
+    const registration = await attempt().catch((err: unknown) => (isUniqueViolation(err) ? attempt() : Promise.reject(err)));
     const token = signPlayerToken(this.runtime.config.fileUrlSigningKey, { kind: 'launch', accountId: ctx.accountId, userId: ctx.userId, registrationId: registration.id, packageId: registration.packageId });
-    return `/scorm/launch/${token}`;
-  }
-
-  /** What the player page starts from: the package's launch SCO, and the attempt's saved data to resume. */
-  async playerState(ctx: RequestContext, registrationId: number): Promise<PlayerState> {
-    const registration = await this.ownRegistration(ctx, registrationId);
-    const pkg = await this.packages.findOne(ctx, { id: registration.packageId });
-    if (!pkg) throw registrationGone();
-    const name = (await this.directory.users(ctx, [ctx.userId])).get(ctx.userId)?.name ?? '';
-    return { version: pkg.version, launch_href: pkg.launchHref, cmi: resumeOf(pkg.version, registration.cmi), learner: { id: String(ctx.userId), name } };
-  }
-
-  /** Where a file of the attempt's package is; only files of that package exist for it. */
-  async playerFile(ctx: RequestContext, registrationId: number, path: string): Promise<PlayerFile> {
-    const registration = await this.ownRegistration(ctx, registrationId);
-    const [row]: { file_key: string; size: string }[] = await this.db.manager.query(
-      'SELECT file_key, size FROM catalog.scorm_package_files WHERE package_id = $1 AND path = $2',
-      [registration.packageId, path],
-    );
-    if (!row) throw fileNotInPackage();
-    return { file_key: row.file_key, size: Number(row.size), content_type: contentTypeOf(path) };
-  }
-
-  /**
-   * A runtime commit: the CMI data as the SCO left it. A commit is the whole state, so a retried one
-   * changes nothing; the enrollment follows (started, progress, score, complete once).
-   */
-  async commit(ctx: RequestContext, registrationId: number, committed: Record<string, unknown>): Promise<void> {
-    await this.db.transaction(async () => {
-      const registration = await this.registrations
-        .query(ctx, 'r')
-        .andWhere('r.id = :id AND r.user_id = :userId', { id: registrationId, userId: ctx.userId })
-        .setLock('pessimistic_write')
-        .getOne();
-      if (!registration) throw registrationGone();
-      const pkg = await this.packages.findOne(ctx, { id: registration.packageId });
-      if (!pkg) throw registrationGone();
-      const tree = cmiTree(committed);
-      const tracking = trackingOf(pkg.version, tree);
-      Object.assign(registration, {
-        cmi: tree,
-        completionStatus: tracking.completionStatus,
-        successStatus: tracking.successStatus,
-        score: tracking.score,
-        progress: tracking.progress,
-        commits: registration.commits + 1,
-        completedAt: registration.completedAt ?? (tracking.complete ? new Date() : null),
-        updatedAt: new Date(),
-      });
-      await this.registrations.save(ctx, registration);
-      await this.applyToEnrollment(ctx, registration);
-    });
-  }
-
-  /**
-   * `POST .../sync`: every enrollment of the course is derived again from its latest registration (after a
-   * change of the rollup mode, or a repair). Running it twice changes nothing the second time.
-   */
-  async sync(scope: TenantScope, courseId: number): Promise<void> {
-    const latest: { id: number }[] = await this.db.manager.query(
-      `SELECT DISTINCT ON (enrollment_id) id FROM catalog.scorm_registrations
-        WHERE account_id = $1 AND course_template_id = $2 ORDER BY enrollment_id, id DESC`,
-      [scope.accountId, courseId],
-    );
-    for (const { id } of latest) {
-      await this.db.transaction(async () => {
-        const registration = await this.registrations.findOne(scope, { id });
-        if (registration) await this.applyToEnrollment(scope, registration);
-      });
-    }
-  }
-
-  private async applyToEnrollment(scope: TenantScope, registration: ScormRegistration): Promise<void> {
-    const course = await this.courses.findOne(scope, { id: registration.courseTemplateId });
-    const mode = (course?.scorm ?? DEFAULT_SCORM_SETTINGS).score_rollup_mode;
-    const enrollment = await this.enrollments.findOne(scope, { id: registration.enrollmentId });
-    if (!enrollment || enrollment.deletedAt) return; // removed since: the attempt stays as history
-    await this.lifecycle.track(scope, registration.enrollmentId, rollUp(mode, registration));
-  }
-
-  private async ownRegistration(ctx: RequestContext, id: number): Promise<ScormRegistration> {
-    const registration = await this.registrations.findOne(ctx, { id, userId: ctx.userId });
-    return registration ?? Promise.reject(registrationGone());
+    return { url: `/scorm/launch/${token}`, playerLaunchType: settings.player_launch_type };
   }
 }

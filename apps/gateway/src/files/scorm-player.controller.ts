@@ -13,16 +13,97 @@ import { TextBody } from '../http/uploads.js';
 /** scorm-again's browser build (window.Scorm12API, window.Scorm2004API), served from this origin. */
 const RUNTIME_JS = readFileSync(join(dirname(createRequire(import.meta.url).resolve('scorm-again')), 'scorm-again.min.js'));
 
-/** Starts the runtime from the page's JSON (no inline script), then loads the SCO in the frame. */
+/**
+ * The player (docs/scorm.md), started from the page's JSON (no inline script): one runtime per SCO, a table
+ * of contents to move between the package's SCOs (previous/next and the list), each SCO committing to its
+ * own URL. Leaving a SCO unloads it and, when it did not end its session itself, ends it (its data is
+ * committed). `sco_launch_type: new_window` opens each SCO in a window of its own (the SCO finds the
+ * runtime through `window.opener`); `player_launch_type: new_window` adds an Exit that closes the player.
+ */
 const PLAYER_JS = `(function () {
   var config = JSON.parse(document.getElementById('scorm-player').textContent);
-  var settings = { lmsCommitUrl: config.commitUrl, autocommit: true, autocommitSeconds: 5, logLevel: 5 };
   var scorm12 = config.version === 'scorm_1_2';
-  var api = scorm12 ? new window.Scorm12API(settings) : new window.Scorm2004API(settings);
-  if (config.resume) api.loadFromJSON(config.resume, '');
-  if (scorm12) { api.cmi.core.student_id = config.learner.id; api.cmi.core.student_name = config.learner.name; window.API = api; }
-  else { api.cmi.learner_id = config.learner.id; api.cmi.learner_name = config.learner.name; window.API_1484_11 = api; }
-  document.getElementById('sco').src = config.contentUrl;
+  var inWindow = config.scoLaunchType === 'new_window';
+  var base = config.sessionUrl;
+  var stage = document.getElementById('stage');
+  var toc = document.getElementById('toc');
+  var api = null, current = -1, busy = false, scoWindow = null, done = [];
+  var $ = function (id) { return document.getElementById(id); };
+
+  function contentUrl(i) { return base + '/content/' + config.scos[i].href.replace(/^\\/+/, ''); }
+  function completeNow() {
+    if (!api) return false;
+    if (scorm12) return ['completed', 'passed'].indexOf(api.cmi.core.lesson_status) >= 0;
+    return api.cmi.completion_status === 'completed' || api.cmi.success_status === 'passed';
+  }
+  function render() {
+    toc.textContent = '';
+    config.scos.forEach(function (sco, i) {
+      var item = document.createElement('li');
+      var button = document.createElement('button');
+      button.type = 'button';
+      button.textContent = ((sco.complete || done[i]) ? '\\u2713 ' : '') + sco.title;
+      if (i === current) button.setAttribute('aria-current', 'step');
+      button.addEventListener('click', function () { go(i); });
+      item.appendChild(button);
+      toc.appendChild(item);
+    });
+    $('prev').disabled = current <= 0;
+    $('next').disabled = current >= config.scos.length - 1;
+    $('title').textContent = current >= 0 ? config.scos[current].title : '';
+  }
+  /** The SCO leaves: its frame goes (or its window closes); a session it left open is ended and committed. */
+  function leave() {
+    if (current >= 0 && completeNow()) done[current] = true;
+    var frame = $('sco');
+    if (frame) frame.parentNode.removeChild(frame);
+    if (scoWindow && !scoWindow.closed) scoWindow.close();
+    scoWindow = null;
+    if (api && api.isInitialized() && !api.isTerminated()) {
+      if (scorm12) api.LMSFinish(''); else api.Terminate('');
+    }
+  }
+  function openWindow() { scoWindow = window.open(contentUrl(current), 'lms-sco'); }
+  function start(i, resume) {
+    var settings = { lmsCommitUrl: base + '/scos/' + i + '/commit', autocommit: true, autocommitSeconds: 5, logLevel: 5 };
+    api = scorm12 ? new window.Scorm12API(settings) : new window.Scorm2004API(settings);
+    if (resume) api.loadFromJSON(resume, '');
+    if (scorm12) { api.cmi.core.student_id = config.learner.id; api.cmi.core.student_name = config.learner.name; window.API = api; }
+    else {
+      api.cmi.learner_id = config.learner.id; api.cmi.learner_name = config.learner.name; window.API_1484_11 = api;
+      // A SCO's own navigation request (adl.nav.request continue / previous) moves on when it terminates.
+      api.on('SequenceNext', function () { setTimeout(function () { go(current + 1); }, 0); });
+      api.on('SequencePrevious', function () { setTimeout(function () { go(current - 1); }, 0); });
+    }
+    current = i;
+    render();
+    if (inWindow) { $('open').hidden = false; return; }
+    var frame = document.createElement('iframe');
+    frame.id = 'sco';
+    frame.title = config.scos[i].title;
+    frame.src = contentUrl(i);
+    stage.appendChild(frame);
+  }
+  function go(i) {
+    if (busy || i < 0 || i >= config.scos.length || i === current) return;
+    busy = true;
+    leave();
+    fetch(base + '/scos/' + i, { credentials: 'same-origin', headers: { accept: 'application/json' } })
+      .then(function (res) { if (!res.ok) throw new Error('HTTP ' + res.status); return res.json(); })
+      .then(function (state) {
+        config.scos = state.scos;
+        start(i, state.cmi);
+        if (inWindow) openWindow();
+      })
+      .catch(function () { $('title').textContent = 'This part cannot be opened: open the course again.'; })
+      .then(function () { busy = false; });
+  }
+  $('prev').addEventListener('click', function () { go(current - 1); });
+  $('next').addEventListener('click', function () { go(current + 1); });
+  $('open').addEventListener('click', function () { openWindow(); });
+  $('exit').addEventListener('click', function () { leave(); window.close(); });
+  window.addEventListener('pagehide', function () { leave(); });
+  start(config.sco, config.resume);
 })();
 `;
 
@@ -46,6 +127,13 @@ function commitBody(body: unknown): Record<string, unknown> {
   }
   if (!value || typeof value !== 'object' || Array.isArray(value)) throw new ProblemError(400, 'COMMIT_INVALID', 'A commit is the CMI data as a JSON object.');
   return value as Record<string, unknown>;
+}
+
+/** A SCO's place in the table of contents, from the path; anything else names no SCO. */
+function scoIndex(request: FastifyRequest): number {
+  const raw = (request.params as Record<string, string>).index ?? '';
+  if (!/^\d{1,5}$/.test(raw)) throw new ProblemError(404, 'SCORM_SCO_NOT_FOUND', 'The package has no such SCO.');
+  return Number(raw);
 }
 
 const escapeJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
@@ -83,17 +171,30 @@ export class ScormPlayerController {
     const claims = this.claims(request, 'launch');
     const state = await this.call<PlayerState>(request, claims, SCORM_SUBJECTS.playerState, {});
     const session = signPlayerToken(this.deps.runtime.config.fileUrlSigningKey, { ...claims, kind: 'session' });
+    const sessionUrl = `/scorm/s/${session}`;
     const config = {
       version: state.version,
-      commitUrl: `/scorm/s/${session}/commit`,
-      contentUrl: `/scorm/s/${session}/content/${state.launch_href.replace(/^\/+/, '')}`,
+      sessionUrl,
+      scos: state.scos,
+      sco: state.sco,
+      commitUrl: `${sessionUrl}/scos/${state.sco}/commit`,
+      contentUrl: `${sessionUrl}/content/${state.scos[state.sco].href.replace(/^\/+/, '')}`,
       resume: state.cmi,
       learner: state.learner,
+      scoLaunchType: state.sco_launch_type,
+      playerLaunchType: state.player_launch_type,
     };
+    // The table of contents shows for a package of several SCOs, or when SCOs open in windows of their own.
+    const toc = state.scos.length > 1 || state.sco_launch_type === 'new_window';
     const html = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="referrer" content="no-referrer"><title>${escapeHtml(state.learner.name || 'Course')}</title>
-<style>html,body{margin:0;height:100%}iframe{border:0;width:100%;height:100%;display:block}</style>
-</head><body><iframe id="sco" title="Course"></iframe>
+<style>html,body{margin:0;height:100%;font-family:system-ui,sans-serif}body{display:flex;flex-direction:column}
+nav{display:flex;gap:.5em;align-items:center;padding:.25em .5em;border-bottom:1px solid #ccc;flex-wrap:wrap}nav[hidden]{display:none}
+#toc{display:flex;gap:.25em;list-style:none;margin:0;padding:0;flex-wrap:wrap}#toc [aria-current]{font-weight:bold}
+#stage{flex:1;display:flex;flex-direction:column}iframe{border:0;width:100%;flex:1;display:block}</style>
+</head><body><nav id="player-nav"${toc ? '' : ' hidden'} aria-label="Course contents"><button type="button" id="prev">Previous</button><ol id="toc"></ol><button type="button" id="next">Next</button>
+<strong id="title"></strong><button type="button" id="open" hidden>Open</button><button type="button" id="exit"${state.player_launch_type === 'new_window' ? '' : ' hidden'}>Exit</button></nav>
+<main id="stage"></main>
 <script type="application/json" id="scorm-player">${escapeJson(config)}</script>
 <script src="/scorm/runtime.js"></script><script src="/scorm/player.js"></script>
 </body></html>`;
@@ -103,6 +204,14 @@ export class ScormPlayerController {
       .header('content-security-policy', PLAYER_CSP)
       .header('x-frame-options', 'SAMEORIGIN')
       .send(html);
+  }
+
+  /** One SCO's saved data and the table of contents, for the player moving to that SCO. */
+  @Get('s/:token/scos/:index')
+  async sco(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<FastifyReply> {
+    const claims = this.claims(request, 'session');
+    const state = await this.call<PlayerState>(request, claims, SCORM_SUBJECTS.playerState, { sco: scoIndex(request) });
+    return reply.header('cache-control', 'private, no-store').send({ sco: state.sco, scos: state.scos, cmi: state.cmi });
   }
 
   @Get('s/:token/content/*')
@@ -129,11 +238,22 @@ export class ScormPlayerController {
       .send(opened.stream);
   }
 
+  /** A commit of the launch SCO (the first of the table of contents). */
   @Post('s/:token/commit')
   async commit(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<FastifyReply> {
+    return this.commitSco(request, reply, 0);
+  }
+
+  /** A commit of one SCO: its CMI data, kept apart from the other SCOs' (docs/scorm.md). */
+  @Post('s/:token/scos/:index/commit')
+  async scoCommit(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<FastifyReply> {
+    return this.commitSco(request, reply, scoIndex(request));
+  }
+
+  private async commitSco(request: FastifyRequest, reply: FastifyReply, sco: number): Promise<FastifyReply> {
     const claims = this.claims(request, 'session');
     const cmi = commitBody(request.body);
-    const answer = await this.call<object>(request, claims, SCORM_SUBJECTS.playerCommit, { cmi });
+    const answer = await this.call<object>(request, claims, SCORM_SUBJECTS.playerCommit, { sco, cmi });
     return reply.code(200).header('cache-control', 'no-store').send(answer);
   }
 

@@ -19,13 +19,16 @@ export class RequestDrain implements OnModuleInit {
 
   onModuleInit(): void {
     const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
-    fastify.addHook('onRequest', async (request) => {
-      this.inFlight.add(request);
-    });
     const done = async (request: FastifyRequest) => {
-      this.inFlight.delete(request);
+      if (!this.inFlight.delete(request)) return;
       if (this.inFlight.size === 0) this.idle?.();
     };
+    fastify.addHook('onRequest', async (request, reply) => {
+      this.inFlight.add(request);
+      // A client gone after its request was read (a browser closing while a SCORM player page's last commit is
+      // on its way) gets no 'finish', so no onResponse: the response's 'close' ends the request either way.
+      reply.raw.once('close', () => void done(request));
+    });
     fastify.addHook('onResponse', done);
     fastify.addHook('onRequestAbort', done);
   }

@@ -1,4 +1,4 @@
-import { IsDefined, IsInt, IsObject, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { IsDefined, IsInt, IsObject, IsOptional, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
 import { MAX_ID } from '../common/query.js';
 import type { JsonSchema } from '../routes/route.js';
 
@@ -49,13 +49,29 @@ export const SCORE_ROLLUP_MODES = ['score_provided_by_course', 'average_sco_scor
 export const REGISTRATION_INSTANCING_OPTIONS = ['never', 'once_per_completion', 'every_launch'] as const;
 export const LAUNCH_TYPES = ['frameset', 'new_window'] as const;
 
-/** `catalog.scorm.player.state`: what the player page starts from. */
+/** One entry of the player's table of contents: a SCO of the package, in organization order. */
+export interface PlayerSco {
+  identifier: string;
+  title: string;
+  /** Relative to the package root, with the item's parameters. */
+  href: string;
+  /** The SCO's completion in this attempt. */
+  complete: boolean;
+}
+
+/** `catalog.scorm.player.state`: what the player page starts from, or what one SCO resumes from (`sco`). */
 export interface PlayerState {
   version: ScormVersion;
-  launch_href: string;
-  /** The registration's saved CMI (null on a first launch), for a suspended attempt to resume. */
+  /** The package's SCOs in organization order (one for a single-SCO package). */
+  scos: PlayerSco[];
+  /** The SCO this state is about: the one asked for, else where the learner left off (docs/scorm.md). */
+  sco: number;
+  /** That SCO's saved CMI (null on its first launch), for a suspended SCO to resume. */
   cmi: Record<string, unknown> | null;
   learner: { id: string; name: string };
+  /** The course's launch settings as the player applies them: frameset or new_window. */
+  player_launch_type: string;
+  sco_launch_type: string;
 }
 
 /** `catalog.scorm.player.file`: where a package file lives in the file store. */
@@ -68,7 +84,10 @@ export interface PlayerFile {
 export const LAUNCH_URL_SCHEMA: JsonSchema = {
   type: 'object',
   required: ['url'],
-  properties: { url: { type: 'string', description: 'The SCORM player for this enrollment: a signed URL, valid for 5 minutes' } },
+  properties: {
+    url: { type: 'string', description: 'The SCORM player for this enrollment: a signed URL, valid for 5 minutes' },
+    player_launch_type: { type: 'string', enum: ['frameset', 'new_window'], description: "The course's player_launch_type: open the URL in a new window, or in a frame of a page of this origin" },
+  },
 };
 
 /** Every player call names the registration its credential is bound to. */
@@ -77,12 +96,25 @@ export class PlayerCall {
   registration_id: number;
 }
 
+/** A SCO of the package by its place in the table of contents (0 is the launch SCO). */
+const MAX_SCO_INDEX = 19_999;
+
+export class PlayerStateCall extends PlayerCall {
+  /** Absent: the SCO the learner left off at. */
+  @IsOptional() @IsInt() @Min(0) @Max(MAX_SCO_INDEX)
+  sco?: number;
+}
+
 export class PlayerFileCall extends PlayerCall {
   @IsString() @MinLength(1) @MaxLength(1024)
   path: string;
 }
 
 export class PlayerCommitCall extends PlayerCall {
+  /** The SCO that committed, by its place in the table of contents; absent: the launch SCO. */
+  @IsOptional() @IsInt() @Min(0) @Max(MAX_SCO_INDEX)
+  sco?: number;
+
   /** The runtime's commit as it sent it (scorm-again: `{ cmi }`, a commit object, or flattened keys). */
   @IsDefined() @IsObject()
   cmi: Record<string, unknown>;
