@@ -44,20 +44,21 @@ export class RouteForwarder {
     // Read only once the rest of the request is valid; deleted once the service has taken what it keeps.
     const staged = await this.uploads.stage(route, file, request);
     try {
-      return await this.forward(route, principal, request, reply, { ...input, body: staged });
+      // The service reads the whole file (a 200 MB package is checked and unpacked): more than an RPC's time.
+      return await this.forward(route, principal, request, reply, { ...input, body: staged }, this.uploads.timeoutMs);
     } finally {
       await this.uploads.discard(staged.upload.key);
     }
   }
 
-  private async forward(route: RouteDefinition, principal: Principal, request: FastifyRequest, reply: FastifyReply, input: RouteInput): Promise<FastifyReply> {
+  private async forward(route: RouteDefinition, principal: Principal, request: FastifyRequest, reply: FastifyReply, input: RouteInput, timeoutMs?: number): Promise<FastifyReply> {
     // The context names who is calling, nothing more: token details stay at the edge. With `as_user_id`
     // it names the user acted as, and `actorId` the administrator really calling.
     const { accountId, subAccountId, userId, roles, actorId } = principal;
     const ctx: RequestContext = { requestId: request.id, accountId, subAccountId, userId, roles, ...(actorId !== undefined ? { actorId } : {}), ...idempotencyKeyOf(request) };
     const headers = declaredHeaders(route, request);
     const payload: RpcRequest = { ctx, params: input.params as Record<string, string>, query: input.query, body: input.body, ...(headers ? { headers } : {}) };
-    const answer = await this.services.request(route.subject, payload);
+    const answer = await this.services.request(route.subject, payload, timeoutMs);
     if (!answer.ok) throw new RpcReplyError(answer.error);
     return this.send(route, request, reply, answer, input.page);
   }

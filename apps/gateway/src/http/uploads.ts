@@ -51,6 +51,11 @@ const tooLarge = (limit: number) => new ProblemError(413, 'UPLOAD_TOO_LARGE', `T
 export class Uploads {
   private readonly files: FileStore;
 
+  /** How long the service may take over a staged file (UPLOAD_TIMEOUT_MS). */
+  get timeoutMs(): number {
+    return this.deps.runtime.config.uploadTimeoutMs;
+  }
+
   constructor(@Inject(GATEWAY_DEPS) private readonly deps: GatewayDeps) {
     this.files = createFileStore(deps.runtime.config, deps.runtime.bus, { writer: true, bucket: 'UPLOADS' });
   }

@@ -1,6 +1,7 @@
+import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
-import type { ReadableStream as WebReadableStream } from 'node:stream/web';
-import { Objm, StorageType, type ObjectStore } from '@nats-io/obj';
+import { jetstream } from '@nats-io/jetstream';
+import { type ObjectInfo, Objm, StorageType, type ObjectStore } from '@nats-io/obj';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { streamPrefix } from '../messaging/nats-access.js';
 import { assertFileKey, type FileStore, type OpenedFile, type StoredFile } from './file-store.js';
@@ -11,6 +12,9 @@ import { assertFileKey, type FileStore, type OpenedFile, type StoredFile } from 
  * can stage uploads without being able to write a file the system serves.
  */
 export type FileBucket = 'FILES' | 'UPLOADS';
+
+/** Chunks (128 KiB each) asked for ahead of the reader: what a reading stream holds at most. */
+const CHUNKS_AHEAD = 8;
 
 /** A namespace's bucket: `FILES`, or `<NS>_FILES`; its stream is `OBJ_<bucket>`. */
 export const filesBucket = (namespace: string, name: FileBucket = 'FILES'): string => `${streamPrefix(namespace)}${name}`;
@@ -45,15 +49,41 @@ export class ObjectFileStore implements FileStore {
   async open(key: string): Promise<OpenedFile | undefined> {
     assertFileKey(key);
     const store = await this.open$();
-    const result = await store.get(key);
-    if (!result) return undefined;
-    const stream = Readable.fromWeb(result.data as unknown as WebReadableStream<Uint8Array>);
-    // A corrupt or interrupted object fails the stream, so the client sees a cut response, not a short file.
-    result.error.then(
-      (err) => err && stream.destroy(err),
-      (err: unknown) => stream.destroy(err instanceof Error ? err : new Error(String(err))),
-    );
-    return { key, size: result.info.size, stream };
+    const info = await store.info(key);
+    if (!info || info.deleted) return undefined;
+    return { key, size: info.size, stream: Readable.from(this.chunks(info)) };
+  }
+
+  /**
+   * The object's chunks as its reader takes them. The client's own `get` pushes every chunk into its stream
+   * as fast as the server sends them, whoever reads: a 200 MB package unpacked to disk held most of itself in
+   * memory. Here a pull consumer asks for a few chunks at a time, and the generator asks for the next only
+   * when the reader does. A digest that does not match fails the stream, so the client sees a cut response,
+   * not a wrong file.
+   */
+  private async *chunks(info: ObjectInfo): AsyncGenerator<Uint8Array> {
+    if (info.size === 0) return;
+    const consumer = await jetstream(this.nc).consumers.get(`OBJ_${this.bucket}`, { filter_subjects: `$O.${this.bucket}.C.${info.nuid}` });
+    const messages = await consumer.consume({ max_messages: CHUNKS_AHEAD });
+    const hash = createHash('sha256');
+    let received = 0;
+    try {
+      for await (const message of messages) {
+        if (message.data.length > 0) {
+          hash.update(message.data);
+          received += message.data.length;
+          yield message.data;
+        }
+        if (message.info.pending === 0) break;
+      }
+    } finally {
+      await messages.close();
+    }
+    // `SHA-256=` and base64url with its padding, as the client writes it (base64 from other clients).
+    const digest = info.digest.replace(/^SHA-256=/i, '').replace(/=+$/, '');
+    const computed = hash.digest();
+    const same = digest === computed.toString('base64url') || digest === computed.toString('base64').replace(/=+$/, '');
+    if (received !== info.size || !same) throw new Error(`object ${info.name} is corrupt or cut: ${received} of ${info.size} bytes, digest ${same ? 'matches' : 'differs'}`);
   }
 
   async delete(key: string): Promise<void> {

@@ -109,7 +109,7 @@ function jetStreamApi(namespace: string): string[] {
 
 /**
  * The object store API of the files bucket (stream `OBJ_<NS>_FILES`, subjects `$O.<NS>_FILES.>`): a reader
- * looks an object up and streams its chunks through an ordered consumer it deletes after; a writer also
+ * looks an object up and pulls its chunks, a few at a time, through an ordered consumer; a writer also
  * creates the bucket, publishes chunks and metadata, and purges the chunks a replaced object leaves.
  */
 function objectStoreApi(namespace: string, access: 'read' | 'write', name = 'FILES'): string[] {
@@ -125,7 +125,7 @@ function objectStoreApi(namespace: string, access: 'read' | 'write', name = 'FIL
     `$JS.API.CONSUMER.CREATE.${stream}.>`,
     `$JS.API.CONSUMER.INFO.${stream}.>`,
     `$JS.API.CONSUMER.DELETE.${stream}.>`,
-    `$JS.FC.${stream}.>`,
+    `$JS.API.CONSUMER.MSG.NEXT.${stream}.>`,
   ];
   if (access === 'read') return read;
   return [...read, `$JS.API.STREAM.CREATE.${stream}`, `$JS.API.STREAM.UPDATE.${stream}`, `$JS.API.STREAM.PURGE.${stream}`, `$O.${bucket}.>`];
