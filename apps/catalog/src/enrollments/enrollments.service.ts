@@ -195,7 +195,9 @@ export class EnrollmentsService {
       .andWhere('e.enrollable_id = :item', { item: item.id });
     if (query.state === 'removed') qb.andWhere('e.deleted_at IS NOT NULL');
     else qb.andWhere('e.deleted_at IS NULL');
-    if (query.state === 'overdue') qb.andWhere("e.state <> 'complete' AND e.due_at < now()");
+    // Overdue as the counts define it (completed_at is null exactly when the state is not complete, a CHECK
+    // says so): the total is then a range of the open-due index instead of every live enrollment tested.
+    if (query.state === 'overdue') qb.andWhere('e.completed_at IS NULL AND e.due_at IS NOT NULL AND e.due_at < now()');
     else if (query.state && query.state !== 'removed') qb.andWhere('e.state = :state', { state: query.state });
     if (query.search) {
       const { ids } = await this.directory.searchUsers(ctx, query.search);
