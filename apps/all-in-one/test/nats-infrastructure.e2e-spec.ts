@@ -8,7 +8,7 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { parseAllDocuments } from 'yaml';
 import type { CloudEvent } from '@lms/contracts';
 import { createBus, createLogger, loadConfig, NatsBus, natsPasswordVariable, natsUsers, type MessageBus } from '@lms/platform';
-import { NATS_SERVER_BIN, natsServerAvailable } from '@lms/testing';
+import { freePortBlock, NATS_SERVER_BIN, natsServerAvailable } from '@lms/testing';
 
 /**
  * The NATS of k8s/overlays/infrastructure, run for real: the rendered nats.conf and the deployables'
@@ -18,8 +18,6 @@ import { NATS_SERVER_BIN, natsServerAvailable } from '@lms/testing';
 const kubectl = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' }).status === 0;
 const describeWithCluster = natsServerAvailable() && kubectl ? describe : describe.skip;
 
-// This spec's own port range (three nodes: client, cluster and monitoring ports each).
-const BASE_PORT = 34_000 + Math.floor(Math.random() * 90) * 10;
 
 function renderedConfig(): { natsConf: string; authorization: string } {
   const rendered = spawnSync('kubectl', ['kustomize', 'k8s/overlays/infrastructure'], { encoding: 'utf8' });
@@ -71,9 +69,10 @@ describeWithCluster('the NATS of the infrastructure overlay', () => {
   const home = mkdtempSync(join(tmpdir(), 'lms-nats-cluster-'));
   const nodes: { dir: string; client: number; cluster: number; monitor: number; process?: ChildProcess }[] = [0, 1, 2].map((i) => ({
     dir: join(home, `nats-${i}`),
-    client: BASE_PORT + i,
-    cluster: BASE_PORT + 3 + i,
-    monitor: BASE_PORT + 6 + i,
+    // Set in beforeAll: three nodes' client, cluster and monitoring ports, below the ephemeral range.
+    client: 0,
+    cluster: 0,
+    monitor: 0,
   }));
   const buses: MessageBus[] = [];
 
@@ -92,6 +91,10 @@ describeWithCluster('the NATS of the infrastructure overlay', () => {
   };
 
   beforeAll(async () => {
+    // Ports under Linux's ephemeral range: a fixed range inside it (34000+) was sometimes the local port of
+    // one of the suite's own connections, and a node that cannot bind never joins (the cluster "did not form").
+    const base = await freePortBlock(9);
+    nodes.forEach((node, i) => Object.assign(node, { client: base + i, cluster: base + 3 + i, monitor: base + 6 + i }));
     for (const node of nodes) {
       mkdirSync(join(node.dir, 'learning-service'), { recursive: true });
       writeFileSync(join(node.dir, 'nats.conf'), localConf(node));
