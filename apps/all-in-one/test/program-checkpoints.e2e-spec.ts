@@ -1,6 +1,7 @@
-import type { TestUser } from '@lms/testing';
-import { PROGRAMS, TASKS } from './catalog-fixture.js';
+import { queryDatabase, type TestUser } from '@lms/testing';
+import { COURSES, PROGRAMS, TASKS } from './catalog-fixture.js';
 import { type EnrollmentFixture, startEnrollmentFixture } from './enrollment-fixture.js';
+import { scorm12Package } from './scorm-packages.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- specs read arbitrary JSON
 type Json = Record<string, any>;
@@ -176,6 +177,32 @@ describe('checkpoints in programs, end to end', () => {
     expect((await mine.post(`/api/learner/tasks/${taskEnrollment(body, gate)}/complete`, {})).body.enrollments[0].state).toBe('complete');
     expect((await mine.post(`/api/learner/tasks/${inLater}/evidence`, { evidence: { text: 'now' } })).status).toBe(201);
     expect((await mine.post(`${LEARNER_COURSES}/${courseEnrollment(body, b)}/complete`, {})).status).toBe(200);
+  });
+
+  it('holds the SCORM launch behind an incomplete gate (launch_url and the mobile redirect), and opens it with the gate', async () => {
+    const course = await f.publishedCourse({ course_type: 'scorm' });
+    const put = await fetch(`${f.t.api.baseUrl}${COURSES}/${course.id}/scorm_package`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${f.t.token}`, 'content-type': 'application/zip' },
+      body: scorm12Package(),
+    });
+    expect(put.status).toBe(200);
+    const gate = await task({ title: 'Safety briefing', blocks_progress: true });
+    const learner = await f.newLearner();
+    const body = await enrollIn(await program([T(gate), C(course)]), learner);
+    const inCourse = courseEnrollment(body, course);
+    const mine = as(learner);
+    for (const launch of [mine.get(`${LEARNER_COURSES}/${inCourse}/launch_url`), mine.post(`${LEARNER_COURSES}/${inCourse}/launch_url`, {})]) {
+      const refused = await launch;
+      expect([refused.status, refused.body.code]).toEqual([400, 'BLOCKED_BY_CHECKPOINT']);
+    }
+    const mobile = await fetch(`${f.t.api.baseUrl}${LEARNER_COURSES}/${inCourse}/mobile_scorm_launch_url`, { headers: { authorization: `Bearer ${learner.token}` }, redirect: 'manual' });
+    expect([mobile.status, ((await mobile.json()) as Json).code]).toEqual([400, 'BLOCKED_BY_CHECKPOINT']);
+    // No attempt was made while held.
+    expect(await queryDatabase(f.t.db.url, 'SELECT count(*)::int AS n FROM catalog.scorm_registrations WHERE enrollment_id = $1', [inCourse])).toEqual([{ n: 0 }]);
+
+    expect((await mine.post(`/api/learner/tasks/${taskEnrollment(body, gate)}/complete`, {})).status).toBe(200);
+    expect((await mine.get(`${LEARNER_COURSES}/${inCourse}/launch_url`)).body.url).toMatch(/^\/scorm\/launch\//);
   });
 
   it('with several programs, any program holding an incomplete gate before the course blocks it', async () => {
