@@ -99,7 +99,8 @@ export class ScormPlayerService {
       if (state) await this.scoStates.save(ctx, Object.assign(state, values, { commits: state.commits + 1, completedAt: state.completedAt ?? (tracking.complete ? now : null) }));
       else await this.scoStates.insert(ctx, { registrationId, sco: sco.identifier, ...values, commits: 1, completedAt: tracking.complete ? now : null });
 
-      const attempt = attemptOf(scos.length, await this.scoStatesOf(ctx, registration, scos));
+      const states = await this.scoStatesOf(ctx, registration, scos);
+      const attempt = attemptOf(scos.length, states);
       Object.assign(registration, {
         completionStatus: attempt.completionStatus,
         successStatus: attempt.successStatus,
@@ -110,7 +111,7 @@ export class ScormPlayerService {
         updatedAt: now,
       });
       await this.registrations.save(ctx, registration);
-      await this.applyToEnrollment(ctx, registration, pkg);
+      await this.applyToEnrollment(ctx, registration, scos, states);
     });
   }
 
@@ -128,13 +129,15 @@ export class ScormPlayerService {
       await this.db.transaction(async () => {
         const registration = await this.registrations.findOne(scope, { id });
         const pkg = registration && (await this.packages.findOne(scope, { id: registration.packageId }));
-        if (registration && pkg) await this.applyToEnrollment(scope, registration, pkg);
+        if (!registration || !pkg) return;
+        const scos = scosOf(pkg);
+        await this.applyToEnrollment(scope, registration, scos, await this.scoStatesOf(scope, registration, scos));
       });
     }
   }
 
   /** The enrollment follows its latest attempt only: a superseded one's commits are kept, not rolled up. */
-  private async applyToEnrollment(scope: TenantScope, registration: ScormRegistration, pkg: ScormPackage): Promise<void> {
+  private async applyToEnrollment(scope: TenantScope, registration: ScormRegistration, scos: PackageSco[], states: ScormScoState[]): Promise<void> {
     const [{ latest }]: { latest: number }[] = await this.db.manager.query(
       'SELECT max(id) AS latest FROM catalog.scorm_registrations WHERE account_id = $1 AND enrollment_id = $2',
       [scope.accountId, registration.enrollmentId],
@@ -144,8 +147,7 @@ export class ScormPlayerService {
     const mode = (course?.scorm ?? DEFAULT_SCORM_SETTINGS).score_rollup_mode;
     const enrollment = await this.enrollments.findOne(scope, { id: registration.enrollmentId });
     if (!enrollment || enrollment.deletedAt) return; // removed since: the attempt stays as history
-    const scos = scosOf(pkg);
-    await this.lifecycle.track(scope, registration.enrollmentId, rollUp(mode, scos.length, await this.scoStatesOf(scope, registration, scos), registration));
+    await this.lifecycle.track(scope, registration.enrollmentId, rollUp(mode, scos.length, states, registration));
   }
 
   /** The attempt's SCO rows of SCOs the package lists. */
