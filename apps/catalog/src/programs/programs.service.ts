@@ -13,7 +13,7 @@ import {
   type ProgramView,
   type RequestContext,
 } from '@lms/contracts';
-import { Database, InjectTenantRepository, Outbox, type TenantRepository, type TenantScope } from '@lms/platform';
+import { Database, InjectTenantRepository, Outbox, type TenantOwned, type TenantRepository, type TenantScope } from '@lms/platform';
 import { assertAuthorAudience } from '../authoring/author-audience.js';
 import { containsPattern } from '../course-templates/course-template-list.js';
 import { CourseTemplate } from '../course-templates/course-template.entity.js';
@@ -226,44 +226,33 @@ export class ProgramsService {
     return program;
   }
 
-  /**
-   * Every named course must be a live course template of the account. They stay locked (FOR SHARE) until
-   * the transaction ends, so none can be archived between this check and the program's commit.
-   */
-  private async lockCourses(ctx: RequestContext, named: Named[]): Promise<void> {
-    if (named.length === 0) return;
-    const ids = [...new Set(named.map((n) => n.id))].sort((a, b) => a - b);
-    const rows = await this.courses
-      .query(ctx, 'c')
-      .select(['c.id', 'c.deletedAt'])
-      .andWhere('c.id IN (:...ids)', { ids })
-      .orderBy('c.id', 'ASC')
-      .setLock('pessimistic_read')
-      .getMany();
-    const found = new Map(rows.map((row) => [row.id, row]));
-    for (const { id, field } of named) {
-      const course = found.get(id);
-      if (!course) throw programCourseInvalid(field, id, 'does not exist');
-      if (course.deletedAt) throw programCourseInvalid(field, id, 'is archived');
-    }
+  /** Every named course must be a live course template of the account; see `lockLive`. */
+  private lockCourses(ctx: RequestContext, named: Named[]): Promise<void> {
+    return this.lockLive(ctx, this.courses, named, (field, id, gone) => programCourseInvalid(field, id, gone ? 'is archived' : 'does not exist'));
   }
 
-  /** Every named task must be a live task of the account, held (FOR SHARE) until the program commits. */
-  private async lockTasks(ctx: RequestContext, named: Named[]): Promise<void> {
+  /** Every named task must be a live task of the account; see `lockLive`. */
+  private lockTasks(ctx: RequestContext, named: Named[]): Promise<void> {
+    return this.lockLive(ctx, this.tasks, named, (field, id, gone) => programTaskInvalid(field, id, gone ? 'is deleted' : 'does not exist'));
+  }
+
+  /**
+   * The named rows, held FOR SHARE (in id order) until the transaction ends, so none can be archived or
+   * deleted between this check and the program's commit; a missing or deleted one is refused by `invalid`.
+   */
+  private async lockLive<T extends TenantOwned & { id: number; deletedAt: Date | null }>(
+    ctx: RequestContext,
+    repository: TenantRepository<T>,
+    named: Named[],
+    invalid: (field: string, id: number, deleted: boolean) => Error,
+  ): Promise<void> {
     if (named.length === 0) return;
     const ids = [...new Set(named.map((n) => n.id))].sort((a, b) => a - b);
-    const rows = await this.tasks
-      .query(ctx, 't')
-      .select(['t.id', 't.deletedAt'])
-      .andWhere('t.id IN (:...ids)', { ids })
-      .orderBy('t.id', 'ASC')
-      .setLock('pessimistic_read')
-      .getMany();
+    const rows = await repository.query(ctx, 'x').select(['x.id', 'x.deletedAt']).andWhere('x.id IN (:...ids)', { ids }).orderBy('x.id', 'ASC').setLock('pessimistic_read').getMany();
     const found = new Map(rows.map((row) => [row.id, row]));
     for (const { id, field } of named) {
-      const task = found.get(id);
-      if (!task) throw programTaskInvalid(field, id, 'does not exist');
-      if (task.deletedAt) throw programTaskInvalid(field, id, 'is deleted');
+      const row = found.get(id);
+      if (!row || row.deletedAt) throw invalid(field, id, Boolean(row));
     }
   }
 
