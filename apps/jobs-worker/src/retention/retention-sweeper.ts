@@ -26,6 +26,16 @@ export const RETENTION_POLICY = Symbol('RETENTION_POLICY');
 /** Rows removed per statement: a sweep never holds many locks, nor one long transaction. */
 const BATCH = 500;
 
+/** Runs `batch` until one removes fewer than BATCH rows; answers how many went in all. */
+async function batches(batch: () => Promise<number>): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const removed = await batch();
+    total += removed;
+    if (removed < BATCH) return total;
+  }
+}
+
 /**
  * Removes finished work past its retention: downloads with their files, settled notification deliveries.
  * Every jobs-worker replica sweeps on its own timer; each batch takes its rows with SKIP LOCKED, so replicas
@@ -62,11 +72,7 @@ export class RetentionSweeper implements OnApplicationBootstrap, OnModuleDestroy
     const day = 86_400_000;
     const downloadsBefore = new Date(now.getTime() - this.policy.downloadDays * day);
     const deliveriesBefore = new Date(now.getTime() - this.policy.deliveryDays * day);
-    let downloads = 0;
-    for (let n = BATCH; n === BATCH; downloads += n) n = await this.sweepDownloads(downloadsBefore);
-    let deliveries = 0;
-    for (let n = BATCH; n === BATCH; deliveries += n) n = await this.sweepDeliveries(deliveriesBefore);
-    return { downloads, deliveries };
+    return { downloads: await batches(() => this.sweepDownloads(downloadsBefore)), deliveries: await batches(() => this.sweepDeliveries(deliveriesBefore)) };
   }
 
   private async sweepDownloads(before: Date): Promise<number> {
