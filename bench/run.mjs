@@ -178,9 +178,15 @@ async function benchTopology(topology, tag, databaseUrl) {
   return rows;
 }
 
-/** Idle resident memory of each process of a topology (after its load, 3 s quiet) and its time to ready. */
+/**
+ * Quiet time before idle memory is read: every deployable gives a load peak's memory back after one quiet
+ * 5 s window (trimHeapWhenIdle), so idle is what a process holds 12 s after its last request.
+ */
+const IDLE_AFTER_MS = 12_000;
+
+/** Idle resident memory of each process of a topology (after its load and IDLE_AFTER_MS of quiet) and its time to ready. */
 async function idleMemory(topology) {
-  await sleep(3000);
+  await sleep(IDLE_AFTER_MS);
   return { topology: topology.name, readyMs: topology.readyMs, processes: topology.handles.map((handle) => ({ name: handle.name, rssMiB: residentMiB([handle]) })), totalMiB: residentMiB(topology.handles), totalPssMiB: residentMiB(topology.handles, 'pss') };
 }
 

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { freePort, startChild, stopChildren, waitReady } from './processes.mjs';
 
 /** The V8 flags every deployable runs with (docker/Dockerfile's NODE_OPTIONS, package.json's start scripts): measured as deployed. */
-export const DEPLOYED_NODE_FLAGS = ['--max-semi-space-size=4'];
+export const DEPLOYED_NODE_FLAGS = ['--max-semi-space-size=4', '--expose-gc'];
 const entry = (name) => fileURLToPath(new URL(`../dist/apps/${name}/main.js`, import.meta.url));
 export const RAW_SCRIPT = fileURLToPath(new URL('./raw-baseline.mjs', import.meta.url));
 

@@ -1,4 +1,4 @@
-import { assertAllInOneConfig, createLogger, installShutdown, loadConfigOrExit } from '@lms/platform';
+import { assertAllInOneConfig, createLogger, installShutdown, loadConfigOrExit, trimHeapWhenIdle } from '@lms/platform';
 import { startSystem } from './host.js';
 import { orExitExplained } from './start-errors.js';
 
@@ -6,6 +6,7 @@ const config = loadConfigOrExit(assertAllInOneConfig);
 const logger = createLogger(config.logLevel, { mode: 'all-in-one' });
 const system = await orExitExplained(startSystem({ config, logger }));
 installShutdown(logger, () => system.close());
+trimHeapWhenIdle(logger);
 
 const mode = `${config.databaseUrl ? 'Postgres at DATABASE_URL' : `embedded Postgres in ${config.dataDir}/postgres`}, ${config.natsUrl ? 'NATS at NATS_URL' : 'in-process bus'}`;
 logger.info({ url: system.url }, `learning service listening on ${system.url} (${mode})`);

@@ -4,6 +4,7 @@ import { ConfigError, loadConfig, type PlatformConfig } from '../config/config.j
 import { createBus } from '../messaging/create-bus.js';
 import { startHealthServer } from '../observability/health-server.js';
 import { createLogger, type Logger } from '../observability/logger.js';
+import { trimHeapWhenIdle } from './idle-heap-trim.js';
 import type { StartFn } from './runtime.js';
 import { migrateService, type ServiceDefinition } from './start-service.js';
 
@@ -96,6 +97,7 @@ export async function runStandalone(name: string, start: StartFn, options: Stand
     ? await startHealthServer(config.healthPort, config.host, () => [...deployable.indicators, { name: 'nats', check: () => bus.ping() }], deployable.metrics)
     : undefined;
   if (health) own.info({ port: config.healthPort }, 'health and metrics endpoints are up');
+  trimHeapWhenIdle(own);
   installShutdown(own, async () => {
     // Probes see the process go first, so no new traffic is routed here while the rest drains.
     health?.close();
