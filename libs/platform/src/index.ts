@@ -4,7 +4,7 @@ export * from './observability/redaction.js';
 export * from './observability/security-headers.js';
 export * from './runtime/runtime.js';
 export * from './runtime/periodic-task.js';
-export * from './runtime/idle-heap-trim.js';
+export * from './runtime/heap-memory.js';
 export * from './rpc/rpc-errors.js';
 export * from './messaging/message-bus.js';
 export * from './messaging/in-process-bus.js';

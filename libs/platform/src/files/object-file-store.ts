@@ -4,6 +4,7 @@ import { jetstream } from '@nats-io/jetstream';
 import { type ObjectInfo, Objm, StorageType, type ObjectStore } from '@nats-io/obj';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { streamPrefix } from '../messaging/nats-access.js';
+import { scavengingEvery } from '../runtime/heap-memory.js';
 import { assertFileKey, type FileStore, type OpenedFile, type StoredFile } from './file-store.js';
 
 /**
@@ -42,7 +43,7 @@ export class ObjectFileStore implements FileStore {
   async put(key: string, source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<StoredFile> {
     assertFileKey(key);
     const store = await this.open$();
-    const info = await store.put({ name: key }, Readable.toWeb(Readable.from(source)) as unknown as ReadableStream<Uint8Array>);
+    const info = await store.put({ name: key }, Readable.toWeb(Readable.from(scavengingEvery(source))) as unknown as ReadableStream<Uint8Array>);
     return { key, size: info.size };
   }
 
@@ -51,7 +52,7 @@ export class ObjectFileStore implements FileStore {
     const store = await this.open$();
     const info = await store.info(key);
     if (!info || info.deleted) return undefined;
-    return { key, size: info.size, stream: Readable.from(this.chunks(info)) };
+    return { key, size: info.size, stream: Readable.from(scavengingEvery(this.chunks(info))) };
   }
 
   /**

@@ -4,7 +4,7 @@ import { ConfigError, loadConfig, type PlatformConfig } from '../config/config.j
 import { createBus } from '../messaging/create-bus.js';
 import { startHealthServer } from '../observability/health-server.js';
 import { createLogger, type Logger } from '../observability/logger.js';
-import { trimHeapWhenIdle } from './idle-heap-trim.js';
+import { trimHeapWhenIdle } from './heap-memory.js';
 import type { StartFn } from './runtime.js';
 import { migrateService, type ServiceDefinition } from './start-service.js';
 
