@@ -44,6 +44,7 @@ import { EnrollmentCounters1765450000000 } from './migrations/1765450000000-enro
 import { ProgramCourse, ProgramTask } from './programs/program-course.entity.js';
 import { ProgramTasks1766900000000 } from './migrations/1766900000000-program-tasks.js';
 import { TitleSearch1767050000000 } from './migrations/1767050000000-title-search.js';
+import { FilterIndexes1767060000000 } from './migrations/1767060000000-filter-indexes.js';
 import { Program } from './programs/program.entity.js';
 import { ProgramEnrollmentsService } from './programs/program-enrollments.service.js';
 import { ProgramEnrollment } from './programs/program-enrollment.entity.js';
@@ -144,6 +145,7 @@ export const CATALOG_MIGRATIONS = [
   SlideResponses1766950000000,
   ScormScos1766970000000,
   TitleSearch1767050000000,
+  FilterIndexes1767060000000,
 ];
 
 @Module({
