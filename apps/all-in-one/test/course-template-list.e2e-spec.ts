@@ -69,6 +69,23 @@ describe('course template lists and titles, end to end', () => {
     expect(titlesOf((await list('?search=nothing-like-it')).body)).toEqual([]);
   });
 
+  it('orders a title-sorted search by title, paged, filtered and counted like any list', async () => {
+    // Three word characters or more: the matches come from the trigram index and are sorted afterwards.
+    expect(titlesOf((await list('?search=safety&sort=title')).body)).toEqual(['Alpha Safety', 'Delta safety']);
+    const second = await list('?search=afe&sort=title&per_page=1&page=2');
+    expect(titlesOf(second.body)).toEqual(['Delta safety']);
+    expect(second.headers.get('x-total-count')).toBe('2');
+    expect(second.headers.get('link')).toContain('rel="prev"');
+    expect(titlesOf((await list('?search=safety&sort=title&filters[]=third_party_b')).body)).toEqual(['Delta safety']);
+    expect(titlesOf((await list('?search=safety&sort=title&filters[]=my_courses&filters[]=unpublished', f.author)).body)).toEqual(['Alpha Safety']);
+    expect(titlesOf((await list('?search=arc&sort=title&with_deleted=true')).body)).toEqual(['Echo archived']);
+    expect(titlesOf((await list('?search=off&sort=title&only_deleted=true')).body)).toEqual([]);
+    expect((await list('/titles?search=safety&sort=title')).body.course_templates).toEqual([
+      { id: c.alpha.id, title: 'Alpha Safety' },
+      { id: c.delta.id, title: 'Delta safety' },
+    ]);
+  });
+
   it('adds exactly the conditional fields each includes[] names', async () => {
     const plain = (await list('?search=Alpha')).body.course_templates[0];
     for (const key of ['enrollment_counts', 'expires', 'default_days_until_expiration', 'auto_re_enroll', 're_enrollment_period', 'enroll_url', 'open_enrollment', 'uuid', 'program_ids', 'deleted_at', 'scorm']) {

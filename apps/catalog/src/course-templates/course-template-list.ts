@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { SelectQueryBuilder } from 'typeorm';
+import type { ObjectLiteral, SelectQueryBuilder } from 'typeorm';
 import type { CourseTemplateFilter, CourseTemplateSort, CourseTemplateTitlesQuery, ListCourseTemplatesQuery, RequestContext } from '@lms/contracts';
 import { pageWindow } from '@lms/contracts';
 import { InjectTenantRepository, type ListSize, listSize, type TenantRepository } from '@lms/platform';
@@ -9,14 +9,17 @@ import { CourseTemplate } from './course-template.entity.js';
 /** A LIKE pattern matching `text` anywhere, with its own wildcards taken literally. */
 export const containsPattern = (text: string): string => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
+/** Three word characters in a row: what `pg_trgm` needs to narrow a LIKE search through its index. */
+const TRIGRAM = /[\p{L}\p{N}]{3}/u;
+
 const COURSE_TYPE_FILTERS = new Set<CourseTemplateFilter>(['native', 'scorm', 'third_party_a', 'third_party_b']);
 
-/** Each sort ends in the id, so a page boundary never splits ties differently between two requests. */
+/** Each sort ends in the id, so a page boundary never splits ties differently between two requests (columns of `c`). */
 const ORDER: Record<CourseTemplateSort, [string, 'ASC' | 'DESC', ('NULLS FIRST' | 'NULLS LAST')?][]> = {
-  newest: [['c.created_at', 'DESC'], ['c.id', 'DESC']],
-  title: [['c.title_folded', 'ASC'], ['c.id', 'ASC']],
-  updated: [['c.updated_at', 'DESC'], ['c.id', 'DESC']],
-  archived: [['c.deleted_at', 'DESC', 'NULLS LAST'], ['c.id', 'DESC']],
+  newest: [['created_at', 'DESC'], ['id', 'DESC']],
+  title: [['title_folded', 'ASC'], ['id', 'ASC']],
+  updated: [['updated_at', 'DESC'], ['id', 'DESC']],
+  archived: [['deleted_at', 'DESC', 'NULLS LAST'], ['id', 'DESC']],
 };
 
 const DATE_FILTERS = [
@@ -32,9 +35,10 @@ type Selection = Pick<ListCourseTemplatesQuery, 'filters' | 'search' | 'only_del
   Partial<Pick<ListCourseTemplatesQuery, (typeof DATE_FILTERS)[number][0]>>;
 
 /**
- * The list and titles queries. Every condition is one the migrations index for: the sorts have a partial
- * index each, the filters a covering one, the search a trigram one. The total is counted up to
- * `COUNT_CAP` rows (an index-only count that stops there); a bigger list answers whether a page follows.
+ * The list and titles queries. Every condition is one the migrations index for: the sorts have a covering
+ * index each, every combination of the course-type and flag filters is the leading prefix of one of three
+ * covering indexes, the search has a trigram one (docs/catalog.md, "List plans"). The total is counted up
+ * to `COUNT_CAP` rows (an index-only count that stops there); a bigger list answers whether a page follows.
  */
 @Injectable()
 export class CourseTemplateList {
@@ -57,17 +61,36 @@ export class CourseTemplateList {
     const where = this.where(ctx, selection);
     const { skip, take } = pageWindow(paging);
     // The page's ids first (an index-only scan, cheap even 100,000 rows deep), then only those rows.
-    const page = where.clone().select('c.id', 'id');
-    for (const [i, [expression, direction, nulls]] of ORDER[selection.sort ?? 'newest'].entries()) {
-      if (i === 0) page.orderBy(expression, direction, nulls);
-      else page.addOrderBy(expression, direction, nulls);
-    }
+    const page = this.ids(where, selection);
     // One id past the page tells whether a page follows, for a list too big to count.
     const [idRows, counted] = await Promise.all([page.offset(skip).limit(take + 1).getRawMany<{ id: number }>(), this.courses.countUpTo(where)]);
     const ids = idRows.slice(0, take).map((row) => Number(row.id));
     const rows = ids.length === 0 ? [] : await shape(this.courses.query(ctx, 'c').andWhere('c.id IN (:...ids)', { ids })).getMany();
     const byId = new Map(rows.map((row) => [row.id, row]));
     return [ids.flatMap((id) => byId.get(id) ?? []) as T[], listSize(counted, idRows.length > take)];
+  }
+
+  /**
+   * The selection's ids in its sort order. A title-sorted search takes its matches from the trigram index
+   * and sorts them (top-N): its matches are not spread over the title order as the planner assumes, since
+   * a word that begins titles has all its matches in one stretch of the title index, which the walk the
+   * planner prefers reaches only after every title sorted before the word. `OFFSET 0` keeps the planner
+   * from flattening the subquery back into that walk.
+   */
+  private ids(where: SelectQueryBuilder<CourseTemplate>, q: Selection): SelectQueryBuilder<ObjectLiteral> {
+    const sort = q.sort ?? 'newest';
+    let ids: SelectQueryBuilder<ObjectLiteral> = where.clone().select('c.id', 'id');
+    let alias = 'c';
+    if (sort === 'title' && q.search !== undefined && TRIGRAM.test(q.search)) {
+      const matches = ids.addSelect('c.title_folded', 'title_folded').offset(0);
+      ids = where.createQueryBuilder().select('m.id', 'id').from(`(${matches.getQuery()})`, 'm').setParameters(matches.getParameters());
+      alias = 'm';
+    }
+    for (const [i, [column, direction, nulls]] of ORDER[sort].entries()) {
+      if (i === 0) ids.orderBy(`${alias}.${column}`, direction, nulls);
+      else ids.addOrderBy(`${alias}.${column}`, direction, nulls);
+    }
+    return ids;
   }
 
   private where(ctx: RequestContext, q: Selection): SelectQueryBuilder<CourseTemplate> {
