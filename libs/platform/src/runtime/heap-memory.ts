@@ -5,8 +5,8 @@ import type { Logger } from '../observability/logger.js';
 const WINDOW_MS = 5_000;
 /** A window is quiet when the event loop was busy for less than this share of it. */
 const QUIET_UTILIZATION = 0.02;
-/** Growth of the resident set since the last trim that is worth giving back. */
-const GROWTH_BYTES = 16 * 1024 * 1024;
+/** Growth of the resident set since the last trim that is worth giving back (a trim costs 30–60 ms of CPU). */
+const GROWTH_BYTES = 8 * 1024 * 1024;
 
 /** `gc` as `--expose-gc` defines it: a scavenge, or V8's memory-reducing collection. */
 type ExposedGc = (options: { type: 'minor'; execution: 'sync' } | { type: 'major'; execution: 'sync'; flavor: 'last-resort' }) => void;
