@@ -35,8 +35,16 @@ function expected(route: RouteDefinition, persona: Persona, tenantOwned: boolean
   return 'allowed';
 }
 
-/** A read without what changes by itself between two reads: a lock's `expires_in` counts down, a problem's `request_id` is per request. */
-const unchanging = (body: unknown): unknown => JSON.parse(JSON.stringify(body ?? null), (key, value: unknown) => (key === 'expires_in' || key === 'request_id' ? undefined : value));
+/**
+ * A read without what changes by itself between two reads: a lock's `expires_in` counts down, a problem's
+ * `request_id` is per request, a live-updates subscription's `token` and a signed file URL's expiry and
+ * signature are made from the time of the read (a second apart, they differ).
+ */
+const VOLATILE = new Set(['expires_in', 'request_id', 'token']);
+const unchanging = (body: unknown): unknown =>
+  JSON.parse(JSON.stringify(body ?? null), (key, value: unknown) =>
+    VOLATILE.has(key) ? undefined : typeof value === 'string' ? value.replace(/expires=\d+&signature=[\w-]+/g, 'expires=&signature=') : value,
+  );
 
 /** Learner audiences serve a user's own records: another user's record of the same account is a 404 there too. */
 const perUserRecords = (route: RouteDefinition) => route.audience === 'learner' || route.audience === 'mobile';
