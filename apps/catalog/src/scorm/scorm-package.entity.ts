@@ -84,11 +84,11 @@ export class ScormRegistration {
   successStatus: string | null;
 
   /** 0–100, from the SCO's score (scaled, or raw within min/max). */
-  @Column({ type: 'numeric', nullable: true, transformer: { to: (v: number | null) => v, from: (v: string | null) => (v === null ? null : Number(v)) } })
+  @Column({ type: 'numeric', nullable: true, transformer: numeric })
   score: number | null;
 
   /** 0–1. */
-  @Column({ type: 'numeric', nullable: true, transformer: { to: (v: number | null) => v, from: (v: string | null) => (v === null ? null : Number(v)) } })
+  @Column({ type: 'numeric', nullable: true, transformer: numeric })
   progress: number | null;
 
   @Column({ type: 'integer', default: 0 })
