@@ -4,9 +4,9 @@
 // to the schemas (learners in identity, enrollments in catalog): the rows the API would have written.
 // Alone: `npm run build && node bench/catalog-enrollments.mjs` (an all-in-one on a fresh bench database).
 import { fileURLToPath } from 'node:url';
-import { bootstrapOwner, createBenchDatabase, uniqueName, withClient } from './infra.mjs';
+import { bootstrapOwner, withClient } from './infra.mjs';
 import { requestJson, runLoad } from './load.mjs';
-import { startAllInOne } from './topologies.mjs';
+import { runAlone, startAllInOne } from './topologies.mjs';
 
 export const COURSE_ENROLLMENTS_TARGET_P99_MS = 25;
 
@@ -105,18 +105,7 @@ export async function benchCourseEnrollments(topology, databaseUrl, { count, dur
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const log = (message) => process.stderr.write(`bench: ${message}\n`);
   const count = Number(process.env.BENCH_COURSE_ENROLLMENTS || 100_000);
-  const database = await createBenchDatabase(process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres');
-  const topology = await startAllInOne({
-    databaseUrl: database.url,
-    natsUrl: process.env.BENCH_NATS_URL || 'nats://127.0.0.1:4222',
-    namespace: uniqueName('bench_enroll'),
-    token: `bench_${uniqueName('token')}`,
-  });
-  try {
-    await benchCourseEnrollments(topology, database.url, { count, durationS: Number(process.env.BENCH_DURATION_S || 5), warmupS: 1, log });
-  } finally {
-    await topology.close();
-    if (!process.env.BENCH_KEEP_DATABASE) await database.drop();
-    else log(`kept ${database.url}`);
-  }
+  await runAlone(startAllInOne, { prefix: 'bench_enroll', log }, ({ system, database }) =>
+    benchCourseEnrollments(system, database.url, { count, durationS: Number(process.env.BENCH_DURATION_S || 5), warmupS: 1, log }),
+  );
 }

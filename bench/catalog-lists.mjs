@@ -6,9 +6,9 @@
 // Alone: `npm run build && node bench/catalog-lists.mjs` (an all-in-one on a fresh bench database;
 // BENCH_CATALOG_COURSES, BENCH_DURATION_S (5), BENCH_KEEP_DATABASE=1 keeps the seeded database to study plans).
 import { fileURLToPath } from 'node:url';
-import { bootstrapOwner, createBenchDatabase, deleteNamespaceStreams, uniqueName, withClient } from './infra.mjs';
+import { bootstrapOwner, withClient } from './infra.mjs';
 import { requestJson, runLoad } from './load.mjs';
-import { startAllInOne } from './topologies.mjs';
+import { runAlone, startAllInOne } from './topologies.mjs';
 
 export const CATALOG_LIST_TARGET_P99_MS = 25;
 
@@ -99,16 +99,7 @@ export async function benchCatalogLists(topology, databaseUrl, { count, duration
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const log = (message) => process.stderr.write(`bench: ${message}\n`);
   const count = Number(process.env.BENCH_CATALOG_COURSES || 100_000);
-  const natsUrl = process.env.BENCH_NATS_URL || 'nats://127.0.0.1:4222';
-  const namespace = uniqueName('bench_lists');
-  const database = await createBenchDatabase(process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres');
-  const topology = await startAllInOne({ databaseUrl: database.url, natsUrl, namespace, token: `bench_${uniqueName('token')}` });
-  try {
-    await benchCatalogLists(topology, database.url, { count, durationS: Number(process.env.BENCH_DURATION_S || 5), warmupS: 1, log });
-  } finally {
-    await topology.close();
-    await deleteNamespaceStreams(natsUrl, [namespace]).catch((err) => log(`could not delete the NATS streams: ${err.message}`));
-    if (!process.env.BENCH_KEEP_DATABASE) await database.drop();
-    else log(`kept ${database.url}`);
-  }
+  await runAlone(startAllInOne, { prefix: 'bench_lists', log }, ({ system, database }) =>
+    benchCatalogLists(system, database.url, { count, durationS: Number(process.env.BENCH_DURATION_S || 5), warmupS: 1, log }),
+  );
 }

@@ -2,34 +2,18 @@
 // deployable in its own process on real Postgres and NATS: rows per second from the POST to `complete`,
 // and jobs-worker's resident memory (sampled every 100 ms, peak reported) while it streams the zip.
 // Figures go in docs/performance.md ("Data dump"); targets: >= 50,000 rows/s, worker RSS <= 256 MB.
-import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { bootstrapAccountId, createBenchDatabase, deleteNamespaceStreams, uniqueName } from './infra.mjs';
-import { killAllNow, residentMiB } from './processes.mjs';
-import { missingBuildOutputs, startSeparate } from './topologies.mjs';
+import { bootstrapAccountId } from './infra.mjs';
+import { residentMiB } from './processes.mjs';
+import { runAlone, startSeparate } from './topologies.mjs';
 
 const rows = Number(process.env.BENCH_DUMP_ROWS || 1_000_000);
-const databaseServerUrl = process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
-const natsUrl = process.env.BENCH_NATS_URL || 'nats://127.0.0.1:4222';
 const log = (message) => process.stderr.write(`bench:dump: ${message}\n`);
 
-const missing = missingBuildOutputs();
-if (missing.length > 0) throw new Error(`build first (npm run build): ${missing.join(', ')}`);
-const watchdog = setTimeout(() => {
-  log('watchdog: stopping everything');
-  killAllNow();
-  process.exit(2);
-}, 15 * 60_000);
-
-const db = await createBenchDatabase(databaseServerUrl);
-const namespace = uniqueName('benchdump');
-const token = `bench_${randomBytes(16).toString('hex')}`;
-let system;
-try {
-  system = await startSeparate({ databaseUrl: db.url, natsUrl, namespace, token });
-  const accountId = await bootstrapAccountId(db.url);
-  const client = new pg.Client({ connectionString: db.url });
+await runAlone(startSeparate, { prefix: 'benchdump', log }, async ({ system, database }) => {
+  const accountId = await bootstrapAccountId(database.url);
+  const client = new pg.Client({ connectionString: database.url });
   client.on('error', () => undefined); // the database is dropped with FORCE at the end
   await client.connect();
   const seeded = performance.now();
@@ -48,7 +32,7 @@ try {
   log(`seeded ${rows} enrollments in ${Math.round(performance.now() - seeded)} ms`);
 
   const worker = system.handles.find((h) => h.name === 'jobs-worker');
-  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  const headers = { ...system.headers, 'content-type': 'application/json' };
   const idleMiB = residentMiB([worker]);
   const started = performance.now();
   const res = await fetch(`${system.baseUrl}/api/admin/data_dumps`, { method: 'POST', headers, body: JSON.stringify({ only: ['enrollments'] }) });
@@ -77,13 +61,4 @@ try {
   };
   console.log(JSON.stringify(result));
   console.log(`| ${rows.toLocaleString('en')} enrollments | ${result.seconds} s | ${result.rowsPerSecond.toLocaleString('en')} rows/s | worker RSS ${result.workerIdleMiB} -> ${result.workerPeakMiB} MiB | zip ${result.zipMiB} MiB |`);
-} catch (err) {
-  log(`failed: ${err.stack ?? err}`);
-  for (const handle of system?.handles ?? []) log(`${handle.name}: ${handle.output().slice(-2000)}`);
-  process.exitCode = 1;
-} finally {
-  clearTimeout(watchdog);
-  await system?.close();
-  await deleteNamespaceStreams(natsUrl, [namespace]).catch(() => undefined);
-  await db.drop();
-}
+});

@@ -15,16 +15,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { crc32 } from 'node:zlib';
-import { bootstrapAccountId, createBenchDatabase, deleteNamespaceStreams, uniqueName } from './infra.mjs';
-import { killAllNow, residentMiB } from './processes.mjs';
-import { missingBuildOutputs, startSeparate } from './topologies.mjs';
+import { bootstrapAccountId } from './infra.mjs';
+import { residentMiB } from './processes.mjs';
+import { runAlone, startSeparate } from './topologies.mjs';
 
 const packageBytes = Number(process.env.BENCH_SCORM_BYTES || 200_000_000);
 const FILE_BYTES = 4 * 1024 * 1024;
 /** Issue 23: the gateway stays under its idle RSS plus this much during the upload. */
 const GATEWAY_BUDGET_MIB = 64;
-const databaseServerUrl = process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
-const natsUrl = process.env.BENCH_NATS_URL || 'nats://127.0.0.1:4222';
 const log = (message) => process.stderr.write(`bench:scorm: ${message}\n`);
 
 const MANIFEST = `<?xml version="1.0" encoding="UTF-8"?>
@@ -115,88 +113,69 @@ function putFile(url, path, size, headers) {
   });
 }
 
-const missing = missingBuildOutputs();
-if (missing.length > 0) throw new Error(`build first (npm run build): ${missing.join(', ')}`);
-const watchdog = setTimeout(() => {
-  log('watchdog: stopping everything');
-  killAllNow();
-  process.exit(2);
-}, 15 * 60_000);
-
 const folder = await mkdtemp(join(tmpdir(), 'lms-bench-scorm-'));
-const db = await createBenchDatabase(databaseServerUrl);
-const namespace = uniqueName('benchscorm');
-const token = `bench_${randomBytes(16).toString('hex')}`;
-let system;
 try {
-  const zipPath = join(folder, 'package.zip');
-  const built = performance.now();
-  const files = await writePackage(zipPath, packageBytes);
-  const zipBytes = (await stat(zipPath)).size;
-  log(`built ${zipPath}: ${files} files, ${zipBytes} bytes in ${Math.round(performance.now() - built)} ms`);
+  await runAlone(startSeparate, { prefix: 'benchscorm', log }, async ({ system, database }) => {
+    const zipPath = join(folder, 'package.zip');
+    const built = performance.now();
+    const files = await writePackage(zipPath, packageBytes);
+    const zipBytes = (await stat(zipPath)).size;
+    log(`built ${zipPath}: ${files} files, ${zipBytes} bytes in ${Math.round(performance.now() - built)} ms`);
 
-  system = await startSeparate({ databaseUrl: db.url, natsUrl, namespace, token });
-  await bootstrapAccountId(db.url); // the bootstrap ran
-  const headers = { authorization: `Bearer ${token}` };
-  const created = await fetch(`${system.baseUrl}/api/author/course_templates`, {
-    method: 'POST',
-    headers: { ...headers, 'content-type': 'application/json' },
-    body: JSON.stringify({ course_templates: [{ title: 'Bench SCORM', course_type: 'scorm', is_published: true, has_unpublished_changes: false, default_days_until_due: 30 }] }),
+    await bootstrapAccountId(database.url); // the bootstrap ran
+    const headers = system.headers;
+    const created = await fetch(`${system.baseUrl}/api/author/course_templates`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ course_templates: [{ title: 'Bench SCORM', course_type: 'scorm', is_published: true, has_unpublished_changes: false, default_days_until_due: 30 }] }),
+    });
+    if (created.status !== 200 && created.status !== 201) throw new Error(`creating the course answered ${created.status}: ${await created.text()}`);
+    const courseId = (await created.json()).course_templates[0].id;
+
+    const gateway = system.handles.find((h) => h.name === 'gateway');
+    const catalog = system.handles.find((h) => h.name === 'catalog');
+    // Idle: after start and one request, settled for a moment; the lowest of a few samples.
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const idle = { gateway: Infinity, catalog: Infinity };
+    for (let i = 0; i < 10; i += 1) {
+      idle.gateway = Math.min(idle.gateway, residentMiB([gateway]));
+      idle.catalog = Math.min(idle.catalog, residentMiB([catalog]));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const peak = { ...idle };
+    const sampler = setInterval(() => {
+      peak.gateway = Math.max(peak.gateway, residentMiB([gateway]));
+      peak.catalog = Math.max(peak.catalog, residentMiB([catalog]));
+    }, 50);
+    const started = performance.now();
+    let answer;
+    try {
+      answer = await putFile(`${system.baseUrl}/api/author/course_templates/${courseId}/scorm_package`, zipPath, zipBytes, headers);
+    } finally {
+      clearInterval(sampler);
+    }
+    const seconds = (performance.now() - started) / 1000;
+    if (answer.status !== 200) throw new Error(`the upload answered ${answer.status}: ${answer.text.slice(0, 1000)}`);
+    const scorm = JSON.parse(answer.text).course_templates[0].scorm;
+    const result = {
+      zipMB: Number((zipBytes / 1e6).toFixed(1)),
+      files,
+      seconds: Number(seconds.toFixed(1)),
+      MBps: Number((zipBytes / 1e6 / seconds).toFixed(1)),
+      gatewayIdleMiB: Math.round(idle.gateway),
+      gatewayPeakMiB: Math.round(peak.gateway),
+      catalogIdleMiB: Math.round(idle.catalog),
+      catalogPeakMiB: Math.round(peak.catalog),
+      gatewayWithinBudget: peak.gateway <= idle.gateway + GATEWAY_BUDGET_MIB,
+      scormVersion: scorm?.scorm_version,
+      load: (await import('node:os')).loadavg().map((n) => n.toFixed(1)).join(' '),
+    };
+    console.log(JSON.stringify(result));
+    console.log(
+      `| ${result.zipMB} MB, ${files} stored files | ${result.seconds} s (${result.MBps} MB/s) | gateway RSS ${result.gatewayIdleMiB} -> ${result.gatewayPeakMiB} MiB | catalog RSS ${result.catalogIdleMiB} -> ${result.catalogPeakMiB} MiB | gateway <= idle + ${GATEWAY_BUDGET_MIB} MiB: ${result.gatewayWithinBudget ? 'met' : 'MISSED'} |`,
+    );
+    if (!result.gatewayWithinBudget) process.exitCode = 1;
   });
-  if (created.status !== 200 && created.status !== 201) throw new Error(`creating the course answered ${created.status}: ${await created.text()}`);
-  const courseId = (await created.json()).course_templates[0].id;
-
-  const gateway = system.handles.find((h) => h.name === 'gateway');
-  const catalog = system.handles.find((h) => h.name === 'catalog');
-  // Idle: after start and one request, settled for a moment; the lowest of a few samples.
-  await new Promise((resolve) => setTimeout(resolve, 2_000));
-  const idle = { gateway: Infinity, catalog: Infinity };
-  for (let i = 0; i < 10; i += 1) {
-    idle.gateway = Math.min(idle.gateway, residentMiB([gateway]));
-    idle.catalog = Math.min(idle.catalog, residentMiB([catalog]));
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  const peak = { ...idle };
-  const sampler = setInterval(() => {
-    peak.gateway = Math.max(peak.gateway, residentMiB([gateway]));
-    peak.catalog = Math.max(peak.catalog, residentMiB([catalog]));
-  }, 50);
-  const started = performance.now();
-  let answer;
-  try {
-    answer = await putFile(`${system.baseUrl}/api/author/course_templates/${courseId}/scorm_package`, zipPath, zipBytes, headers);
-  } finally {
-    clearInterval(sampler);
-  }
-  const seconds = (performance.now() - started) / 1000;
-  if (answer.status !== 200) throw new Error(`the upload answered ${answer.status}: ${answer.text.slice(0, 1000)}`);
-  const scorm = JSON.parse(answer.text).course_templates[0].scorm;
-  const result = {
-    zipMB: Number((zipBytes / 1e6).toFixed(1)),
-    files,
-    seconds: Number(seconds.toFixed(1)),
-    MBps: Number((zipBytes / 1e6 / seconds).toFixed(1)),
-    gatewayIdleMiB: Math.round(idle.gateway),
-    gatewayPeakMiB: Math.round(peak.gateway),
-    catalogIdleMiB: Math.round(idle.catalog),
-    catalogPeakMiB: Math.round(peak.catalog),
-    gatewayWithinBudget: peak.gateway <= idle.gateway + GATEWAY_BUDGET_MIB,
-    scormVersion: scorm?.scorm_version,
-    load: (await import('node:os')).loadavg().map((n) => n.toFixed(1)).join(' '),
-  };
-  console.log(JSON.stringify(result));
-  console.log(
-    `| ${result.zipMB} MB, ${files} stored files | ${result.seconds} s (${result.MBps} MB/s) | gateway RSS ${result.gatewayIdleMiB} -> ${result.gatewayPeakMiB} MiB | catalog RSS ${result.catalogIdleMiB} -> ${result.catalogPeakMiB} MiB | gateway <= idle + ${GATEWAY_BUDGET_MIB} MiB: ${result.gatewayWithinBudget ? 'met' : 'MISSED'} |`,
-  );
-  if (!result.gatewayWithinBudget) process.exitCode = 1;
-} catch (err) {
-  log(`failed: ${err.stack ?? err}`);
-  for (const handle of system?.handles ?? []) log(`${handle.name}: ${handle.output().slice(-2000)}`);
-  process.exitCode = 1;
 } finally {
-  clearTimeout(watchdog);
-  await system?.close();
-  await deleteNamespaceStreams(natsUrl, [namespace]).catch(() => undefined);
-  await db.drop();
   await rm(folder, { recursive: true, force: true });
 }

@@ -4,7 +4,8 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { freePort, startChild, stopChildren, waitReady } from './processes.mjs';
+import { createBenchDatabase, deleteNamespaceStreams, uniqueName } from './infra.mjs';
+import { freePort, killAllNow, startChild, stopChildren, waitReady } from './processes.mjs';
 
 /** The V8 flags every deployable runs with (docker/Dockerfile's NODE_OPTIONS, package.json's start scripts): measured as deployed. */
 export const DEPLOYED_NODE_FLAGS = ['--max-semi-space-size=4', '--expose-gc'];
@@ -135,4 +136,38 @@ export async function startRaw({ databaseUrl, accountId }) {
     handles: [handle],
     close: () => stopChildren([handle]),
   };
+}
+
+/**
+ * A bench run on its own (`node bench/<row>.mjs`): a fresh bench database and NATS namespace, the topology
+ * `start` starts on them (startAllInOne or startSeparate), `work({ system, database })`, then everything
+ * removed however it ends; BENCH_KEEP_DATABASE=1 keeps the database (for EXPLAIN). A failure prints the last
+ * output of each process and sets exit code 1; a run past `watchdogMs` is killed with exit code 2.
+ */
+export async function runAlone(start, { prefix, log, watchdogMs = 15 * 60_000 }, work) {
+  const missing = missingBuildOutputs();
+  if (missing.length > 0) throw new Error(`build first (npm run build): ${missing.join(', ')}`);
+  const watchdog = setTimeout(() => {
+    log('watchdog: stopping everything');
+    killAllNow();
+    process.exit(2);
+  }, watchdogMs);
+  const natsUrl = process.env.BENCH_NATS_URL || 'nats://127.0.0.1:4222';
+  const database = await createBenchDatabase(process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres');
+  const namespace = uniqueName(prefix);
+  let system;
+  try {
+    system = await start({ databaseUrl: database.url, natsUrl, namespace, token: `bench_${randomBytes(16).toString('hex')}` });
+    await work({ system, database });
+  } catch (err) {
+    log(`failed: ${err.stack ?? err}`);
+    for (const handle of system?.handles ?? []) log(`${handle.name}: ${handle.output().slice(-2000)}`);
+    process.exitCode = 1;
+  } finally {
+    clearTimeout(watchdog);
+    await system?.close();
+    await deleteNamespaceStreams(natsUrl, [namespace]).catch((err) => log(`could not delete the NATS streams: ${err.message}`));
+    if (process.env.BENCH_KEEP_DATABASE) log(`kept ${database.url}`);
+    else await database.drop();
+  }
 }
