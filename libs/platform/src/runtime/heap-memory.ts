@@ -53,11 +53,11 @@ export async function* scavengingEvery<T extends Uint8Array>(source: AsyncIterab
  * collection once (tens of milliseconds, while nothing waits). It needs `--expose-gc`, which every
  * deployable is started with; without it, it does nothing.
  */
-export function trimHeapWhenIdle(logger: Logger, windowMs = WINDOW_MS): () => void {
+export function trimHeapWhenIdle(logger: Logger, windowMs = WINDOW_MS): void {
   const gc = exposedGc();
   if (!gc) {
     logger.debug('node runs without --expose-gc: idle memory is not given back');
-    return () => undefined;
+    return;
   }
   // The first quiet window after start trims what starting up left.
   let trimmedAt = 0;
@@ -76,5 +76,4 @@ export function trimHeapWhenIdle(logger: Logger, windowMs = WINDOW_MS): () => vo
     logger.debug({ beforeMiB: Math.round(before / 1048576), afterMiB: Math.round(trimmedAt / 1048576), ms: Math.round(performance.now() - started) }, 'gave idle memory back');
   }, windowMs);
   timer.unref();
-  return () => clearInterval(timer);
 }
