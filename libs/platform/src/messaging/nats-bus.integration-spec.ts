@@ -45,6 +45,32 @@ function gate() {
     await sub.unsubscribe();
   });
 
+  it('writes the requests of one event-loop turn to the socket together', async () => {
+    const sub = server.serve('svc.things.batch', 'svc', async (payload) => payload);
+    await server.ping();
+    await client.request('svc.things.batch', 0, 5000); // the reply subscription is in place
+    const socket = (client.connection as unknown as { protocol: { transport: { socket: { write: (...args: unknown[]) => boolean } } } }).protocol.transport.socket;
+    const write = socket.write;
+    let writes = 0;
+    socket.write = function (this: unknown, ...args: unknown[]) {
+      writes += 1;
+      return write.apply(this, args);
+    };
+    try {
+      // Twenty callbacks of one turn, as twenty HTTP requests read in one poll of the gateway would be.
+      const answers = await new Promise<Promise<unknown>[]>((resolve) => {
+        const started: Promise<unknown>[] = [];
+        for (let i = 1; i <= 20; i++) setImmediate(() => started.push(client.request('svc.things.batch', i, 5000)) === 20 && resolve(started));
+      }).then((started) => Promise.all(started));
+      expect(answers).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+      // One write for the twenty (a second only if the server's keep-alive PING is answered meanwhile).
+      expect(writes).toBeLessThanOrEqual(2);
+    } finally {
+      socket.write = write;
+      await sub.unsubscribe();
+    }
+  });
+
   it('carries an undefined payload and reply', async () => {
     let received: unknown = 'unset';
     const sub = server.serve('svc.things.touch', 'svc', async (payload) => {
