@@ -177,6 +177,23 @@ describe('TenantRepository: every operation stays inside the caller’s account'
     expect(await cards.findOne(B, { id: live.id })).toBeNull();
   });
 
+  it('findOne by equal columns is a statement Postgres prepares once per connection, in a transaction too', async () => {
+    const { a } = await seed();
+    const prepared = async () => (await db.manager.query("SELECT statement FROM pg_prepared_statements WHERE name LIKE 'lms\\_%' AND statement LIKE $1", ['%"notes"%'])) as { statement: string }[];
+    const inTransaction = await db.transaction(async () => {
+      const row = await notes.findOne(A, { id: a.id });
+      const again = await notes.findOne(A, { id: a.id });
+      return { row, again, statements: await prepared() };
+    });
+    expect(inTransaction.row).toEqual(inTransaction.again);
+    expect(inTransaction.row?.title).toBe('shared title');
+    // Once, though it ran twice on this connection (earlier tests prepared other lookups on it too).
+    expect(inTransaction.statements).toEqual([{ statement: expect.stringMatching(/^SELECT .* FROM "tenanttest"\."notes" WHERE "account_id" = \$1 AND "id" = \$2/) }]);
+    // On the pool: every connection that ran it has it, and answers stay the caller's.
+    for (let i = 0; i < 3; i++) expect((await notes.findOne(A, { id: a.id }))?.id).toBe(a.id);
+    expect(await notes.findOne(B, { id: a.id })).toBeNull();
+  });
+
   it('findOne forUpdate locks the row inside a transaction and is refused outside one, as TypeORM refuses it', async () => {
     const { a } = await seed();
     await expect(notes.findOne(A, { id: a.id }, { forUpdate: true })).rejects.toThrow(/transaction/i);

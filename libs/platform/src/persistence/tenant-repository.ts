@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { DeepPartial, EntityMetadata, EntityTarget, FindOptionsOrder, FindOptionsWhere, ObjectLiteral, QueryDeepPartialEntity, Repository, SelectQueryBuilder } from 'typeorm';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata.js';
 import { encodeBookmark, type PageWindow } from '@lms/contracts';
@@ -185,15 +186,15 @@ export class TenantRepository<T extends TenantOwned> {
     if (metadata.deleteDateColumn && !options.withDeleted) conditions.push(`${escape(metadata.deleteDateColumn.databaseName)} IS NULL`);
     const table = metadata.schema ? `${escape(metadata.schema)}.${escape(metadata.tableName)}` : escape(metadata.tableName);
     const sql = `SELECT ${columns.map((column) => escape(column.databaseName)).join(', ')} FROM ${table} WHERE ${conditions.join(' AND ')} LIMIT 1${options.forUpdate ? ' FOR UPDATE' : ''}`;
-    return { sql, keys, columns, metadata };
+    return { sql, keys, columns, metadata, name: `lms_${createHash('sha1').update(sql).digest('base64url')}` };
   }
 
   private async runLookup(lookup: Lookup, scope: TenantScope, where: TenantWhere<T>): Promise<T | null> {
     const params: unknown[] = [scope.accountId];
     for (const key of lookup.keys) params.push((where as Record<string, unknown>)[key]);
-    const manager = this.db.manager;
-    const rows = (await manager.query(lookup.sql, params)) as Record<string, unknown>[];
+    const rows = await this.db.queryRows(lookup.sql, params, lookup.name);
     if (rows.length === 0) return null;
+    const manager = this.db.manager;
     const driver = manager.connection.driver;
     const row = rows[0];
     const entity = lookup.metadata.create(manager.queryRunner, { fromDeserializer: true }) as T;
@@ -216,6 +217,8 @@ interface Lookup {
   keys: string[];
   columns: ColumnMetadata[];
   metadata: EntityMetadata;
+  /** The prepared statement's name: one per SQL text. */
+  name: string;
 }
 
 /** An entity TypeORM would load from its own columns alone: nothing joined, nested, inherited or listening. */
