@@ -1,23 +1,27 @@
 import { LOCKABLES_DESCRIBE_SUBJECT, type RequestContext, type Role, type RpcReply } from '@lms/contracts';
 import { createSecretKey } from 'node:crypto';
-import { ContextSeal } from '@lms/platform';
+import { ContextSeal, NatsBus } from '@lms/platform';
 import { TEST_CONTEXT_SIGNING_KEY, testNatsUrl, type TestUser } from '@lms/testing';
 import { type CatalogFixture, startCatalogFixture, TASKS } from './catalog-fixture.js';
 
-// Services verify the caller context's seal; with real NATS the test system shares this key (see test-system.ts).
+// Asked over a NATS connection of its own, as the locking service asks: services verify the caller context's seal
+// on what comes over the network, and with real NATS the test system shares this key (see test-system.ts).
 const describeWithNats = testNatsUrl() ? describe : describe.skip;
 
 describeWithNats('catalog.lockables.describe (what the locking service asks catalog), over the real bus', () => {
   let f: CatalogFixture;
   const ctxOf = (user: TestUser, roles: Role[]): RequestContext => ({ requestId: 'lockables-e2e', accountId: user.accountId, subAccountId: null, userId: user.userId, roles });
   const seal = new ContextSeal(createSecretKey(Buffer.from(TEST_CONTEXT_SIGNING_KEY, 'utf8')), 60_000);
+  let wire: NatsBus;
   const describeAs = async (ctx: RequestContext, body: unknown) =>
-    (await f.t.system.bus.request(LOCKABLES_DESCRIBE_SUBJECT, seal.sign(LOCKABLES_DESCRIBE_SUBJECT, { ctx, params: {}, query: {}, body }), 5000)) as RpcReply;
+    (await wire.request(LOCKABLES_DESCRIBE_SUBJECT, seal.sign(LOCKABLES_DESCRIBE_SUBJECT, { ctx, params: {}, query: {}, body }), 5000)) as RpcReply;
 
   beforeAll(async () => {
     f = await startCatalogFixture('e2e-catalog-lockables');
+    wire = await NatsBus.connect(testNatsUrl()!, { namespace: (f.t.system.bus as NatsBus).namespace, name: 'lockables-e2e' });
   });
   afterAll(async () => {
+    await wire?.close();
     await f?.close();
   });
 
@@ -34,7 +38,7 @@ describeWithNats('catalog.lockables.describe (what the locking service asks cata
   });
 
   it('refuses an unsigned question (401 CONTEXT_NOT_SIGNED), like every service request', async () => {
-    const unsigned = (await f.t.system.bus.request(LOCKABLES_DESCRIBE_SUBJECT, { ctx: ctxOf(f.cast.author, ['admin']), params: {}, query: {}, body: { lockable_type: 'Task', lockable_id: 1 } }, 5000)) as RpcReply;
+    const unsigned = (await wire.request(LOCKABLES_DESCRIBE_SUBJECT, { ctx: ctxOf(f.cast.author, ['admin']), params: {}, query: {}, body: { lockable_type: 'Task', lockable_id: 1 } }, 5000)) as RpcReply;
     expect(unsigned).toMatchObject({ ok: false, error: { status: 401, code: 'CONTEXT_NOT_SIGNED' } });
   });
 

@@ -234,12 +234,17 @@ describe('gateway (e2e)', () => {
         ctx: { requestId: 'trace-abc-123', accountId: 11, subAccountId: 5, userId: 101, roles: ['author'] },
         params: {},
         query: { sort: '-name', includes: ['counts', 'owner'], min_size: 3, page: 2, per_page: 10 },
-        seal: { v: 1, at: expect.any(Number), mac: expect.any(String) },
+        // Sealed when it leaves the process (two NATS connections here); the in-process bus carries it as it is.
+        ...(natsUrl ? { seal: { v: 1, at: expect.any(Number), mac: expect.any(String) } } : {}),
       });
     });
 
-    it('signs the context of every request for its subject, so a service can verify it (docs/security.md)', async () => {
+    it('signs the context of every request that leaves the process, for its subject, so a service can verify it (docs/security.md)', async () => {
       await api.get('/api/author/widgets/5');
+      if (!natsUrl) {
+        expect(calls[S.show].at(-1)).not.toHaveProperty('seal');
+        return;
+      }
       // The gateway runs on this process's generated key (no NATS_URL in its configuration).
       const seal = contextSealFor(loadConfig({}));
       expect(seal.check(S.show, calls[S.show].at(-1))).toBeUndefined();

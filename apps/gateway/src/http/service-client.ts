@@ -26,7 +26,7 @@ export class ServiceClient {
   /** `timeoutMs`: longer than the RPC timeout for work that grows with an uploaded file. */
   async request(subject: string, request: RpcRequest<unknown, unknown, unknown>, timeoutMs = this.deps.runtime.config.rpcTimeoutMs): Promise<RpcReply> {
     const { bus } = this.deps.runtime;
-    const reply = parseRpcReply(subject, await bus.request(subject, this.seal.sign(subject, request), timeoutMs));
+    const reply = parseRpcReply(subject, await bus.request(subject, request, timeoutMs, () => this.seal.sign(subject, request)));
     // Never relayed as a 401: the caller's token is fine, the deployment is not (a 500, logged).
     if (!reply.ok && reply.error.code === CONTEXT_REFUSED) throw new ContextKeyMismatchError(subject);
     return reply;

@@ -94,7 +94,9 @@ const request = (params: Record<string, string>, body: unknown = {}): RpcRequest
 const key = createSecretKey(randomBytes(32));
 const seal = new ContextSeal(key, 60_000);
 
-describe.each(transports)('BusTransport over %s', (_name, open) => {
+describe.each(transports)('BusTransport over %s', (name, open) => {
+  // Two connections through a NATS server; the in-process bus carries requests of this process only.
+  const overNetwork = name === 'NATS';
   let buses: Buses;
   let app: INestMicroservice;
   const logs: Array<Record<string, unknown>> = [];
@@ -122,6 +124,7 @@ describe.each(transports)('BusTransport over %s', (_name, open) => {
 
   const send = (subject: string, payload: unknown) => buses.client.request(subject, payload, 5000) as Promise<RpcReply>;
   const call = (subject: string, payload: RpcRequest) => send(subject, seal.sign(subject, payload));
+
 
   it('answers a plain value as an ok reply with that body', async () => {
     await expect(call('test.things.get', request({ id: '42' }))).resolves.toEqual({
@@ -168,6 +171,16 @@ describe.each(transports)('BusTransport over %s', (_name, open) => {
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({ level: 30, subject: 'test.things.missing', status: 404, durationMs: expect.any(Number) });
   });
+
+  if (!overNetwork) {
+    it('serves a request from this process without a seal: it was on no wire', async () => {
+      renamed.splice(0);
+      const payload: RpcRequest<{ name: string }> = { ...request({}), ctx: { ...request({}).ctx, userId: 1, roles: ['admin'] }, body: { name: 'local' } };
+      await expect(send('test.things.rename', payload)).resolves.toEqual({ ok: true, body: { renamed: 'local', by: 1 } });
+      expect(renamed).toEqual(['local']);
+    });
+    return;
+  }
 
   describe('refuses, with a 401 and without running the handler, a request whose caller context', () => {
     const refused = { ok: false, error: expect.objectContaining({ status: 401, code: CONTEXT_REFUSED }) };

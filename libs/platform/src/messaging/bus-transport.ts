@@ -61,7 +61,7 @@ export class BusTransport extends Server implements CustomTransportStrategy {
         continue;
       }
       const direct = this.direct.get(subject);
-      this.subscriptions.push(this.bus.serve(subject, this.queue, (payload) => this.track(this.handle(subject, handler, direct, payload))));
+      this.subscriptions.push(this.bus.serve(subject, this.queue, (payload, fromThisProcess) => this.track(this.handle(subject, handler, direct, payload, fromThisProcess))));
     }
     this.log.debug({ queue: this.queue, subjects: this.subscriptions.length }, 'serving message patterns');
     callback();
@@ -94,9 +94,13 @@ export class BusTransport extends Server implements CustomTransportStrategy {
     this.direct = handlers;
   }
 
-  /** The one step that reads who is calling: every request passes it (the seal is checked) before any handler runs. */
-  private requestOf(subject: string, payload: unknown): RpcRequest {
-    this.seal.verify(subject, payload);
+  /**
+   * The one step that reads who is calling: every request passes it before any handler runs. One that
+   * came over the network must carry the gateway's seal; one from this process (the all-in-one's
+   * gateway, or a service beside this one) was on no wire, so it is not sealed (docs/security.md).
+   */
+  private requestOf(subject: string, payload: unknown, fromThisProcess: boolean): RpcRequest {
+    if (!fromThisProcess) this.seal.verify(subject, payload);
     rememberForwardedHeaders(payload as RpcRequest);
     return payload as RpcRequest;
   }
@@ -115,12 +119,12 @@ export class BusTransport extends Server implements CustomTransportStrategy {
     return work;
   }
 
-  private async handle(subject: string, handler: MessageHandler, direct: DirectHandler | undefined, payload: unknown): Promise<RpcReply> {
+  private async handle(subject: string, handler: MessageHandler, direct: DirectHandler | undefined, payload: unknown, fromThisProcess: boolean): Promise<RpcReply> {
     const started = performance.now();
     const requestId = (payload as Partial<RpcRequest> | undefined)?.ctx?.requestId;
     let answer: RpcReply;
     try {
-      const request = this.requestOf(subject, payload);
+      const request = this.requestOf(subject, payload, fromThisProcess);
       const invoke = async (): Promise<RpcReply> => {
         const result = await this.dispatch(subject, handler, direct, request);
         return result instanceof Reply

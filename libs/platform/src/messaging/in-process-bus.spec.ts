@@ -28,6 +28,14 @@ describe('InProcessBus', () => {
     await expect(bus.request('svc.things.get', { id: 7 }, 1000)).resolves.toEqual({ got: { id: 7 } });
   });
 
+  it('carries every request as it is, from this process: what overWire gives is never sent', async () => {
+    bus.serve('svc.things.where', 'svc', async (payload, fromThisProcess) => ({ payload, fromThisProcess }));
+    let asked = 0;
+    const overWire = () => ({ sealed: ++asked });
+    await expect(bus.request('svc.things.where', { id: 7 }, 1000, overWire)).resolves.toEqual({ payload: { id: 7 }, fromThisProcess: true });
+    expect(asked).toBe(0);
+  });
+
   it('hands requests round-robin to the subscribers of a subject, one per request', async () => {
     const seen: string[] = [];
     bus.serve('svc.things.get', 'svc', async () => seen.push('a'));

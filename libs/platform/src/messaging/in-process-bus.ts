@@ -11,7 +11,7 @@ interface Server {
   subject: string;
   /** Kept for parity with NATS; in one process a request simply goes to one server of the subject. */
   queue: string;
-  handler: (payload: unknown) => Promise<unknown>;
+  handler: (payload: unknown, fromThisProcess: boolean) => Promise<unknown>;
 }
 
 interface Listener {
@@ -68,7 +68,8 @@ export class InProcessBus implements MessageBus {
     return this;
   }
 
-  request(subject: string, payload: unknown, timeoutMs: number): Promise<unknown> {
+  /** Every request stays in this process, so `overWire` (what would leave it) is never asked for. */
+  request(subject: string, payload: unknown, timeoutMs: number, _overWire?: () => unknown): Promise<unknown> {
     if (this.closed) return Promise.reject(new BusClosedError());
     const candidates = this.servers.filter((s) => subjectMatches(s.subject, subject));
     if (candidates.length === 0) return Promise.reject(new NoRespondersError(subject));
@@ -86,14 +87,14 @@ export class InProcessBus implements MessageBus {
       const timer = setTimeout(() => reject(new RequestTimeoutError(subject, timeoutMs)), timeoutMs);
       // The handler starts on a later tick, like a message arriving from the network.
       const handled = Promise.resolve()
-        .then(() => server.handler(decode(sent)))
+        .then(() => server.handler(decode(sent), true))
         .then((result) => decode(encode(result)));
       this.track(handled);
       handled.then(resolve, reject).finally(() => clearTimeout(timer));
     });
   }
 
-  serve(subject: string, queue: string, handler: (payload: unknown) => Promise<unknown>): Subscription {
+  serve(subject: string, queue: string, handler: (payload: unknown, fromThisProcess: boolean) => Promise<unknown>): Subscription {
     if (this.closed) throw new BusClosedError();
     const server: Server = { subject, queue, handler };
     this.servers.push(server);

@@ -64,10 +64,17 @@ export interface EventLog {
  */
 export interface MessageBus {
   readonly kind: 'nats' | 'in-process';
-  /** Rejects with NoRespondersError or RequestTimeoutError; never hangs. */
-  request(subject: string, payload: unknown, timeoutMs: number): Promise<unknown>;
-  /** Answers requests on a subject; subscribers sharing `queue` split the load. */
-  serve(subject: string, queue: string, handler: (payload: unknown) => Promise<unknown>): Subscription;
+  /**
+   * Rejects with NoRespondersError or RequestTimeoutError; never hangs. `overWire` gives the payload to
+   * send instead when the request leaves this process (the caller context's seal, which a request
+   * answered in this process does without: it is on no wire anyone else can write to).
+   */
+  request(subject: string, payload: unknown, timeoutMs: number, overWire?: () => unknown): Promise<unknown>;
+  /**
+   * Answers requests on a subject; subscribers sharing `queue` split the load. The handler learns whether
+   * the request came from this process (then it was never on the wire) or over the network.
+   */
+  serve(subject: string, queue: string, handler: (payload: unknown, fromThisProcess: boolean) => Promise<unknown>): Subscription;
   /** Fire-and-forget notice to every subscriber (cache invalidation); not durable. */
   broadcast(subject: string, payload: unknown): void;
   listen(subject: string, handler: (payload: unknown) => void): Subscription;

@@ -114,6 +114,28 @@ function gate() {
     await sub.unsubscribe();
   });
 
+  it('sends what overWire gives only when the request leaves the process, and tells the handler where it came from', async () => {
+    const seen: Array<{ payload: unknown; fromThisProcess: boolean }> = [];
+    const sub = server.serve('svc.things.where', 'svc', async (payload, fromThisProcess) => {
+      seen.push({ payload, fromThisProcess });
+      return fromThisProcess;
+    });
+    await server.ping();
+    let wrapped = 0;
+    const overWire = () => {
+      wrapped += 1;
+      return { sealed: true };
+    };
+    await expect(client.request('svc.things.where', { plain: true }, 5000, overWire)).resolves.toBe(false);
+    await expect(server.request('svc.things.where', { plain: true }, 5000, overWire)).resolves.toBe(true);
+    expect(seen).toEqual([
+      { payload: { sealed: true }, fromThisProcess: false },
+      { payload: { plain: true }, fromThisProcess: true },
+    ]);
+    expect(wrapped).toBe(1);
+    await sub.unsubscribe();
+  });
+
   it('answers a request to a subject the same connection serves in-process, as NATS would answer it', async () => {
     let received: { tags: string[] } | undefined;
     const held = gate();

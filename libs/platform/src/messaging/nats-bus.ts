@@ -30,7 +30,7 @@ const copy = (value: unknown): unknown => {
   return text === undefined ? undefined : JSON.parse(text);
 };
 
-type Handler = (payload: unknown) => Promise<unknown>;
+type Handler = (payload: unknown, fromThisProcess: boolean) => Promise<unknown>;
 
 /** The parts of the client's protocol handler (@nats-io/nats-core 3.x) that `coalesceWrites` replaces. */
 interface ProtocolInternals {
@@ -149,12 +149,12 @@ export class NatsBus implements MessageBus {
    * NATS on one reply subscription per connection (a map of waiting requests), not the client's
    * per-request machinery, which also captured an error with a stack trace for every request.
    */
-  request(subject: string, payload: unknown, timeoutMs: number): Promise<unknown> {
+  request(subject: string, payload: unknown, timeoutMs: number, overWire?: () => unknown): Promise<unknown> {
     const handlers = this.closing ? undefined : this.localHandlers(subject);
     if (handlers) return this.requestLocally(subject, handlers[this.localTurn++ % handlers.length], payload, timeoutMs);
     let data: Uint8Array;
     try {
-      data = encode(payload);
+      data = encode(overWire ? overWire() : payload);
     } catch (err) {
       return Promise.reject(err);
     }
@@ -262,9 +262,9 @@ export class NatsBus implements MessageBus {
     return this.namespace ? `${this.namespace}.${subject}` : subject;
   }
 
-  private async answer(subject: string, msg: Msg, handler: (payload: unknown) => Promise<unknown>): Promise<void> {
+  private async answer(subject: string, msg: Msg, handler: Handler): Promise<void> {
     try {
-      msg.respond(encode(await handler(decode(msg.data))));
+      msg.respond(encode(await handler(decode(msg.data), false)));
     } catch (err) {
       // Handlers are meant to answer errors as replies; one that throws still must not leave the caller waiting.
       this.logger.error({ err, subject }, 'request handler threw');
@@ -303,7 +303,7 @@ export class NatsBus implements MessageBus {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new RequestTimeoutError(subject, timeoutMs)), timeoutMs);
       const handled = Promise.resolve()
-        .then(() => handler(sent))
+        .then(() => handler(sent, true))
         .then(
           (result) => {
             clearTimeout(timer);

@@ -27,8 +27,9 @@ type Sealable = Pick<RpcRequest<unknown, unknown, unknown>, 'ctx' | 'params' | '
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
- * Signs the caller context of a bus request (gateway) and verifies it (every service), so a NATS
- * credential alone cannot speak for a user: HMAC-SHA256 with the shared CONTEXT_SIGNING_KEY over the
+ * Signs the caller context of a bus request that goes over NATS (gateway) and verifies it (every
+ * service), so a NATS credential alone cannot speak for a user (one answered in its own process is on no
+ * wire and goes unsealed: MessageBus.request's `overWire`): HMAC-SHA256 with the shared CONTEXT_SIGNING_KEY over the
  * subject, the signing time, ctx, params, query, body and the forwarded headers (when a route declares any). Binding the subject stops a seal from being
  * replayed on another subject; binding the time bounds replays on the same one.
  *

@@ -32,17 +32,18 @@ export function signedRequestsTo(service: string, channel: SignedRequestChannel)
 }
 
 /**
- * One service asking another over request/reply on behalf of the caller: signed like the gateway's
- * requests (every service verifies the caller context), the other service's own errors re-thrown as
- * they are, no answer a 503. A refused signature is an operations fault (keys differ), a 500, never a 401.
+ * One service asking another over request/reply on behalf of the caller: sealed like the gateway's
+ * requests when it goes over NATS (every service verifies what reaches it over the network), the other
+ * service's own errors re-thrown as they are, no answer a 503. A refused signature is an operations
+ * fault (keys differ), a 500, never a 401.
  */
 export async function requestSigned<T>(options: SignedRequestOptions, ctx: RequestContext, subject: string, body: object): Promise<T> {
   const { bus, seal, timeoutMs, service, unavailableCode } = options;
   const unavailable = (detail: string) => new DomainError(503, unavailableCode, 'Service Unavailable', detail);
-  const request: RpcRequest = seal.sign(subject, { ctx, params: {}, query: {}, body });
+  const request: RpcRequest = { ctx, params: {}, query: {}, body };
   let answer: RpcReply;
   try {
-    answer = (await bus.request(subject, request, timeoutMs)) as RpcReply;
+    answer = (await bus.request(subject, request, timeoutMs, () => seal.sign(subject, request))) as RpcReply;
   } catch (err) {
     throw unavailable(`${service} did not answer ${subject}: ${err instanceof Error ? err.message : String(err)}`);
   }
