@@ -192,6 +192,10 @@ describe('TenantRepository: every operation stays inside the caller’s account'
     // On the pool: every connection that ran it has it, and answers stay the caller's.
     for (let i = 0; i < 3; i++) expect((await notes.findOne(A, { id: a.id }))?.id).toBe(a.id);
     expect(await notes.findOne(B, { id: a.id })).toBeNull();
+    // Postgres' errors come back as they are, and give the connection back: more failures than the pool holds.
+    for (let i = 0; i < 12; i++) await expect(notes.findOne(A, { id: 'not a number' as never })).rejects.toMatchObject({ code: '22P02' });
+    await expect(db.transaction(() => notes.findOne(A, { id: 'not a number' as never }))).rejects.toMatchObject({ code: '22P02' });
+    expect((await notes.findOne(A, { id: a.id }))?.id).toBe(a.id);
   });
 
   it('findOne forUpdate locks the row inside a transaction and is refused outside one, as TypeORM refuses it', async () => {
