@@ -3,7 +3,7 @@ import type { CloudEvent } from '@lms/contracts';
 import type { EventLog } from '../messaging/message-bus.js';
 import type { Logger } from '../observability/logger.js';
 import { watchOutbox, type OutboxBacklog } from '../observability/outbox-metrics.js';
-import type { Database } from '../persistence/database.js';
+import { type Database, statementName } from '../persistence/database.js';
 import { eventTable } from './event-tables.js';
 import { PostgresEventLog } from './postgres-event-log.js';
 
@@ -40,6 +40,9 @@ export class OutboxRelay {
   /** The log, when it lives in this database and can publish in the relay's transaction. */
   private readonly sameDatabaseLog?: PostgresEventLog;
   private unwatch?: () => void;
+  /** The relay's two statements, prepared once per connection. */
+  private readonly claim: { sql: string; name: string };
+  private readonly mark: { sql: string; name: string };
 
   constructor(
     private readonly db: Database,
@@ -52,6 +55,10 @@ export class OutboxRelay {
     this.retentionMs = options.retentionMs ?? 7 * 24 * HOUR_MS;
     const url = (db.dataSource.options as { url?: string }).url;
     if (events instanceof PostgresEventLog && url && events.isDatabase(url)) this.sameDatabaseLog = events;
+    const outbox = eventTable(db.schema, 'outbox');
+    const prepared = (sql: string) => ({ sql, name: statementName(sql) });
+    this.claim = prepared(`SELECT id, payload FROM ${outbox} WHERE published_at IS NULL ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED`);
+    this.mark = prepared(`UPDATE ${outbox} SET published_at = now() WHERE id = ANY($1::uuid[])`);
   }
 
   start(): void {
@@ -103,16 +110,12 @@ export class OutboxRelay {
    * still marked; the failure is then thrown, and the rest wait for the next run.
    */
   async runOnce(): Promise<number> {
-    const outbox = eventTable(this.db.schema, 'outbox');
     let failure: unknown;
     const marked = await this.db.transaction(async (manager) => {
-      const rows: { id: string; payload: CloudEvent }[] = await manager.query(
-        `SELECT id, payload FROM ${outbox} WHERE published_at IS NULL ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
-        [this.batchSize],
-      );
+      const rows = (await this.db.queryRows(this.claim.sql, [this.batchSize], this.claim.name)) as { id: string; payload: CloudEvent }[];
       if (rows.length > 0 && this.sameDatabaseLog) {
         await this.sameDatabaseLog.publishWithin((sql, params) => manager.query(sql, params), rows.map((row) => row.payload));
-        await manager.query(`UPDATE ${outbox} SET published_at = now() WHERE id = ANY($1::uuid[])`, [rows.map((row) => row.id)]);
+        await this.db.queryRows(this.mark.sql, [rows.map((row) => row.id)], this.mark.name);
         return rows.length;
       }
       const published: string[] = [];
@@ -125,9 +128,7 @@ export class OutboxRelay {
         }
         published.push(row.id);
       }
-      if (published.length > 0) {
-        await manager.query(`UPDATE ${outbox} SET published_at = now() WHERE id = ANY($1::uuid[])`, [published]);
-      }
+      if (published.length > 0) await this.db.queryRows(this.mark.sql, [published], this.mark.name);
       return published.length;
     });
     if (failure !== undefined) throw failure;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CloudEvent } from '@lms/contracts';
 import type { QueryRunner } from 'typeorm';
-import type { Database } from '../persistence/database.js';
+import { type Database, statementName } from '../persistence/database.js';
 import type { TenantScope } from '../persistence/tenant-repository.js';
 import { eventTable } from './event-tables.js';
 
@@ -14,12 +14,17 @@ export class Outbox {
   private readonly listeners = new Set<() => void>();
   /** Transactions that added events and have not ended yet. */
   private readonly pending = new WeakSet<QueryRunner>();
+  // clock_timestamp, not now(): events of one transaction keep the order they were added in.
+  private readonly insert: string;
+  private readonly insertName: string;
 
   constructor(
     private readonly db: Database,
     source: string,
   ) {
     this.source = `/${source.replace(/^\/+/, '')}`;
+    this.insert = `INSERT INTO ${eventTable(db.schema, 'outbox')} (id, type, subject, account_id, payload, created_at) VALUES ($1, $2, $3, $4, $5, clock_timestamp())`;
+    this.insertName = statementName(this.insert);
     // TypeORM tells subscribers when a transaction commits: that is when the relay can see the rows.
     db.dataSource.subscribers.push({
       afterTransactionCommit: ({ queryRunner }) => {
@@ -52,14 +57,9 @@ export class Outbox {
       accountid: scope.accountId,
       data,
     };
-    const manager = this.db.manager;
-    // clock_timestamp, not now(): events of one transaction keep the order they were added in.
-    await manager.query(
-      `INSERT INTO ${eventTable(this.db.schema, 'outbox')} (id, type, subject, account_id, payload, created_at)
-       VALUES ($1, $2, $3, $4, $5, clock_timestamp())`,
-      [event.id, type, subject ?? null, scope.accountId, JSON.stringify(event)],
-    );
-    if (manager.queryRunner) this.pending.add(manager.queryRunner);
+    await this.db.queryRows(this.insert, [event.id, type, subject ?? null, scope.accountId, JSON.stringify(event)], this.insertName);
+    const { queryRunner } = this.db.manager;
+    if (queryRunner) this.pending.add(queryRunner);
     return event;
   }
 

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { createHash } from 'node:crypto';
 import type { DataSource, EntityManager, MixedList, EntitySchema } from 'typeorm';
 import type { Logger } from '../observability/logger.js';
 
@@ -124,6 +125,11 @@ interface PgPoolClient extends PgQueryable {
   on(event: 'error', listener: (err: Error) => void): void;
   off(event: 'error', listener: (err: Error) => void): void;
   release(err?: Error): void;
+}
+
+/** The name `queryRows` prepares a fixed SQL text under: one per text, the same in every process. */
+export function statementName(sql: string): string {
+  return `lms_${createHash('sha1').update(sql).digest('base64url')}`;
 }
 
 /** The part of pg's pool this class uses (TypeORM's driver keeps it as `master`). */

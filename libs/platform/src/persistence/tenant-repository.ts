@@ -1,9 +1,8 @@
-import { createHash } from 'node:crypto';
 import type { DeepPartial, EntityMetadata, EntityTarget, FindOptionsOrder, FindOptionsWhere, ObjectLiteral, QueryDeepPartialEntity, Repository, SelectQueryBuilder } from 'typeorm';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata.js';
 import { encodeBookmark, type PageWindow } from '@lms/contracts';
 import type { ListSize } from '../messaging/reply.js';
-import type { Database } from './database.js';
+import { type Database, statementName } from './database.js';
 
 /** Lists count their rows up to this many; past it they answer only whether a page follows (`ListSize`). */
 export const COUNT_CAP = 1_000;
@@ -186,7 +185,7 @@ export class TenantRepository<T extends TenantOwned> {
     if (metadata.deleteDateColumn && !options.withDeleted) conditions.push(`${escape(metadata.deleteDateColumn.databaseName)} IS NULL`);
     const table = metadata.schema ? `${escape(metadata.schema)}.${escape(metadata.tableName)}` : escape(metadata.tableName);
     const sql = `SELECT ${columns.map((column) => escape(column.databaseName)).join(', ')} FROM ${table} WHERE ${conditions.join(' AND ')} LIMIT 1${options.forUpdate ? ' FOR UPDATE' : ''}`;
-    return { sql, keys, columns, metadata, name: `lms_${createHash('sha1').update(sql).digest('base64url')}` };
+    return { sql, keys, columns, metadata, name: statementName(sql) };
   }
 
   private async runLookup(lookup: Lookup, scope: TenantScope, where: TenantWhere<T>): Promise<T | null> {
