@@ -1,7 +1,7 @@
 import type { CloudEvent } from '@lms/contracts';
 import type { EntityManager } from 'typeorm';
 import type { ConsumerOptions, EventLog, Subscription } from '../messaging/message-bus.js';
-import { type Database, statementName } from '../persistence/database.js';
+import { type Database, prepare } from '../persistence/database.js';
 import { eventTable } from './event-tables.js';
 
 /**
@@ -16,12 +16,11 @@ export function subscribeWithInbox(
   options: ConsumerOptions,
   handler: (event: CloudEvent, manager: EntityManager) => Promise<void>,
 ): Promise<Subscription> {
-  const record = `INSERT INTO ${eventTable(db.schema, 'inbox')} (consumer, event_id) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING event_id`;
-  const recordName = statementName(record);
+  const record = prepare(`INSERT INTO ${eventTable(db.schema, 'inbox')} (consumer, event_id) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING event_id`);
   return events.consume(options, (event) =>
     db.transaction(async (manager) => {
       // A concurrent delivery of the same event waits here on the key until the first one commits or rolls back.
-      const inserted = await db.queryRows(record, [options.durable, event.id], recordName);
+      const inserted = await db.queryPrepared(record, [options.durable, event.id]);
       if (inserted.length === 0) return; // handled before: redelivery has no second effect
       await handler(event, manager);
     }),

@@ -3,7 +3,7 @@ import type { CloudEvent } from '@lms/contracts';
 import type { EventLog } from '../messaging/message-bus.js';
 import type { Logger } from '../observability/logger.js';
 import { watchOutbox, type OutboxBacklog } from '../observability/outbox-metrics.js';
-import { type Database, statementName } from '../persistence/database.js';
+import { type Database, prepare, type PreparedStatement } from '../persistence/database.js';
 import { eventTable } from './event-tables.js';
 import { PostgresEventLog } from './postgres-event-log.js';
 
@@ -41,8 +41,8 @@ export class OutboxRelay {
   private readonly sameDatabaseLog?: PostgresEventLog;
   private unwatch?: () => void;
   /** The relay's two statements, prepared once per connection. */
-  private readonly claim: { sql: string; name: string };
-  private readonly mark: { sql: string; name: string };
+  private readonly claim: PreparedStatement;
+  private readonly mark: PreparedStatement;
 
   constructor(
     private readonly db: Database,
@@ -56,9 +56,8 @@ export class OutboxRelay {
     const url = (db.dataSource.options as { url?: string }).url;
     if (events instanceof PostgresEventLog && url && events.isDatabase(url)) this.sameDatabaseLog = events;
     const outbox = eventTable(db.schema, 'outbox');
-    const prepared = (sql: string) => ({ sql, name: statementName(sql) });
-    this.claim = prepared(`SELECT id, payload FROM ${outbox} WHERE published_at IS NULL ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED`);
-    this.mark = prepared(`UPDATE ${outbox} SET published_at = now() WHERE id = ANY($1::uuid[])`);
+    this.claim = prepare(`SELECT id, payload FROM ${outbox} WHERE published_at IS NULL ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED`);
+    this.mark = prepare(`UPDATE ${outbox} SET published_at = now() WHERE id = ANY($1::uuid[])`);
   }
 
   start(): void {
@@ -112,10 +111,10 @@ export class OutboxRelay {
   async runOnce(): Promise<number> {
     let failure: unknown;
     const marked = await this.db.transaction(async (manager) => {
-      const rows = (await this.db.queryRows(this.claim.sql, [this.batchSize], this.claim.name)) as { id: string; payload: CloudEvent }[];
+      const rows = (await this.db.queryPrepared(this.claim, [this.batchSize])) as { id: string; payload: CloudEvent }[];
       if (rows.length > 0 && this.sameDatabaseLog) {
         await this.sameDatabaseLog.publishWithin((sql, params) => manager.query(sql, params), rows.map((row) => row.payload));
-        await this.db.queryRows(this.mark.sql, [rows.map((row) => row.id)], this.mark.name);
+        await this.db.queryPrepared(this.mark, [rows.map((row) => row.id)]);
         return rows.length;
       }
       const published: string[] = [];
@@ -128,7 +127,7 @@ export class OutboxRelay {
         }
         published.push(row.id);
       }
-      if (published.length > 0) await this.db.queryRows(this.mark.sql, [published], this.mark.name);
+      if (published.length > 0) await this.db.queryPrepared(this.mark, [published]);
       return published.length;
     });
     if (failure !== undefined) throw failure;

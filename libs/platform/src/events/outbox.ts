@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CloudEvent } from '@lms/contracts';
 import type { QueryRunner } from 'typeorm';
-import { type Database, statementName } from '../persistence/database.js';
+import { type Database, prepare, type PreparedStatement } from '../persistence/database.js';
 import type { TenantScope } from '../persistence/tenant-repository.js';
 import { eventTable } from './event-tables.js';
 
@@ -14,17 +14,15 @@ export class Outbox {
   private readonly listeners = new Set<() => void>();
   /** Transactions that added events and have not ended yet. */
   private readonly pending = new WeakSet<QueryRunner>();
-  // clock_timestamp, not now(): events of one transaction keep the order they were added in.
-  private readonly insert: string;
-  private readonly insertName: string;
+  private readonly insert: PreparedStatement;
 
   constructor(
     private readonly db: Database,
     source: string,
   ) {
     this.source = `/${source.replace(/^\/+/, '')}`;
-    this.insert = `INSERT INTO ${eventTable(db.schema, 'outbox')} (id, type, subject, account_id, payload, created_at) VALUES ($1, $2, $3, $4, $5, clock_timestamp())`;
-    this.insertName = statementName(this.insert);
+    // clock_timestamp, not now(): events of one transaction keep the order they were added in.
+    this.insert = prepare(`INSERT INTO ${eventTable(db.schema, 'outbox')} (id, type, subject, account_id, payload, created_at) VALUES ($1, $2, $3, $4, $5, clock_timestamp())`);
     // TypeORM tells subscribers when a transaction commits: that is when the relay can see the rows.
     db.dataSource.subscribers.push({
       afterTransactionCommit: ({ queryRunner }) => {
@@ -57,7 +55,7 @@ export class Outbox {
       accountid: scope.accountId,
       data,
     };
-    await this.db.queryRows(this.insert, [event.id, type, subject ?? null, scope.accountId, JSON.stringify(event)], this.insertName);
+    await this.db.queryPrepared(this.insert, [event.id, type, subject ?? null, scope.accountId, JSON.stringify(event)]);
     const { queryRunner } = this.db.manager;
     if (queryRunner) this.pending.add(queryRunner);
     return event;

@@ -51,27 +51,25 @@ export class Database {
   }
 
   /**
-   * Rows of one statement, in the transaction in progress if there is one. `name` makes it a prepared
-   * statement on the connection, parsed and planned by Postgres once per connection instead of once per
-   * call (half of Postgres' CPU for a lookup by key); give it only to a fixed SQL text.
+   * Rows of a prepared statement (`prepare`), in the transaction in progress if there is one: Postgres
+   * parses and plans it once per connection instead of once per call (half of its CPU for a lookup by key).
    */
-  async queryRows(sql: string, params: unknown[], name?: string): Promise<Record<string, unknown>[]> {
+  async queryPrepared(statement: PreparedStatement, params: unknown[]): Promise<Record<string, unknown>[]> {
     const current = this.scope.getStore();
     // The transaction's own pg client (TypeORM's query runner holds it once the transaction began).
-    const client: PgQueryable | undefined = current ? (current.queryRunner as { databaseConnection?: PgQueryable } | undefined)?.databaseConnection : this.pool;
-    if (!client) return (await current!.query(sql, params)) as Record<string, unknown>[];
-    if (name === undefined) return (await client.query({ text: sql, values: params })).rows as Record<string, unknown>[];
+    const client = current ? (current.queryRunner as { databaseConnection?: PgQueryable } | undefined)?.databaseConnection : this.pool;
+    if (!client) return (await current!.query(statement.sql, params)) as Record<string, unknown>[];
     // A query object made from the text and then named: pg copies a query config object, property
     // descriptors and all, on every call (4% of a read's CPU), and takes a query object as it is.
     const { Query } = this.pool.Client;
     if (client === this.pool) {
-      const query = new Query(sql, params);
-      query.name = name;
+      const query = new Query(statement.sql, params);
+      query.name = statement.name;
       return (await this.pool.query(query)).rows as unknown as Record<string, unknown>[];
     }
     return new Promise((resolve, reject) => {
-      const query = new Query(sql, params, (err, result) => (err ? reject(err) : resolve(result!.rows as Record<string, unknown>[])));
-      query.name = name;
+      const query = new Query(statement.sql, params, (err, result) => (err ? reject(err) : resolve(result!.rows as Record<string, unknown>[])));
+      query.name = statement.name;
       void client.query(query);
     });
   }
@@ -112,7 +110,7 @@ export class Database {
 }
 
 interface PgQueryable {
-  query(q: { name?: string; text: string; values: unknown[] } | PgQuery): Promise<{ rows: unknown[] }>;
+  query(q: { text: string; values: unknown[] } | PgQuery): Promise<{ rows: unknown[] }>;
 }
 
 /** pg's query object: what a client runs as it is, without copying it first. */
@@ -127,14 +125,20 @@ interface PgPoolClient extends PgQueryable {
   release(err?: Error): void;
 }
 
-/** The name `queryRows` prepares a fixed SQL text under: one per text, the same in every process. */
-export function statementName(sql: string): string {
-  return `lms_${createHash('sha1').update(sql).digest('base64url')}`;
+/** A fixed SQL text and the name Postgres prepares it under (`Database.queryPrepared`). */
+export interface PreparedStatement {
+  readonly sql: string;
+  readonly name: string;
+}
+
+/** One name per text, the same in every process; make it once, not per call. */
+export function prepare(sql: string): PreparedStatement {
+  return { sql, name: `lms_${createHash('sha1').update(sql).digest('base64url')}` };
 }
 
 /** The part of pg's pool this class uses (TypeORM's driver keeps it as `master`). */
 interface PgPool extends PgQueryable {
-  query(q: { name?: string; text: string; values: unknown[]; rowMode?: 'array' } | PgQuery): Promise<{ rows: unknown[][] }>;
+  query(q: { text: string; values: unknown[]; rowMode?: 'array' } | PgQuery): Promise<{ rows: unknown[][] }>;
   Client: { Query: new (text: string, values: unknown[], callback?: (err: Error | null, result?: { rows: unknown[] }) => void) => PgQuery };
   connect(): Promise<PgPoolClient>;
 }

@@ -2,7 +2,7 @@ import type { DeepPartial, EntityMetadata, EntityTarget, FindOptionsOrder, FindO
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata.js';
 import { encodeBookmark, type PageWindow } from '@lms/contracts';
 import type { ListSize } from '../messaging/reply.js';
-import { type Database, statementName } from './database.js';
+import { type Database, prepare, type PreparedStatement } from './database.js';
 
 /** Lists count their rows up to this many; past it they answer only whether a page follows (`ListSize`). */
 export const COUNT_CAP = 1_000;
@@ -185,13 +185,13 @@ export class TenantRepository<T extends TenantOwned> {
     if (metadata.deleteDateColumn && !options.withDeleted) conditions.push(`${escape(metadata.deleteDateColumn.databaseName)} IS NULL`);
     const table = metadata.schema ? `${escape(metadata.schema)}.${escape(metadata.tableName)}` : escape(metadata.tableName);
     const sql = `SELECT ${columns.map((column) => escape(column.databaseName)).join(', ')} FROM ${table} WHERE ${conditions.join(' AND ')} LIMIT 1${options.forUpdate ? ' FOR UPDATE' : ''}`;
-    return { sql, keys, columns, metadata, name: statementName(sql) };
+    return { statement: prepare(sql), keys, columns, metadata };
   }
 
   private async runLookup(lookup: Lookup, scope: TenantScope, where: TenantWhere<T>): Promise<T | null> {
     const params: unknown[] = [scope.accountId];
     for (const key of lookup.keys) params.push((where as Record<string, unknown>)[key]);
-    const rows = await this.db.queryRows(lookup.sql, params, lookup.name);
+    const rows = await this.db.queryPrepared(lookup.statement, params);
     if (rows.length === 0) return null;
     const manager = this.db.manager;
     const driver = manager.connection.driver;
@@ -211,13 +211,11 @@ export class TenantRepository<T extends TenantOwned> {
 }
 
 interface Lookup {
-  sql: string;
+  statement: PreparedStatement;
   /** The filtered properties, in the order of their parameters ($2 onwards; $1 is the account). */
   keys: string[];
   columns: ColumnMetadata[];
   metadata: EntityMetadata;
-  /** The prepared statement's name: one per SQL text. */
-  name: string;
 }
 
 /** An entity TypeORM would load from its own columns alone: nothing joined, nested, inherited or listening. */
