@@ -1,11 +1,12 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /**
  * A strong validator: the gateway sends exactly these bytes (no compression), so equal bytes are equal
  * representations. 128 bits of SHA-256 are plenty to tell versions of one resource apart.
  */
 export function entityTag(body: string | Uint8Array): string {
-  return `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`;
+  // The one-shot hash: half the time of a Hash object per answer.
+  return `"${hash('sha256', body, 'base64url').slice(0, 22)}"`;
 }
 
 /** The opaque tags of an `If-None-Match` list (RFC 9110 §8.8.3), weakness dropped; `*` stands alone. */
