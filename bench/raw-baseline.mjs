@@ -13,6 +13,11 @@ if (!process.env.DATABASE_URL || !Number.isInteger(accountId)) {
   process.exit(1);
 }
 
+// BENCH_RAW_PREPARED=1: the same statements prepared once per connection (named), as the services' lookups,
+// outbox and relay are; the recorded runs use unnamed statements, the baseline issue 6 names.
+const PREPARED = process.env.BENCH_RAW_PREPARED === '1';
+const statement = (name, text, values) => (PREPARED ? { name, text, values } : { text, values });
+
 // pg's default pool size, the same as TypeORM's pool in each service (poolSize 10).
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10, application_name: 'lms-bench-raw' });
 
@@ -35,7 +40,7 @@ function readBody(req) {
 }
 
 async function show(res, id) {
-  const { rows } = await pool.query('SELECT id, name FROM identity.custom_fields WHERE account_id = $1 AND id = $2', [accountId, id]);
+  const { rows } = await pool.query(statement('raw_show', 'SELECT id, name FROM identity.custom_fields WHERE account_id = $1 AND id = $2', [accountId, id]));
   if (rows.length === 0) return send(res, 404, { status: 404, code: 'CUSTOM_FIELD_NOT_FOUND' });
   send(res, 200, envelope(rows));
 }
@@ -47,15 +52,17 @@ async function create(req, res) {
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
-    const { rows } = await client.query(
-      'INSERT INTO identity.custom_fields (account_id, name) VALUES ($1, $2) RETURNING id, name',
-      [accountId, name],
-    );
+    const { rows } = await client.query(statement('raw_insert', 'INSERT INTO identity.custom_fields (account_id, name) VALUES ($1, $2) RETURNING id, name', [accountId, name]));
     const id = randomUUID();
     const event = { specversion: '1.0', id, source: '/bench-raw', type: 'identity.custom_field.created', time: new Date().toISOString(), datacontenttype: 'application/json', accountid: accountId, data: rows[0] };
     await client.query(
-      'INSERT INTO identity.outbox (id, type, subject, account_id, payload, created_at) VALUES ($1, $2, $3, $4, $5, clock_timestamp())',
-      [id, event.type, null, accountId, JSON.stringify(event)],
+      statement('raw_outbox', 'INSERT INTO identity.outbox (id, type, subject, account_id, payload, created_at) VALUES ($1, $2, $3, $4, $5, clock_timestamp())', [
+        id,
+        event.type,
+        null,
+        accountId,
+        JSON.stringify(event),
+      ]),
     );
     await client.query('COMMIT');
     send(res, 201, envelope(rows));
