@@ -56,16 +56,39 @@ export class Database {
    */
   async queryPrepared(statement: PreparedStatement, params: unknown[]): Promise<Record<string, unknown>[]> {
     const current = this.scope.getStore();
+    if (!current) {
+      // pg-pool drops a connection whose query failed, so each of the pool's connections with a stale plan
+      // costs one try at most.
+      for (let tries = 1; ; tries++) {
+        try {
+          return await this.runPrepared(this.pool, statement, params);
+        } catch (err) {
+          if (!isStalePlan(err) || tries > (this.pool.options.max ?? 10)) throw err;
+        }
+      }
+    }
     // The transaction's own pg client (TypeORM's query runner holds it once the transaction began).
-    const client = current ? (current.queryRunner as { databaseConnection?: PgQueryable } | undefined)?.databaseConnection : this.pool;
-    if (!client) return (await current!.query(statement.sql, params)) as Record<string, unknown>[];
-    // A query object made from the text and then named: pg copies a query config object, property
-    // descriptors and all, on every call (4% of a read's CPU), and takes a query object as it is.
+    const client = (current.queryRunner as { databaseConnection?: PgClient } | undefined)?.databaseConnection;
+    if (!client) return (await current.query(statement.sql, params)) as Record<string, unknown>[];
+    try {
+      return await this.runPrepared(client, statement, params);
+    } catch (err) {
+      // This connection would refuse the statement for good: closed, the pool replaces it on release.
+      if (isStalePlan(err)) void client.end().catch(() => undefined);
+      throw err;
+    }
+  }
+
+  /**
+   * A query object made from the text and then named: pg copies a query config object, property
+   * descriptors and all, on every call (4% of a read's CPU), and takes a query object as it is.
+   */
+  private runPrepared(client: PgQueryable, statement: PreparedStatement, params: unknown[]): Promise<Record<string, unknown>[]> {
     const { Query } = this.pool.Client;
     if (client === this.pool) {
       const query = new Query(statement.sql, params);
       query.name = statement.name;
-      return (await this.pool.query(query)).rows as unknown as Record<string, unknown>[];
+      return this.pool.query(query).then((result) => result.rows as unknown as Record<string, unknown>[]);
     }
     return new Promise((resolve, reject) => {
       const query = new Query(statement.sql, params, (err, result) => (err ? reject(err) : resolve(result!.rows as Record<string, unknown>[])));
@@ -119,11 +142,21 @@ interface PgQuery {
   submit(connection: unknown): void;
 }
 
+interface PgClient extends PgQueryable {
+  end(): Promise<void>;
+}
+
 interface PgPoolClient extends PgQueryable {
   on(event: 'error', listener: (err: Error) => void): void;
   off(event: 'error', listener: (err: Error) => void): void;
   release(err?: Error): void;
 }
+
+/**
+ * Postgres refuses a prepared statement whose result columns changed type under it (a migration of a newer
+ * version altered a column while this one runs) until the statement is dropped with its connection.
+ */
+const isStalePlan = (err: unknown): boolean => (err as { code?: unknown } | null)?.code === '0A000' && /cached plan must not change result type/.test(String((err as Error).message));
 
 /** A fixed SQL text and the name Postgres prepares it under (`Database.queryPrepared`). */
 export interface PreparedStatement {
@@ -139,6 +172,7 @@ export function prepare(sql: string): PreparedStatement {
 /** The part of pg's pool this class uses (TypeORM's driver keeps it as `master`). */
 interface PgPool extends PgQueryable {
   query(q: { text: string; values: unknown[]; rowMode?: 'array' } | PgQuery): Promise<{ rows: unknown[][] }>;
+  options: { max?: number };
   Client: { Query: new (text: string, values: unknown[], callback?: (err: Error | null, result?: { rows: unknown[] }) => void) => PgQuery };
   connect(): Promise<PgPoolClient>;
 }

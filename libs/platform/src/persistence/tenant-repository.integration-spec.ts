@@ -198,6 +198,31 @@ describe('TenantRepository: every operation stays inside the caller’s account'
     expect((await notes.findOne(A, { id: a.id }))?.id).toBe(a.id);
   });
 
+  it('findOne keeps answering when a migration changes the type of a column its prepared statement returns', async () => {
+    const { a } = await seed();
+    const retype = async (type: string) => {
+      // Prepared on several connections first, as a busy service would have them.
+      await Promise.all(Array.from({ length: 5 }, () => notes.findOne(A, { id: a.id })));
+      await db.transaction(() => notes.findOne(A, { id: a.id }));
+      await db.manager.query(`ALTER TABLE tenanttest.notes ALTER COLUMN title TYPE ${type}`);
+    };
+    try {
+      await retype('varchar(200)');
+      // On the pool: each connection with the stale statement is dropped and the lookup tried again.
+      for (let i = 0; i < 12; i++) expect((await notes.findOne(A, { id: a.id }))?.title).toBe('shared title');
+      await retype('text');
+      // In a transaction the stale statement fails that transaction once at most per connection, which is closed.
+      const outcomes = [];
+      for (let i = 0; i < 12; i++) outcomes.push(await db.transaction(() => notes.findOne(A, { id: a.id })).then((row) => row?.title, (err: { code?: string }) => err.code));
+      const firstGood = outcomes.indexOf('shared title');
+      expect(outcomes.slice(0, firstGood).every((outcome) => outcome === '0A000')).toBe(true);
+      expect(outcomes.slice(firstGood)).toEqual(Array(12 - firstGood).fill('shared title'));
+      for (let i = 0; i < 12; i++) expect((await notes.findOne(A, { id: a.id }))?.title).toBe('shared title');
+    } finally {
+      await db.manager.query('ALTER TABLE tenanttest.notes ALTER COLUMN title TYPE text');
+    }
+  });
+
   it('findOne forUpdate locks the row inside a transaction and is refused outside one, as TypeORM refuses it', async () => {
     const { a } = await seed();
     await expect(notes.findOne(A, { id: a.id }, { forUpdate: true })).rejects.toThrow(/transaction/i);
