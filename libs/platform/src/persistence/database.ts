@@ -83,7 +83,7 @@ export class Database {
    * A query object made from the text and then named: pg copies a query config object, property
    * descriptors and all, on every call (4% of a read's CPU), and takes a query object as it is.
    */
-  private runPrepared(client: PgQueryable, statement: PreparedStatement, params: unknown[]): Promise<Record<string, unknown>[]> {
+  private runPrepared(client: PgPool | PgClient, statement: PreparedStatement, params: unknown[]): Promise<Record<string, unknown>[]> {
     const { Query } = this.pool.Client;
     if (client === this.pool) {
       const query = new Query(statement.sql, params);
@@ -132,21 +132,20 @@ export class Database {
   }
 }
 
-interface PgQueryable {
-  query(q: { text: string; values: unknown[] } | PgQuery): Promise<{ rows: unknown[] }>;
-}
-
 /** pg's query object: what a client runs as it is, without copying it first. */
 interface PgQuery {
   name?: string;
   submit(connection: unknown): void;
 }
 
-interface PgClient extends PgQueryable {
+/** A transaction's pg client: a query object it is given answers through the object's own callback. */
+interface PgClient {
+  query(q: PgQuery): unknown;
   end(): Promise<void>;
 }
 
-interface PgPoolClient extends PgQueryable {
+interface PgPoolClient {
+  query(q: { text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
   on(event: 'error', listener: (err: Error) => void): void;
   off(event: 'error', listener: (err: Error) => void): void;
   release(err?: Error): void;
@@ -170,7 +169,7 @@ export function prepare(sql: string): PreparedStatement {
 }
 
 /** The part of pg's pool this class uses (TypeORM's driver keeps it as `master`). */
-interface PgPool extends PgQueryable {
+interface PgPool {
   query(q: { text: string; values: unknown[]; rowMode?: 'array' } | PgQuery): Promise<{ rows: unknown[][] }>;
   options: { max?: number };
   Client: { Query: new (text: string, values: unknown[], callback?: (err: Error | null, result?: { rows: unknown[] }) => void) => PgQuery };
