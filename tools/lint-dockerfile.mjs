@@ -2,7 +2,8 @@
 // maintained linter of the Dockerfile language server) checks the syntax: instructions, flags, JSON
 // arrays. Then, on dockerfile-ast's parse, the rules an image reviewer would apply and no npm linter
 // does: pinned bases, non-root, exec-form CMD, production-only node_modules traced through the stages,
-// the APP build argument. A rule id per problem.
+// the APP build argument, and the node flags every deployable runs with (package.json's config.node_flags).
+// A rule id per problem.
 //
 //   node tools/lint-dockerfile.mjs [Dockerfile...]   (default docker/Dockerfile)
 //   node tools/lint-dockerfile.mjs --self-test       (proves each rule rejects a bad input)
@@ -16,7 +17,9 @@ import { validate as dockerfileSyntax } from 'dockerfile-utils';
 
 const { DockerfileParser } = dockerfileAst;
 
-const DEFAULT_FILE = path.relative(process.cwd(), path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../docker/Dockerfile'));
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const DEFAULT_FILE = path.relative(process.cwd(), path.join(ROOT, 'docker/Dockerfile'));
+const PACKAGE_JSON = path.join(ROOT, 'package.json');
 
 /** @typedef {{ rule: string, line: number, message: string }} Problem */
 /** @typedef {{ index: number, name: string | null, from: import('dockerfile-ast').From, instructions: import('dockerfile-ast').Instruction[] }} Stage */
@@ -85,8 +88,19 @@ function imageReference(ref) {
   return { name: hasTag ? withoutDigest.slice(0, colon) : withoutDigest, tag: hasTag ? withoutDigest.slice(colon + 1) : null, digest: digest ?? null };
 }
 
-/** Lints Dockerfile text; returns problems (empty when clean) and facts for the summary. */
-export function lintDockerfile(text) {
+/** The flags node runs with: those in NODE_OPTIONS, and the words between `node` and the script of an exec-form CMD. */
+function nodeFlagsOf(nodeOptions, command) {
+  const args = command?.form === 'exec' ? command.args : [];
+  const afterNode = args.includes('node') ? args.slice(args.indexOf('node') + 1) : [];
+  const script = afterNode.findIndex((arg) => !arg.startsWith('-'));
+  return new Set([...(nodeOptions ?? '').split(/\s+/).filter(Boolean), ...(script < 0 ? afterNode : afterNode.slice(0, script))]);
+}
+
+/**
+ * Lints Dockerfile text; returns problems (empty when clean) and facts for the summary. `nodeFlags`: the
+ * flags node must run with in the image (those V8 accepts only on the command line cannot go in NODE_OPTIONS).
+ */
+export function lintDockerfile(text, { nodeFlags = [] } = {}) {
   /** @type {Problem[]} */
   const problems = [];
   const report = (rule, line, message) => problems.push({ rule, line, message });
@@ -207,6 +221,14 @@ export function lintDockerfile(text) {
   const finalInstructions = finalChain.flatMap((stage) => stage.instructions);
   const finalLine = lineOf(finalStage.from);
   const last = (keyword) => finalInstructions.filter((instruction) => instruction.getKeyword() === keyword).at(-1);
+  /** The value the final stage's ENV gives `name` last. */
+  const envValue = (name) =>
+    finalInstructions
+      .filter((instruction) => instruction.getKeyword() === 'ENV')
+      .flatMap((instruction) => instruction.getProperties())
+      .filter((property) => property.getName() === name)
+      .at(-1)
+      ?.getValue();
 
   const user = last('USER');
   if (!user) {
@@ -229,6 +251,13 @@ export function lintDockerfile(text) {
   }
   if (!last('CMD') && !last('ENTRYPOINT')) report('exec-form', finalLine, 'the final stage sets neither CMD nor ENTRYPOINT: it would run the base image default');
 
+  const command = last('CMD');
+  const runsWith = nodeFlagsOf(envValue('NODE_OPTIONS'), command && execForm(command));
+  const missingFlags = nodeFlags.filter((flag) => !runsWith.has(flag));
+  if (missingFlags.length > 0) {
+    report('node-flags', command ? lineOf(command) : finalLine, `node runs without ${missingFlags.join(' ')} (package.json config.node_flags): put them in CMD between node and the script`);
+  }
+
   const appArg = finalStage.instructions.find((instruction) => instruction.getKeyword() === 'ARG' && instruction.getProperties().some((property) => property.getName() === 'APP'));
   if (!appArg) {
     report('arg-app', finalLine, globalArgs.has('APP')
@@ -241,12 +270,7 @@ export function lintDockerfile(text) {
     }
   }
 
-  const nodeEnv = finalInstructions
-    .filter((instruction) => instruction.getKeyword() === 'ENV')
-    .flatMap((instruction) => instruction.getProperties())
-    .filter((property) => property.getName() === 'NODE_ENV')
-    .at(-1);
-  if (nodeEnv?.getValue() !== 'production') report('node-env', finalLine, 'the final stage must set ENV NODE_ENV=production');
+  if (envValue('NODE_ENV') !== 'production') report('node-env', finalLine, 'the final stage must set ENV NODE_ENV=production');
 
   const modules = nodeModulesOf(finalStage);
   if (!modules.producer) {
@@ -279,8 +303,9 @@ COPY --from=build /app/dist dist
 RUN ln -s "dist/apps/\${APP}/main.js" main.js
 ENV NODE_ENV=production APP=\${APP}
 USER 1000:1000
-CMD ["node", "main.js"]
+CMD ["node", "--expose-gc", "main.js"]
 `;
+const GOOD_FLAGS = { nodeFlags: ['--expose-gc'] };
 
 /** Each case: a description, the Dockerfile text, and the rule that must reject it. */
 const BAD_CASES = [
@@ -296,23 +321,25 @@ const BAD_CASES = [
   ['node_modules from the build context', GOOD.replace('COPY --from=deps /app/node_modules node_modules', 'COPY node_modules node_modules'), 'prod-deps'],
   ['no node_modules at all', GOOD.replace('COPY --from=deps /app/node_modules node_modules\n', ''), 'prod-deps'],
   ['apt-get install without --no-install-recommends', GOOD.replace(' --no-install-recommends', ''), 'apt-no-recommends'],
-  ['shell-form CMD', GOOD.replace('CMD ["node", "main.js"]', 'CMD node main.js'), 'exec-form'],
-  ['CMD with single quotes (shell form in disguise)', GOOD.replace('CMD ["node", "main.js"]', "CMD ['node', 'main.js']"), 'exec-form'],
+  ['shell-form CMD', GOOD.replace('CMD ["node", "--expose-gc", "main.js"]', 'CMD node --expose-gc main.js'), 'exec-form'],
+  ['CMD with single quotes (shell form in disguise)', GOOD.replace('CMD ["node", "--expose-gc", "main.js"]', "CMD ['node', '--expose-gc', 'main.js']"), 'exec-form'],
   ['unknown instruction flag', GOOD.replace('COPY --from=deps', 'COPY --frm=deps'), 'syntax'],
-  ['exec-form CMD relying on ${APP}', GOOD.replace('CMD ["node", "main.js"]', 'CMD ["node", "dist/apps/${APP}/main.js"]'), 'exec-form'],
+  ['exec-form CMD relying on ${APP}', GOOD.replace('"main.js"]', '"dist/apps/${APP}/main.js"]'), 'exec-form'],
   ['no ARG APP', GOOD.replace('ARG APP\n', '').replaceAll('${APP}', 'gateway'), 'arg-app'],
   ['ARG APP only before FROM', `ARG APP\n${GOOD.replace('ARG APP\n', '')}`, 'arg-app'],
   ['ARG APP never used', GOOD.replace('RUN ln -s "dist/apps/${APP}/main.js" main.js', 'RUN ln -s dist/apps/gateway/main.js main.js').replace('APP=${APP}', 'APP=gateway'), 'arg-app'],
   ['no NODE_ENV=production', GOOD.replace('NODE_ENV=production', 'NODE_ENV=development'), 'node-env'],
+  ['CMD without the deployables\' node flags', GOOD.replace('"--expose-gc", ', ''), 'node-flags'],
+  ['the node flags after the script (they would be its arguments)', GOOD.replace('"--expose-gc", "main.js"', '"main.js", "--expose-gc"'), 'node-flags'],
 ];
 
 export function selfTest() {
   const failures = [];
-  const good = lintDockerfile(GOOD).problems;
+  const good = lintDockerfile(GOOD, GOOD_FLAGS).problems;
   if (good.length > 0) failures.push(`the good Dockerfile was rejected: ${good.map((p) => `[${p.rule}] ${p.message}`).join('; ')}`);
   for (const [description, text, rule] of BAD_CASES) {
     if (text === GOOD) failures.push(`case "${description}" did not change the good Dockerfile (broken test case)`);
-    const rules = lintDockerfile(text).problems.map((problem) => problem.rule);
+    const rules = lintDockerfile(text, GOOD_FLAGS).problems.map((problem) => problem.rule);
     if (!rules.includes(rule)) failures.push(`case "${description}" was not rejected by rule ${rule} (got: ${rules.join(', ') || 'no problems'})`);
   }
   return { failures, cases: BAD_CASES.length + 1 };
@@ -326,6 +353,7 @@ function main(argv) {
     return failures.length === 0 ? 0 : 1;
   }
   const files = argv.filter((arg) => !arg.startsWith('--'));
+  const nodeFlags = JSON.parse(readFileSync(PACKAGE_JSON, 'utf8')).config.node_flags.split(/\s+/);
   let total = 0;
   const summaries = [];
   for (const file of files.length > 0 ? files : [DEFAULT_FILE]) {
@@ -338,7 +366,7 @@ function main(argv) {
       summaries.push(`${file} unreadable`);
       continue;
     }
-    const { problems, stages, finalStage } = lintDockerfile(text);
+    const { problems, stages, finalStage } = lintDockerfile(text, { nodeFlags });
     for (const problem of problems) console.error(`${file}:${problem.line}: [${problem.rule}] ${problem.message}`);
     total += problems.length;
     summaries.push(`${file} ${problems.length === 0 ? 'OK' : `${problems.length} problem(s)`} (${stages} stages, final "${finalStage}")`);
