@@ -10,6 +10,12 @@ import { createTestDatabase, queryDatabase, type TestDatabase } from '@lms/testi
  */
 const SCHEMAS = ['identity', 'catalog', 'scheduling', 'jobs', 'locking'];
 const roleOf = (schema: string) => `lms_${schema}`;
+/**
+ * The roles sign in with this (roles.sql leaves passwords to the deployment). A trust-auth server ignores it;
+ * the embedded Postgres `npm test` starts without TEST_DATABASE_URL checks it. Fixed, so parallel runs on one
+ * server agree.
+ */
+const ROLE_PASSWORD = 'lms-test-role-password';
 const describeBuilt = existsSync('dist/apps/catalog/main.js') ? describe : describe.skip;
 
 /** `node dist/apps/<app>/main.js --migrate` with only `env`: its exit code and what it printed. */
@@ -25,7 +31,7 @@ describeBuilt('one database role per service (k8s/base/postgres/roles.sql), migr
   const as = (schema: string) => {
     const url = new URL(db.url);
     url.username = roleOf(schema);
-    url.password = 'unused-with-trust-auth';
+    url.password = ROLE_PASSWORD;
     return url.toString();
   };
   /** The Postgres error code a statement run as `schema`'s role fails with, or 'ok'. */
@@ -41,6 +47,7 @@ describeBuilt('one database role per service (k8s/base/postgres/roles.sql), migr
     const script = await readFile('k8s/base/postgres/roles.sql', 'utf8');
     await queryDatabase(db.url, script);
     await queryDatabase(db.url, script);
+    for (const schema of SCHEMAS) await queryDatabase(db.url, `ALTER ROLE ${roleOf(schema)} PASSWORD '${ROLE_PASSWORD}'`);
     // As the init containers do, no NATS_URL: migrating needs the database only.
     const runs = await Promise.all(SCHEMAS.map(async (schema) => [schema, await migrate(schema, { DATABASE_URL: as(schema) })] as const));
     for (const [schema, run] of runs) expect([schema, run.code, run.output]).toEqual([schema, 0, expect.stringContaining('schema is migrated')]);
