@@ -150,6 +150,55 @@ describe('TenantRepository: every operation stays inside the caller’s account'
     expect(await notes.count(A)).toBe(0);
   });
 
+  it('insert (the cached INSERT) answers the row TypeORM’s save answers, generated, default and nullable columns included', async () => {
+    const typeorm = db.manager.getRepository(Card);
+    const saved = jest.spyOn(typeorm, 'save');
+    const cases: Partial<Card>[] = [{ title: 'plain' }, { title: 'full', secret: 's', tags: ['x', 'y'], pinned: true }, { title: 'nulls', secret: null, tags: null }, { title: 'empty tags', tags: [] }];
+    for (const values of cases) {
+      const fast = await cards.insert(A, values);
+      const reference = await typeorm.save(typeorm.create({ ...values, accountId: A.accountId }));
+      expect(fast).toBeInstanceOf(Card);
+      expect(fast.id).toEqual(expect.any(Number));
+      expect(fast.createdAt).toBeInstanceOf(Date);
+      const { id, createdAt, ...rest } = fast;
+      const { id: referenceId, createdAt: referenceCreatedAt, ...referenceRest } = reference;
+      expect(rest).toEqual(referenceRest);
+      expect([id, createdAt]).not.toEqual([referenceId, referenceCreatedAt]);
+      // What it wrote reads back as what TypeORM wrote.
+      const { id: _read, createdAt: _at, ...stored } = (await cards.findOne(A, { id }))!;
+      const { id: _referenceRead, createdAt: _referenceAt, ...referenceStored } = (await cards.findOne(A, { id: referenceId }))!;
+      expect(stored).toEqual(referenceStored);
+    }
+    // Only the reference rows went through save.
+    expect(saved).toHaveBeenCalledTimes(cases.length);
+    saved.mockRestore();
+  });
+
+  it('insert is a statement Postgres prepares once per connection, joins the transaction, and leaves Postgres’ errors as they are', async () => {
+    const statements = await db.transaction(async () => {
+      await notes.insert(A, { title: 'one' });
+      await notes.insert(A, { title: 'two' });
+      return (await db.manager.query("SELECT statement FROM pg_prepared_statements WHERE name LIKE 'lms\\_%' AND statement LIKE 'INSERT%'")) as { statement: string }[];
+    });
+    expect(statements).toContainEqual({ statement: 'INSERT INTO "tenanttest"."notes" ("account_id", "title") VALUES ($1, $2) RETURNING "id"' });
+    expect(statements.filter(({ statement }) => statement.includes('"notes"'))).toHaveLength(1);
+    await expect(notes.insert(A, { title: 'one' })).rejects.toMatchObject({ code: '23505', constraint: 'notes_account_title' });
+    await expect(db.transaction(() => notes.insert(A, { title: 'two' }))).rejects.toMatchObject({ code: '23505' });
+    expect((await notes.find(A, { order: { title: 'ASC' } })).map((n) => n.title)).toEqual(['one', 'two']);
+  });
+
+  it('insert leaves to save a row with its primary key or a raw SQL value, with save’s answer', async () => {
+    const typeorm = db.manager.getRepository(Note);
+    const saved = jest.spyOn(typeorm, 'save');
+    const raw = await notes.insert(A, { title: () => "'from SQL'" } as never);
+    expect((await notes.findOne(A, { id: raw.id }))?.title).toBe('from SQL');
+    // save looks the key up first, then lets the serial column number the row.
+    const keyed = await notes.insert(A, { id: 4242, title: 'keyed' });
+    expect(await notes.findOne(A, { id: keyed.id })).toEqual(keyed);
+    expect(saved).toHaveBeenCalledTimes(2);
+    saved.mockRestore();
+  });
+
   it('findOne by equal columns (the cached SQL) answers what TypeORM’s find answers, soft deletes and hidden columns included', async () => {
     const typeorm = db.manager.getRepository(Card);
     const live = await cards.insert(A, { title: 'live', secret: 's', tags: ['x', 'y'] });
@@ -179,7 +228,7 @@ describe('TenantRepository: every operation stays inside the caller’s account'
 
   it('findOne by equal columns is a statement Postgres prepares once per connection, in a transaction too', async () => {
     const { a } = await seed();
-    const prepared = async () => (await db.manager.query("SELECT statement FROM pg_prepared_statements WHERE name LIKE 'lms\\_%' AND statement LIKE $1", ['%"notes"%'])) as { statement: string }[];
+    const prepared = async () => (await db.manager.query("SELECT statement FROM pg_prepared_statements WHERE name LIKE 'lms\\_%' AND statement LIKE $1", ['SELECT %"notes"%'])) as { statement: string }[];
     const inTransaction = await db.transaction(async () => {
       const row = await notes.findOne(A, { id: a.id });
       const again = await notes.findOne(A, { id: a.id });
