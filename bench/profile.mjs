@@ -1,8 +1,9 @@
-// `npm run bench:profile`: where the CPU of a read goes. Starts the all-in-one and the separate processes
-// with `node --cpu-prof`, drives the bench's read (GET /api/author/custom_fields/:id, 8 connections) at
-// them, stops them (the profiles are written at exit), and prints each process's CPU by stage.
+// `npm run bench:profile`: where the CPU of a read (or a create) goes. Starts the all-in-one and the
+// separate processes with `node --cpu-prof`, drives the bench's read (GET /api/author/custom_fields/:id) or
+// create (POST /api/author/custom_fields) at them on 8 connections, stops them (the profiles are written at
+// exit), and prints each process's CPU by stage.
 //
-//   npm run build && node bench/profile.mjs [all-in-one|separate] [seconds]
+//   npm run build && node bench/profile.mjs [all-in-one|separate|both] [seconds] [read|create]
 //
 // Profiles land in bench/results/profiles/ (open one in Chrome DevTools for the flame chart).
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,6 +19,8 @@ import { breakdown, formatBreakdown } from './profile-stages.mjs';
 
 const which = process.argv[2] ?? 'both';
 const seconds = Number(process.argv[3] ?? 10);
+const operation = process.argv[4] ?? 'read';
+if (!['read', 'create'].includes(operation)) throw new Error(`operation must be read or create, got "${operation}"`);
 const databaseServerUrl = process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 const natsUrl = process.env.BENCH_NATS_URL || 'nats://127.0.0.1:4222';
 const DIR = fileURLToPath(new URL('./results/profiles/', import.meta.url));
@@ -41,19 +44,29 @@ try {
     const topology = await start({ databaseUrl: database.url, natsUrl, namespace, token, nodeArgs });
     const created = await requestJson(topology.baseUrl + topology.createPath, { method: 'POST', headers: topology.headers, body: { custom_fields: [{ name: `profiled-${name}` }] } });
     if (created.status !== 201) throw new Error(`create answered ${created.status}: ${created.text}`);
-    const url = topology.baseUrl + topology.readPath(created.json.custom_fields[0].id);
-    await runLoad({ url, headers: topology.headers, concurrency: 8, durationMs: 2000 });
-    const load = os.loadavg()[0].toFixed(2);
+    const load = (tag, durationMs) =>
+      operation === 'read'
+        ? runLoad({ url: topology.baseUrl + topology.readPath(created.json.custom_fields[0].id), headers: topology.headers, concurrency: 8, durationMs })
+        : runLoad({
+            url: topology.baseUrl + topology.createPath,
+            method: 'POST',
+            headers: { ...topology.headers, 'content-type': 'application/json' },
+            body: (seq) => `{"custom_fields":[{"name":"profiled-${tag}-${seq}"}]}`,
+            concurrency: 8,
+            durationMs,
+          });
+    await load(`${name}-warm`, 2000);
+    const loadAverage = os.loadavg()[0].toFixed(2);
     // CLOCK_MONOTONIC, the clock of the profiles' timestamps: only samples of the measured window count.
     const window = { fromUs: Number(process.hrtime.bigint() / 1000n) };
-    const result = await runLoad({ url, headers: topology.headers, concurrency: 8, durationMs: seconds * 1000 });
+    const result = await load(name, seconds * 1000);
     window.toUs = Number(process.hrtime.bigint() / 1000n);
     writeFileSync(join(dir, 'window.json'), JSON.stringify({ ...window, requests: result.ok }));
-    log(`${name}: ${result.rps.toFixed(0)} reads/s over ${seconds} s, ${result.errors} errors, load average ${load}`);
+    log(`${name}: ${result.rps.toFixed(0)} ${operation}s/s over ${seconds} s, ${result.errors} errors, load average ${loadAverage}`);
     await topology.close();
     for (const file of readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'))) {
       const profile = JSON.parse(readFileSync(join(dir, file), 'utf8'));
-      process.stdout.write(`\n${name}: ${file} (${result.ok} reads answered, load average ${load})\n${formatBreakdown(breakdown(profile, window), result.ok)}\n`);
+      process.stdout.write(`\n${name}: ${file} (${result.ok} ${operation}s answered, load average ${loadAverage})\n${formatBreakdown(breakdown(profile, window), result.ok)}\n`);
     }
   }
 } catch (err) {
