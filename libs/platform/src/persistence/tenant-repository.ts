@@ -186,7 +186,7 @@ export class TenantRepository<T extends TenantOwned> {
     const columns = metadata.columns.filter((column) => column.isSelect && !column.isVirtual);
     const conditions = [account, ...(filtered as ColumnMetadata[])].map((column, i) => `${escape(column.databaseName)} = $${i + 1}`);
     if (metadata.deleteDateColumn && !options.withDeleted) conditions.push(`${escape(metadata.deleteDateColumn.databaseName)} IS NULL`);
-    const table = metadata.schema ? `${escape(metadata.schema)}.${escape(metadata.tableName)}` : escape(metadata.tableName);
+    const table = quotedTable(metadata, escape);
     const sql = `SELECT ${columns.map((column) => escape(column.databaseName)).join(', ')} FROM ${table} WHERE ${conditions.join(' AND ')} LIMIT 1${options.forUpdate ? ' FOR UPDATE' : ''}`;
     return { statement: prepare(sql), keys, columns, metadata };
   }
@@ -264,9 +264,8 @@ export class TenantRepository<T extends TenantOwned> {
     // The columns TypeORM's INSERT names on Postgres (InsertQueryBuilder.getInsertedColumns).
     const columns = metadata.columns.filter((column) => column.isInsert && !column.isVirtual && !(column.isGenerated && column.generationStrategy === 'increment'));
     if (columns.some((column) => driver.spatialTypes.includes(column.type as never))) return null;
-    const escape = (name: string) => driver.escape(name);
     return {
-      table: metadata.schema ? `${escape(metadata.schema)}.${escape(metadata.tableName)}` : escape(metadata.tableName),
+      table: quotedTable(metadata, (name) => driver.escape(name)),
       columns,
       primary: metadata.primaryColumns,
       returning: metadata.getInsertionReturningColumns(),
@@ -302,6 +301,9 @@ interface Lookup {
   columns: ColumnMetadata[];
   metadata: EntityMetadata;
 }
+
+const quotedTable = (metadata: EntityMetadata, escape: (name: string) => string) =>
+  metadata.schema ? `${escape(metadata.schema)}.${escape(metadata.tableName)}` : escape(metadata.tableName);
 
 /** An entity TypeORM would load from its own columns alone: nothing joined, nested, inherited or listening. */
 function isPlainEntity(metadata: EntityMetadata): boolean {
