@@ -1,14 +1,15 @@
 // The three ways the same read and create are served in a run: every deployable in one process, each
 // deployable in its own process (as in Kubernetes), and the raw node:http + pg floor.
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { deployedNodeFlags } from '../tools/deploy-facts.mjs';
 import { createBenchDatabase, deleteNamespaceStreams, uniqueName } from './infra.mjs';
 import { freePort, killAllNow, startChild, stopChildren, waitReady } from './processes.mjs';
 
 /** The node flags every deployable runs with (package.json's config.node_flags, which the start scripts and the image use): measured as deployed. */
-export const DEPLOYED_NODE_FLAGS = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).config.node_flags.split(/\s+/);
+export const DEPLOYED_NODE_FLAGS = deployedNodeFlags();
 const entry = (name) => fileURLToPath(new URL(`../dist/apps/${name}/main.js`, import.meta.url));
 export const RAW_SCRIPT = fileURLToPath(new URL('./raw-baseline.mjs', import.meta.url));
 

@@ -9,6 +9,11 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 const PLATFORM_CONFIG = path.join(ROOT, 'libs/platform/src/config/config.ts');
 const NODE_ENV_VARS = ['NODE_ENV', 'NODE_OPTIONS'];
 
+/** The node flags every deployable runs with: package.json's config.node_flags (start scripts, image, bench). */
+export function deployedNodeFlags(root = ROOT) {
+  return JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).config.node_flags.split(/\s+/);
+}
+
 export function listDeployables(root = ROOT) {
   return readdirSync(path.join(root, 'apps'), { withFileTypes: true })
     .filter((entry) => entry.isDirectory())

@@ -14,12 +14,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import dockerfileAst from 'dockerfile-ast';
 import { validate as dockerfileSyntax } from 'dockerfile-utils';
+import { deployedNodeFlags, ROOT } from './deploy-facts.mjs';
 
 const { DockerfileParser } = dockerfileAst;
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DEFAULT_FILE = path.relative(process.cwd(), path.join(ROOT, 'docker/Dockerfile'));
-const PACKAGE_JSON = path.join(ROOT, 'package.json');
 
 /** @typedef {{ rule: string, line: number, message: string }} Problem */
 /** @typedef {{ index: number, name: string | null, from: import('dockerfile-ast').From, instructions: import('dockerfile-ast').Instruction[] }} Stage */
@@ -353,7 +352,7 @@ function main(argv) {
     return failures.length === 0 ? 0 : 1;
   }
   const files = argv.filter((arg) => !arg.startsWith('--'));
-  const nodeFlags = JSON.parse(readFileSync(PACKAGE_JSON, 'utf8')).config.node_flags.split(/\s+/);
+  const nodeFlags = deployedNodeFlags();
   let total = 0;
   const summaries = [];
   for (const file of files.length > 0 ? files : [DEFAULT_FILE]) {
