@@ -543,6 +543,35 @@ describe.each(kinds)('events over the %s log', (kind, makeHarness) => {
     expect(seen).toEqual([]);
   });
 
+  // Before NATS 2.10 a consumer has one filter subject: the narrowest that covers its types, not every event.
+  (kind === 'JetStream' ? it : it.skip)('hands a consumer of several types only what its filter covers, and skips the rest of it undecoded', async () => {
+    const jsLog = log as JetStreamEventLog;
+    const seen = await recordDeliveries('q_several', ['evtest.q.course.created', 'evtest.q.task.created']);
+    const wanted = [cloudEvent('evtest.q.course.created'), cloudEvent('evtest.q.task.created')];
+    await log.publish(wanted[0]);
+    await harness.publishRaw!('evtest.q.program.created', 'covered on an older server, not wanted, never decoded');
+    await log.publish(cloudEvent('evtest.q.course.deleted')); // outside the filter on every server
+    await log.publish(wanted[1]);
+
+    await waitUntil('both wanted events are handled', () => seen.length === 2);
+    expect(seen).toEqual(wanted.map((e) => e.id));
+    const nc = await connect({ servers: natsUrl });
+    try {
+      const { config, delivered } = await (await jetstreamManager(nc)).consumers.info(jsLog.eventsStream, 'q_several');
+      const subject = (type: string) => `${jsLog.namespace}.events.${type}`;
+      if (config.filter_subjects?.length) {
+        expect(config.filter_subjects).toEqual([subject('evtest.q.course.created'), subject('evtest.q.task.created')]);
+        expect(delivered.consumer_seq).toBe(2);
+      } else {
+        expect(config.filter_subject).toBe(subject('evtest.q.*.created'));
+        expect(delivered.consumer_seq).toBe(3);
+      }
+    } finally {
+      await nc.close();
+    }
+    expect(await log.deadLetters('q_several')).toEqual([]);
+  });
+
   (kind === 'Postgres' ? it : it.skip)('publishes in the relay\'s transaction when the log shares its database: nothing of a rollback', async () => {
     const pgLog = log as PostgresEventLog;
     expect(pgLog.isDatabase(testDb.url)).toBe(true);

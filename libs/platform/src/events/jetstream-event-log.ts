@@ -21,7 +21,7 @@ import type { ConsumerOptions, DeadLetter, DeliveryInfo, EventLog, Subscription 
 import { createLogger, type Logger } from '../observability/logger.js';
 import { decodeCloudEvent } from './cloud-event.js';
 import { assertConsumerOptions, DEFAULT_ACK_WAIT_MS, DUPLICATE_WINDOW_MS, errorMessage, retryDelayMs } from './delivery-policy.js';
-import { subjectMatches } from '../messaging/subject-match.js';
+import { coveringSubject, subjectMatches } from '../messaging/subject-match.js';
 import { streamPrefix } from '../messaging/nats-access.js';
 
 type Handler = (event: CloudEvent, info: DeliveryInfo) => Promise<void>;
@@ -92,6 +92,9 @@ export class JetStreamEventLog implements EventLog {
     assertConsumerOptions(options);
     await this.ensureStreams();
     await this.upsertConsumer(options);
+    // Before server 2.10 a consumer of several types may be handed others too: they are skipped by subject, undecoded.
+    const wanted = options.types.map((t) => this.eventSubjectOf(t));
+    const wants = (subject: string) => wanted.some((pattern) => subjectMatches(pattern, subject));
 
     let stopping = false;
     let messages: ConsumerMessages | undefined;
@@ -106,6 +109,7 @@ export class JetStreamEventLog implements EventLog {
           for await (const msg of messages) {
             // Pulled but not started when asked to stop: hand it back at once for another replica.
             if (stopping) msg.nak();
+            else if (!wants(msg.subject)) msg.ack();
             else await this.handle(msg, options, handler);
           }
         } catch (err) {
@@ -161,11 +165,6 @@ export class JetStreamEventLog implements EventLog {
       return;
     }
     const { event } = decoded;
-    if (!options.types.some((t) => subjectMatches(t, event.type))) {
-      // A consumer on an older server filters `events.>` and skips the types it does not want here.
-      msg.ack();
-      return;
-    }
     if (deliveryCount > options.maxDeliver) {
       // The server allows one delivery more than the handler gets, so an event whose last try crashed
       // or timed out is dead-lettered rather than dropped silently.
@@ -251,11 +250,15 @@ export class JetStreamEventLog implements EventLog {
     }
   }
 
-  /** One type: a filter subject. Several: filter subjects (server 2.10+), else all events, filtered here. */
+  /**
+   * One type: a filter subject. Several: filter subjects (server 2.10+), else the narrowest one subject
+   * covering them all (`events.catalog.enrollment.*`), which keeps the consumer's events in one order.
+   */
   private filterOf(types: string[]): { filter_subject?: string; filter_subjects?: string[] } {
-    if (types.length === 1) return { filter_subject: this.eventSubjectOf(types[0]) };
-    if (supportsFilterSubjects(this.nc.info?.version)) return { filter_subjects: types.map((t) => this.eventSubjectOf(t)) };
-    return { filter_subject: `${this.subjectPrefix}events.>` };
+    const subjects = types.map((t) => this.eventSubjectOf(t));
+    if (subjects.length === 1) return { filter_subject: subjects[0] };
+    if (supportsFilterSubjects(this.nc.info?.version)) return { filter_subjects: subjects };
+    return { filter_subject: coveringSubject(subjects) };
   }
 
   private async createStreams(): Promise<void> {

@@ -9,3 +9,23 @@ export function subjectMatches(pattern: string, subject: string): boolean {
   }
   return want.length === have.length;
 }
+
+/**
+ * The narrowest one subject that matches each of `subjects` (which may hold wildcards): token by token the
+ * common token or `*`, and `>` from the last token of the shortest when their lengths differ or one ends in
+ * `>`. `a.x.created`, `a.y.created` -> `a.*.created`; `a.b`, `a.b.c` -> `a.>`.
+ */
+export function coveringSubject(subjects: string[]): string {
+  if (subjects.length === 0) throw new Error('coveringSubject needs at least one subject');
+  const split = subjects.map((s) => s.split('.'));
+  const shortest = Math.min(...split.map((tokens) => tokens.length));
+  const sameShape = split.every((tokens) => tokens.length === shortest && tokens[shortest - 1] !== '>');
+  const exact = sameShape ? shortest : shortest - 1;
+  const covering: string[] = [];
+  for (let i = 0; i < exact; i++) {
+    const token = split[0][i];
+    covering.push(split.every((tokens) => tokens[i] === token) ? token : '*');
+  }
+  if (!sameShape) covering.push('>');
+  return covering.join('.');
+}
