@@ -99,16 +99,38 @@ export async function waitReady(handle, url, timeoutMs = 90_000) {
 export function cpuTimeMs(handles) {
   let total = 0;
   try {
-    for (const { child } of handles) {
-      // Fields after the parenthesised command name: state is [0], utime [11], stime [12] (proc(5)).
-      const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      total += ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
-    }
+    for (const { child } of handles) total += processCpu(child.pid).ms;
   } catch {
     return undefined;
   }
   return total;
+}
+
+/** A process's command name and CPU time (ms) from /proc/<pid>/stat; throws when it is gone. */
+function processCpu(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the parenthesised command name: state is [0], utime [11], stime [12] (proc(5)).
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { comm: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), ms: ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS };
+}
+
+/**
+ * CPU time (ms) so far of this machine's NATS server and Postgres processes, which every topology's requests
+ * also cost (the raw baseline's Postgres included); zero when they run elsewhere. A Postgres backend that
+ * exits between two readings takes its share with it: the pools keep theirs open under load.
+ */
+export function infrastructureCpuMs() {
+  const totals = { nats: 0, postgres: 0 };
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      const { comm, ms } = processCpu(pid);
+      if (comm === 'nats-server') totals.nats += ms;
+      else if (comm === 'postgres') totals.postgres += ms;
+    } catch {
+      // gone since the listing
+    }
+  }
+  return totals;
 }
 
 /** Resident memory (MiB) of the processes and all their descendants (embedded Postgres included), from /proc. */

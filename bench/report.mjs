@@ -5,11 +5,26 @@ import { dirname } from 'node:path';
 
 export const RAW = 'raw node:http + pg';
 
-/** Adds `rpsVsRaw` (topology req/s ÷ raw req/s), `p50VsRaw`, `p99VsRaw` and `cpuVsRaw` (latency and server CPU per request, topology ÷ raw) to every row. */
+/** The CPU per request of the topology's processes, the NATS server and Postgres together. */
+const withInfrastructure = (row) => row.serverCpuMsPerRequest + (row.natsCpuMsPerRequest ?? NaN) + (row.postgresCpuMsPerRequest ?? NaN);
+
+/**
+ * Adds `rpsVsRaw` (topology req/s ÷ raw req/s), `p50VsRaw`, `p99VsRaw`, `cpuVsRaw` (latency and server CPU per
+ * request, topology ÷ raw), `allCpuMsPerRequest` (with the NATS server's and Postgres' CPU) and its `allCpuVsRaw`.
+ */
 export function withRatios(rows) {
   return rows.map((row) => {
     const raw = rows.find((r) => r.topology === RAW && r.operation === row.operation);
-    return { ...row, rpsVsRaw: raw ? row.rps / raw.rps : NaN, p50VsRaw: raw ? row.p50Ms / raw.p50Ms : NaN, p99VsRaw: raw ? row.p99Ms / raw.p99Ms : NaN, cpuVsRaw: raw ? row.serverCpuMsPerRequest / raw.serverCpuMsPerRequest : NaN };
+    const allCpuMsPerRequest = withInfrastructure(row);
+    return {
+      ...row,
+      rpsVsRaw: raw ? row.rps / raw.rps : NaN,
+      p50VsRaw: raw ? row.p50Ms / raw.p50Ms : NaN,
+      p99VsRaw: raw ? row.p99Ms / raw.p99Ms : NaN,
+      cpuVsRaw: raw ? row.serverCpuMsPerRequest / raw.serverCpuMsPerRequest : NaN,
+      allCpuMsPerRequest,
+      allCpuVsRaw: raw ? allCpuMsPerRequest / withInfrastructure(raw) : NaN,
+    };
   });
 }
 
@@ -23,7 +38,7 @@ export function byOperation(rows) {
 }
 
 export function formatTable(rows) {
-  const header = ['topology', 'operation', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'req/s vs raw', 'p50 vs raw', 'CPU ms/req', 'CPU vs raw'];
+  const header = ['topology', 'operation', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'req/s vs raw', 'p50 vs raw', 'CPU ms/req', 'CPU vs raw', '+NATS+PG ms/req', 'vs raw'];
   const lines = rows.map((r) => [
     r.topology,
     r.operation,
@@ -35,6 +50,8 @@ export function formatTable(rows) {
     ratio(r.p50VsRaw),
     num(r.serverCpuMsPerRequest, 3),
     ratio(r.cpuVsRaw),
+    num(r.allCpuMsPerRequest, 3),
+    ratio(r.allCpuVsRaw),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
   const format = (cells) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');

@@ -19,7 +19,7 @@ import { checkFloors, readFloors } from './floors.mjs';
 import { benchCatalogLists } from './catalog-lists.mjs';
 import { benchCourseEnrollments } from './catalog-enrollments.mjs';
 import { requestJson, runLoad } from './load.mjs';
-import { cpuTimeMs, killAllNow, liveChildren, residentMiB, stopChildren } from './processes.mjs';
+import { cpuTimeMs, infrastructureCpuMs, killAllNow, liveChildren, residentMiB, stopChildren } from './processes.mjs';
 import { benchEventDelivery, formatEventTable } from './event-delivery.mjs';
 import { RAW, byOperation, errorSummary, formatTable, withRatios, writeJson } from './report.mjs';
 import { missingBuildOutputs, startAllInOne, startEmbedded, startRaw, startSeparate } from './topologies.mjs';
@@ -94,21 +94,29 @@ async function measure(topology, operation, load, pass) {
   const base = { concurrency: pass.concurrency, maxRequests: settings.maxRequests, headers: topology.headers, ...load };
   const warmup = pass.warmupS > 0 ? await runLoad({ ...base, durationMs: pass.warmupS * 1000, body: (seq) => load.body?.(`${pass.tag}w${seq}`) }) : undefined;
   const cpuBefore = cpuTimeMs(topology.handles);
+  const infraBefore = infrastructureCpuMs();
   const result = await runLoad({ ...base, durationMs: pass.durationS * 1000, body: (seq) => load.body?.(`${pass.tag}m${seq}`) });
   const cpuAfter = cpuTimeMs(topology.handles);
+  const infraAfter = infrastructureCpuMs();
   // Server processes only: Postgres and NATS work is not in it (the raw baseline does the same SQL).
   const serverCpuMsPerRequest = cpuBefore === undefined || cpuAfter === undefined || result.ok === 0 ? NaN : (cpuAfter - cpuBefore) / result.ok;
+  // What each answer costs the NATS server and Postgres too: on a machine they share, the sum bounds req/s.
+  const perRequest = (after, before) => (result.ok === 0 ? NaN : (after - before) / result.ok);
+  const natsCpuMsPerRequest = perRequest(infraAfter.nats, infraBefore.nats);
+  const postgresCpuMsPerRequest = perRequest(infraAfter.postgres, infraBefore.postgres);
   const row = {
     topology: topology.name,
     operation,
     concurrency: pass.concurrency,
     ...result,
     serverCpuMsPerRequest,
+    natsCpuMsPerRequest,
+    postgresCpuMsPerRequest,
     warmupErrors: warmup?.errors ?? 0,
     warmupErrorsByKind: warmup?.errorsByKind ?? {},
     warmupSampleError: warmup?.sampleError,
   };
-  log(`${topology.name} / ${operation}: ${result.rps.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms, ${result.errors} errors; server CPU ${serverCpuMsPerRequest.toFixed(3)} ms/request, load generator ${result.clientCpuPct.toFixed(0)}% of a core`);
+  log(`${topology.name} / ${operation}: ${result.rps.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms, ${result.errors} errors; server CPU ${serverCpuMsPerRequest.toFixed(3)} ms/request (NATS server ${natsCpuMsPerRequest.toFixed(3)}, Postgres ${postgresCpuMsPerRequest.toFixed(3)}), load generator ${result.clientCpuPct.toFixed(0)}% of a core`);
   return row;
 }
 
@@ -281,7 +289,7 @@ try {
 
   process.stdout.write(`\nlearning service bench, ${started.toISOString()}, ${machine.cpus} cores (${machine.cpuModel}), node ${process.version}, Postgres ${versions.postgres}, NATS ${versions.nats}\n`);
   process.stdout.write(`${settings.concurrency} keep-alive connections, ${settings.warmupS} s warm-up + ${settings.durationS} s per loaded row, ${settings.probeS} s per "1 conn" row; ratios are to the raw row of the same operation\n`);
-  process.stdout.write(`CPU ms/req: user+system CPU of the topology's own processes per 2xx answer (Postgres and NATS not included)\n`);
+  process.stdout.write(`CPU ms/req: user+system CPU of the topology's own processes per 2xx answer (Postgres and NATS not included); +NATS+PG: with this machine's NATS server and Postgres\n`);
   process.stdout.write(`load average (1/5/15 min) before: ${machine.loadAverageBefore}, after: ${machine.loadAverageAfter}\n\n`);
   process.stdout.write(`${formatTable(results)}\n\n`);
   for (const m of memory) {
