@@ -106,26 +106,30 @@ export function cpuTimeMs(handles) {
   return total;
 }
 
-/** A process's command name and CPU time (ms) from /proc/<pid>/stat; throws when it is gone. */
+/**
+ * A process's command name, CPU time (ms) and its exited children's (ms), from /proc/<pid>/stat; throws
+ * when it is gone.
+ */
 function processCpu(pid) {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // Fields after the parenthesised command name: state is [0], utime [11], stime [12] (proc(5)).
+  // Fields after the parenthesised command name: state is [0], utime [11], stime [12], cutime [13], cstime [14] (proc(5)).
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return { comm: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), ms: ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS };
+  const ms = (a, b) => ((Number(fields[a]) + Number(fields[b])) * 1000) / CLOCK_TICKS;
+  return { comm: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), ms: ms(11, 12), exitedChildrenMs: ms(13, 14) };
 }
 
 /**
  * CPU time (ms) so far of this machine's NATS server and Postgres processes, which every topology's requests
  * also cost (the raw baseline's Postgres included); zero when they run elsewhere. A Postgres backend that
- * exits between two readings takes its share with it: the pools keep theirs open under load.
+ * exited (a pool closing an idle connection) counts through its postmaster, which reaped it.
  */
 export function infrastructureCpuMs() {
   const totals = { nats: 0, postgres: 0 };
   for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
     try {
-      const { comm, ms } = processCpu(pid);
+      const { comm, ms, exitedChildrenMs } = processCpu(pid);
       if (comm === 'nats-server') totals.nats += ms;
-      else if (comm === 'postgres') totals.postgres += ms;
+      else if (comm === 'postgres') totals.postgres += ms + exitedChildrenMs;
     } catch {
       // gone since the listing
     }
