@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CloudEvent } from '@lms/contracts';
 import { createTestDatabase, testNatsUrl, uniqueName, type TestDatabase } from '@lms/testing';
-import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 import type { ConsumerOptions, DeliveryInfo, EventLog, Subscription } from '../messaging/message-bus.js';
@@ -570,6 +570,27 @@ describe.each(kinds)('events over the %s log', (kind, makeHarness) => {
       await nc.close();
     }
     expect(await log.deadLetters('q_several')).toEqual([]);
+  });
+
+  // An earlier version made such a consumer with `events.>`; the next start narrows it in place.
+  (kind === 'JetStream' ? it : it.skip)('narrows the filter of a consumer an earlier version made over every event', async () => {
+    const jsLog = log as JetStreamEventLog;
+    const subject = (type: string) => `${jsLog.namespace}.events.${type}`;
+    const nc = await connect({ servers: natsUrl });
+    try {
+      const jsm = await jetstreamManager(nc);
+      await jsm.consumers.add(jsLog.eventsStream, { durable_name: 'r_upgraded', ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.New, filter_subject: subject('>') });
+      const seen = await recordDeliveries('r_upgraded', ['evtest.r.course.created', 'evtest.r.task.created']);
+      const { config } = await jsm.consumers.info(jsLog.eventsStream, 'r_upgraded');
+      expect(config.filter_subjects?.length ? config.filter_subjects : [config.filter_subject]).not.toContain(subject('>'));
+      const wanted = cloudEvent('evtest.r.task.created');
+      await log.publish(cloudEvent('evtest.r.course.deleted'));
+      await log.publish(wanted);
+      await waitUntil('the wanted event is handled', () => seen.length === 1);
+      expect(seen).toEqual([wanted.id]);
+    } finally {
+      await nc.close();
+    }
   });
 
   (kind === 'Postgres' ? it : it.skip)('publishes in the relay\'s transaction when the log shares its database: nothing of a rollback', async () => {
