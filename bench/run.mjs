@@ -98,10 +98,10 @@ async function measure(topology, operation, load, pass) {
   const result = await runLoad({ ...base, durationMs: pass.durationS * 1000, body: (seq) => load.body?.(`${pass.tag}m${seq}`) });
   const cpuAfter = cpuTimeMs(topology.handles);
   const infraAfter = infrastructureCpuMs();
+  const perRequest = (after, before) => (before === undefined || after === undefined || result.ok === 0 ? NaN : (after - before) / result.ok);
   // Server processes only: Postgres and NATS work is not in it (the raw baseline does the same SQL).
-  const serverCpuMsPerRequest = cpuBefore === undefined || cpuAfter === undefined || result.ok === 0 ? NaN : (cpuAfter - cpuBefore) / result.ok;
+  const serverCpuMsPerRequest = perRequest(cpuAfter, cpuBefore);
   // What each answer costs the NATS server and Postgres too: on a machine they share, the sum bounds req/s.
-  const perRequest = (after, before) => (result.ok === 0 ? NaN : (after - before) / result.ok);
   const natsCpuMsPerRequest = perRequest(infraAfter.nats, infraBefore.nats);
   const postgresCpuMsPerRequest = perRequest(infraAfter.postgres, infraBefore.postgres);
   const row = {
