@@ -21,6 +21,12 @@ const statement = (name, text, values) => (PREPARED ? { name, text, values } : {
 // pg's default pool size, the same as TypeORM's pool in each service (poolSize 10).
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10, application_name: 'lms-bench-raw' });
 
+// Its events go to an outbox of its own, a copy of identity's (columns, defaults, indexes): the same write,
+// but one no relay publishes. The bench runs this beside a topology, whose relay would otherwise publish
+// them during the baseline's own measurement (and charge NATS work to a baseline that has none).
+const OUTBOX = 'bench_raw.outbox';
+const outboxReady = pool.query(`CREATE SCHEMA IF NOT EXISTS bench_raw; CREATE TABLE IF NOT EXISTS ${OUTBOX} (LIKE identity.outbox INCLUDING ALL)`);
+
 const envelope = (rows) => ({ meta: {}, custom_fields: rows.map((r) => ({ id: String(r.id), name: r.name })) });
 
 function send(res, status, body) {
@@ -56,7 +62,7 @@ async function create(req, res) {
     const id = randomUUID();
     const event = { specversion: '1.0', id, source: '/bench-raw', type: 'identity.custom_field.created', time: new Date().toISOString(), datacontenttype: 'application/json', accountid: accountId, data: rows[0] };
     await client.query(
-      statement('raw_outbox', 'INSERT INTO identity.outbox (id, type, subject, account_id, payload, created_at) VALUES ($1, $2, $3, $4, $5, clock_timestamp())', [
+      statement('raw_outbox', `INSERT INTO ${OUTBOX} (id, type, subject, account_id, payload, created_at) VALUES ($1, $2, $3, $4, $5, clock_timestamp())`, [
         id,
         event.type,
         null,
@@ -78,7 +84,7 @@ const server = http.createServer((req, res) => {
   const path = (req.url ?? '/').split('?')[0];
   const match = /^\/raw\/custom_fields(?:\/(\d+))?$/.exec(path);
   let work;
-  if (path === '/readyz' && req.method === 'GET') work = pool.query('SELECT 1').then(() => send(res, 200, { status: 'ok' }));
+  if (path === '/readyz' && req.method === 'GET') work = outboxReady.then(() => send(res, 200, { status: 'ok' }));
   else if (match?.[1] && req.method === 'GET') work = show(res, Number(match[1]));
   else if (match && !match[1] && req.method === 'POST') work = create(req, res);
   else return send(res, 404, { status: 404 });
