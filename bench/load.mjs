@@ -29,6 +29,7 @@ import { performance } from 'node:perf_hooks';
  * @property {number} meanMs
  * @property {number} maxMs
  * @property {number} clientCpuPct  CPU the load generator itself used, in % of one core (it shares the machine)
+ * @property {Float64Array} latencies  every 2xx answer's latency, ascending (to combine windows: `combineLoads`)
  */
 
 /** Nearest-rank percentile of an ascending array. */
@@ -98,22 +99,49 @@ export async function runLoad({ url, method = 'GET', headers = {}, body = () => 
   const cpu = process.cpuUsage(cpuBefore);
   agent.destroy();
 
-  const sorted = latencies.subarray(0, recorded).sort();
+  return summarise({ latencies: latencies.subarray(0, recorded).sort(), errors, errorsByKind, sampleError, elapsedMs, clientCpuMs: (cpu.user + cpu.system) / 1000 });
+}
+
+function summarise({ latencies, errors, errorsByKind, sampleError, elapsedMs, clientCpuMs }) {
+  const recorded = latencies.length;
   let sum = 0;
-  for (const value of sorted) sum += value;
-  return {
+  for (const value of latencies) sum += value;
+  const result = {
     ok: recorded,
     errors,
     errorsByKind,
     sampleError,
     elapsedMs,
     rps: recorded / (elapsedMs / 1000),
-    p50Ms: percentile(sorted, 50),
-    p99Ms: percentile(sorted, 99),
+    p50Ms: percentile(latencies, 50),
+    p99Ms: percentile(latencies, 99),
     meanMs: recorded ? sum / recorded : NaN,
-    maxMs: recorded ? sorted[recorded - 1] : NaN,
-    clientCpuPct: ((cpu.user + cpu.system) / 1000 / elapsedMs) * 100,
+    maxMs: recorded ? latencies[recorded - 1] : NaN,
+    clientCpuPct: (clientCpuMs / elapsedMs) * 100,
   };
+  // Not enumerable: rows spread a result into the JSON record, which must not carry every latency.
+  return Object.defineProperty(result, 'latencies', { value: latencies, enumerable: false });
+}
+
+/** Several measured windows of the same load as one result: answers over their summed time, percentiles over all their latencies. */
+export function combineLoads(results) {
+  const latencies = new Float64Array(results.reduce((n, r) => n + r.latencies.length, 0));
+  let at = 0;
+  for (const r of results) {
+    latencies.set(r.latencies, at);
+    at += r.latencies.length;
+  }
+  const errorsByKind = {};
+  for (const r of results) for (const [kind, n] of Object.entries(r.errorsByKind)) errorsByKind[kind] = (errorsByKind[kind] ?? 0) + n;
+  const sum = (field) => results.reduce((n, r) => n + r[field], 0);
+  return summarise({
+    latencies: latencies.sort(),
+    errors: sum('errors'),
+    errorsByKind,
+    sampleError: results.find((r) => r.sampleError)?.sampleError,
+    elapsedMs: sum('elapsedMs'),
+    clientCpuMs: results.reduce((n, r) => n + (r.clientCpuPct / 100) * r.elapsedMs, 0),
+  });
 }
 
 /** One request, for setup steps (seeding, checks): the parsed JSON answer and its status. */

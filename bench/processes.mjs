@@ -163,3 +163,23 @@ export function residentMiB(handles, field = 'rss') {
   };
   return handles.reduce((sum, { child }) => sum + kib(child.pid), 0) / 1024;
 }
+
+/**
+ * Waits (at most `timeoutMs`) until the processes, the NATS server and Postgres are nearly idle: under
+ * `maxBusy` of one core over a `sampleMs` sample. After a burst of writes, consumers, the relay and
+ * autovacuum keep working for a while; a measurement started meanwhile would pay for them.
+ * @returns {Promise<boolean>} whether they settled
+ */
+export async function waitQuiet(handles, { maxBusy = 0.05, sampleMs = 250, timeoutMs = 15_000 } = {}) {
+  const busyMs = () => {
+    const infra = infrastructureCpuMs();
+    return (cpuTimeMs(handles) ?? 0) + infra.nats + infra.postgres;
+  };
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const before = busyMs();
+    await sleep(sampleMs);
+    if (busyMs() - before <= maxBusy * sampleMs) return true;
+  }
+  return false;
+}

@@ -11,10 +11,11 @@ const withInfrastructure = (row) => row.serverCpuMsPerRequest + (row.natsCpuMsPe
 /**
  * Adds `rpsVsRaw` (topology req/s ÷ raw req/s), `p50VsRaw`, `p99VsRaw`, `cpuVsRaw` (latency and server CPU per
  * request, topology ÷ raw), `allCpuMsPerRequest` (with the NATS server's and Postgres' CPU) and its `allCpuVsRaw`.
+ * A topology's raw row is the one measured beside it (`pairedWith`); a raw row is its own.
  */
 export function withRatios(rows) {
   return rows.map((row) => {
-    const raw = rows.find((r) => r.topology === RAW && r.operation === row.operation);
+    const raw = row.topology === RAW ? row : rows.find((r) => r.topology === RAW && r.operation === row.operation && r.pairedWith === row.topology);
     const allCpuMsPerRequest = withInfrastructure(row);
     return {
       ...row,
@@ -31,7 +32,7 @@ export function withRatios(rows) {
 const num = (value, digits) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
 const ratio = (value) => (Number.isFinite(value) ? `${value >= 10 ? value.toFixed(1) : value.toFixed(2)}x` : 'n/a');
 
-/** Rows grouped by operation (in the order operations were first measured), so each group ends with its raw row. */
+/** Rows grouped by operation (in the order operations were first measured), each topology's row followed by its raw row. */
 export function byOperation(rows) {
   const order = [...new Set(rows.map((r) => r.operation))];
   return [...rows].sort((a, b) => order.indexOf(a.operation) - order.indexOf(b.operation));
@@ -40,7 +41,7 @@ export function byOperation(rows) {
 export function formatTable(rows) {
   const header = ['topology', 'operation', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'req/s vs raw', 'p50 vs raw', 'CPU ms/req', 'CPU vs raw', '+NATS+PG ms/req', 'vs raw'];
   const lines = rows.map((r) => [
-    r.topology,
+    r.pairedWith ? `${r.topology} (beside ${r.pairedWith})` : r.topology,
     r.operation,
     num(r.rps, 0),
     num(r.p50Ms, 2),

@@ -2,10 +2,12 @@
 // through the gateway with every deployable in one process and with each in its own process, beside a raw
 // node:http + pg handler doing the same database work, all in one run on the same machine; prints each
 // ratio to the raw baseline and writes bench/results/latest.json. Real Postgres and NATS, loopback only.
+// Each topology's row and its raw row are measured in alternating windows (measurePaired).
 //
 // Settings (environment): BENCH_DATABASE_URL, BENCH_NATS_URL, BENCH_CONCURRENCY (8),
 // BENCH_DURATION_S (10, per measurement), BENCH_WARMUP_S (3), BENCH_MAX_REQUESTS (1000000 per measurement),
-// BENCH_PROBE_S (5: seconds of the extra one-connection latency pass; 0 skips it),
+// BENCH_PROBE_S (5: seconds of the extra one-connection latency pass; 0 skips it), BENCH_WINDOWS (4: raw and
+// topology windows alternate this many times within a row's duration),
 // BENCH_CATALOG_COURSES (100000: course templates the catalog list rows run over; 0 skips them).
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
@@ -18,10 +20,10 @@ import { bootstrapAccountId, createBenchDatabase, deleteNamespaceStreams, seedUs
 import { checkFloors, readFloors } from './floors.mjs';
 import { benchCatalogLists } from './catalog-lists.mjs';
 import { benchCourseEnrollments } from './catalog-enrollments.mjs';
-import { requestJson, runLoad } from './load.mjs';
-import { cpuTimeMs, infrastructureCpuMs, killAllNow, liveChildren, residentMiB, stopChildren } from './processes.mjs';
+import { combineLoads, requestJson, runLoad } from './load.mjs';
+import { cpuTimeMs, infrastructureCpuMs, killAllNow, liveChildren, residentMiB, stopChildren, waitQuiet } from './processes.mjs';
 import { benchEventDelivery, formatEventTable } from './event-delivery.mjs';
-import { RAW, byOperation, errorSummary, formatTable, withRatios, writeJson } from './report.mjs';
+import { byOperation, errorSummary, formatTable, withRatios, writeJson } from './report.mjs';
 import { missingBuildOutputs, startAllInOne, startEmbedded, startRaw, startSeparate } from './topologies.mjs';
 
 function intSetting(name, fallback, min, max) {
@@ -42,6 +44,8 @@ const settings = {
   warmupS: intSetting('BENCH_WARMUP_S', CHECK ? 2 : 3, 0, 60),
   maxRequests: intSetting('BENCH_MAX_REQUESTS', 1_000_000, 1, 10_000_000),
   probeS: intSetting('BENCH_PROBE_S', CHECK ? 0 : 5, 0, 60),
+  /** Alternating pairs of raw and topology windows a paired row's duration is split into (measurePaired). */
+  windows: intSetting('BENCH_WINDOWS', CHECK ? 2 : 4, 1, 20),
   /** Connections of the read row that shows p99 under load (0 skips it). */
   wideConcurrency: intSetting('BENCH_WIDE_CONCURRENCY', CHECK ? 0 : 50, 0, 256),
   /** Users seeded for the users-list rows (0 skips them), and `next` hops to the deep page. */
@@ -89,26 +93,44 @@ async function seed(topology, tag) {
   return field.id;
 }
 
-/** Warm-up (discarded), then the measurement, of one operation on one topology. */
-async function measure(topology, operation, load, pass) {
-  const base = { concurrency: pass.concurrency, maxRequests: settings.maxRequests, headers: topology.headers, ...load };
-  const warmup = pass.warmupS > 0 ? await runLoad({ ...base, durationMs: pass.warmupS * 1000, body: (seq) => load.body?.(`${pass.tag}w${seq}`) }) : undefined;
-  const cpuBefore = cpuTimeMs(topology.handles);
+/** The load of one pass on one target; `tag` keeps the names a create sends unique across windows. */
+const loadOptions = (target, load, pass, tag) => ({
+  concurrency: pass.concurrency,
+  maxRequests: settings.maxRequests,
+  headers: target.headers,
+  ...load,
+  body: (seq) => load.body?.(`${pass.tag}${tag}${seq}`),
+});
+
+/** One measured window: the load's result, and the CPU the target's processes, the NATS server and Postgres spent meanwhile. */
+async function measureWindow(target, load, pass, tag, durationS) {
+  const cpuBefore = cpuTimeMs(target.handles);
   const infraBefore = infrastructureCpuMs();
-  const result = await runLoad({ ...base, durationMs: pass.durationS * 1000, body: (seq) => load.body?.(`${pass.tag}m${seq}`) });
-  const cpuAfter = cpuTimeMs(topology.handles);
+  const result = await runLoad({ ...loadOptions(target, load, pass, tag), durationMs: durationS * 1000 });
+  const cpuAfter = cpuTimeMs(target.handles);
   const infraAfter = infrastructureCpuMs();
-  const perRequest = (after, before) => (before === undefined || after === undefined || result.ok === 0 ? NaN : (after - before) / result.ok);
+  const spent = (after, before) => (before === undefined || after === undefined ? NaN : after - before);
+  return { result, cpuMs: spent(cpuAfter, cpuBefore), natsMs: spent(infraAfter.nats, infraBefore.nats), postgresMs: spent(infraAfter.postgres, infraBefore.postgres) };
+}
+
+/** The row of a target's measured windows (one or several, combined), with its warm-up's errors. */
+function rowOf(target, operation, pass, windows, warmup, extra = {}) {
+  const result = windows.length === 1 ? windows[0].result : combineLoads(windows.map((w) => w.result));
+  const perRequest = (field) => (result.ok === 0 ? NaN : windows.reduce((sum, w) => sum + w[field], 0) / result.ok);
   // Server processes only: Postgres and NATS work is not in it (the raw baseline does the same SQL).
-  const serverCpuMsPerRequest = perRequest(cpuAfter, cpuBefore);
+  const serverCpuMsPerRequest = perRequest('cpuMs');
   // What each answer costs the NATS server and Postgres too: on a machine they share, the sum bounds req/s.
-  const natsCpuMsPerRequest = perRequest(infraAfter.nats, infraBefore.nats);
-  const postgresCpuMsPerRequest = perRequest(infraAfter.postgres, infraBefore.postgres);
-  const row = {
-    topology: topology.name,
+  const natsCpuMsPerRequest = perRequest('natsMs');
+  const postgresCpuMsPerRequest = perRequest('postgresMs');
+  const label = extra.pairedWith ? `${target.name} (beside ${extra.pairedWith})` : target.name;
+  log(`${label} / ${operation}: ${result.rps.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms, ${result.errors} errors; server CPU ${serverCpuMsPerRequest.toFixed(3)} ms/request (NATS server ${natsCpuMsPerRequest.toFixed(3)}, Postgres ${postgresCpuMsPerRequest.toFixed(3)}), load generator ${result.clientCpuPct.toFixed(0)}% of a core`);
+  return {
+    topology: target.name,
+    ...extra,
     operation,
     concurrency: pass.concurrency,
     ...result,
+    windows: windows.length,
     serverCpuMsPerRequest,
     natsCpuMsPerRequest,
     postgresCpuMsPerRequest,
@@ -116,8 +138,40 @@ async function measure(topology, operation, load, pass) {
     warmupErrorsByKind: warmup?.errorsByKind ?? {},
     warmupSampleError: warmup?.sampleError,
   };
-  log(`${topology.name} / ${operation}: ${result.rps.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms, ${result.errors} errors; server CPU ${serverCpuMsPerRequest.toFixed(3)} ms/request (NATS server ${natsCpuMsPerRequest.toFixed(3)}, Postgres ${postgresCpuMsPerRequest.toFixed(3)}), load generator ${result.clientCpuPct.toFixed(0)}% of a core`);
-  return row;
+}
+
+const warmUp = (target, load, pass) => (pass.warmupS > 0 ? runLoad({ ...loadOptions(target, load, pass, 'w'), durationMs: pass.warmupS * 1000 }) : undefined);
+
+/** Warm-up (discarded), then the measurement, of one operation on one topology (rows with no raw counterpart). */
+async function measure(topology, operation, load, pass) {
+  const warmup = await warmUp(topology, load, pass);
+  return rowOf(topology, operation, pass, [await measureWindow(topology, load, pass, 'm', pass.durationS)], warmup);
+}
+
+/**
+ * A topology's row and the raw baseline's row for the same operation, measured in alternating windows
+ * (raw, topology, topology, raw, …; `settings.windows` pairs sharing the pass's duration). This machine's speed
+ * drifts by a quarter within a minute or two (raw reads alone: 8,000 to 12,500 a second in consecutive 5 s
+ * windows), and a ratio of two rows measured minutes apart carried that drift; interleaved, it weighs on both.
+ * Before a window of a write, the topology's relay finishes its backlog and the machine goes quiet (consumers,
+ * autovacuum), so no window pays for another's aftermath.
+ */
+async function measurePaired(topology, raw, operation, loads, pass, databaseUrl) {
+  const warmups = [await warmUp(topology, loads.topology, pass), await warmUp(raw, loads.raw, pass)];
+  const windows = { topology: [], raw: [] };
+  const seconds = pass.durationS / settings.windows;
+  for (let i = 0; i < settings.windows; i++) {
+    for (const side of i % 2 === 0 ? ['raw', 'topology'] : ['topology', 'raw']) {
+      if (loads.topology.method === 'POST') {
+        const left = await waitOutboxDrained(databaseUrl);
+        if (left > 0) log(`warning: ${left} outbox events still unpublished before ${topology.name} / ${operation}`);
+        if (!(await waitQuiet([...topology.handles, ...raw.handles]))) log(`warning: the machine was still busy before a window of ${operation}`);
+      }
+      const target = side === 'raw' ? raw : topology;
+      windows[side].push(await measureWindow(target, loads[side], pass, `${side[0]}${i}m`, seconds));
+    }
+  }
+  return [rowOf(topology, operation, pass, windows.topology, warmups[0]), rowOf(raw, operation, pass, windows.raw, warmups[1], { pairedWith: topology.name })];
 }
 
 /**
@@ -161,28 +215,28 @@ async function benchUsersList(topology) {
   return rows;
 }
 
-async function benchTopology(topology, tag, databaseUrl) {
-  const id = await seed(topology, tag);
-  const rows = [];
-  const read = { url: topology.baseUrl + topology.readPath(id), method: 'GET' };
-  const create = {
-    url: topology.baseUrl + topology.createPath,
+/** The read and create of a target (`tag` keeps its creates' names apart), on the field `id`. */
+const operationsOf = (target, tag, id) => ({
+  read: { url: target.baseUrl + target.readPath(id), method: 'GET' },
+  create: {
+    url: target.baseUrl + target.createPath,
     method: 'POST',
-    headers: { ...topology.headers, 'content-type': 'application/json' },
+    headers: { ...target.headers, 'content-type': 'application/json' },
     body: (seq) => `{"custom_fields":[{"name":"bench-${tag}-${seq}"}]}`,
-  };
+  },
+});
+
+/** Every pass of the read and the create on `topology`, each beside the raw baseline (measurePaired), then its users list. */
+async function benchTopology(topology, tag, raw, databaseUrl) {
+  const ops = operationsOf(topology, tag, await seed(topology, tag));
+  const rawOps = operationsOf(raw, `raw-${tag}`, await seed(raw, `raw-${tag}`));
+  const rows = [];
   for (const pass of passes()) {
-    for (const [operation, load] of [['read', read], ['create', create]].filter(([name]) => pass.operations.includes(name))) {
-      // A backlog left by an earlier phase would be relayed during this one; only the phase's own work counts.
-      // (The raw baseline runs no relay: its outbox rows stay, as identity's would until relayed.)
-      if (topology.name !== RAW) {
-        const left = await waitOutboxDrained(databaseUrl);
-        if (left > 0) log(`warning: ${left} outbox events still unpublished before ${topology.name} / ${operation}${pass.suffix}`);
-      }
-      rows.push(await measure(topology, operation + pass.suffix, load, pass));
+    for (const operation of ['read', 'create'].filter((name) => pass.operations.includes(name))) {
+      rows.push(...(await measurePaired(topology, raw, operation + pass.suffix, { topology: ops[operation], raw: rawOps[operation] }, pass, databaseUrl)));
     }
   }
-  if (topology.name !== RAW && settings.users > 0) rows.push(...(await benchUsersList(topology)));
+  if (settings.users > 0) rows.push(...(await benchUsersList(topology)));
   return rows;
 }
 
@@ -228,6 +282,7 @@ setTimeout(() => {
 }, WATCHDOG_MS).unref();
 
 let current;
+let raw;
 try {
   const versions = await serverVersions();
   database = await createBenchDatabase(settings.databaseServerUrl);
@@ -238,8 +293,11 @@ try {
 
   log('starting all-in-one');
   current = await startAllInOne({ ...infra, namespace: namespaces.allInOne });
+  // The raw baseline runs the whole time beside each topology (on the schema the all-in-one migrated): see measurePaired.
+  log('starting raw baseline');
+  raw = await startRaw({ databaseUrl: database.url, accountId: await bootstrapAccountId(database.url) });
   if (settings.users > 0) log(`seeded the bootstrap account: ${await seedUsers(database.url, settings.users)} users`);
-  rows.push(...(await benchTopology(current, 'aio', database.url)));
+  rows.push(...(await benchTopology(current, 'aio', raw, database.url)));
   memory.push(await idleMemory(current));
   // Catalog lists over 100,000 course templates (issue 7); BENCH_CATALOG_COURSES=0 skips them.
   if (settings.catalogCourses > 0) rows.push(...(await benchCatalogLists(current, database.url, { count: settings.catalogCourses, durationS: settings.probeS || settings.durationS, warmupS: 1, log })));
@@ -249,7 +307,7 @@ try {
 
   log('starting separate processes');
   current = await startSeparate({ ...infra, namespace: namespaces.separate });
-  rows.push(...(await benchTopology(current, 'sep', database.url)));
+  rows.push(...(await benchTopology(current, 'sep', raw, database.url)));
   memory.push(await idleMemory(current));
   await current.close();
 
@@ -265,10 +323,8 @@ try {
     }
   }
 
-  log('starting raw baseline');
-  current = await startRaw({ databaseUrl: database.url, accountId: await bootstrapAccountId(database.url) });
-  rows.push(...(await benchTopology(current, 'raw', database.url)));
-  await current.close();
+  await raw.close();
+  raw = undefined;
   current = undefined;
 
   const eventDelivery = CHECK ? undefined : await benchEventDelivery({ databaseServerUrl: settings.databaseServerUrl, natsUrl: settings.natsUrl, log });
@@ -285,7 +341,8 @@ try {
     loadAverageBefore: load(loadBefore),
     loadAverageAfter: load(os.loadavg()),
   };
-  writeJson(CHECK ? RESULTS_FILE.replace('latest.json', 'check.json') : RESULTS_FILE, { date: started.toISOString(), machine, settings: { ...settings, databaseServerUrl: undefined }, results, eventDelivery, memory });
+  const resultsFile = CHECK ? RESULTS_FILE.replace('latest.json', 'check.json') : RESULTS_FILE;
+  writeJson(resultsFile, { date: started.toISOString(), machine, settings: { ...settings, databaseServerUrl: undefined }, results, eventDelivery, memory });
 
   process.stdout.write(`\nlearning service bench, ${started.toISOString()}, ${machine.cpus} cores (${machine.cpuModel}), node ${process.version}, Postgres ${versions.postgres}, NATS ${versions.nats}\n`);
   process.stdout.write(`${settings.concurrency} keep-alive connections, ${settings.warmupS} s warm-up + ${settings.durationS} s per loaded row, ${settings.probeS} s per "1 conn" row; ratios are to the raw row of the same operation\n`);
@@ -302,7 +359,7 @@ try {
     process.stdout.write(`!! ERRORS: these rows are not clean measurements:\n${errors.join('\n')}\n\n`);
     exitCode = 1;
   }
-  process.stdout.write(`results: ${RESULTS_FILE}\n`);
+  process.stdout.write(`results: ${resultsFile}\n`);
   if (CHECK) {
     const failures = checkFloors(readFloors(), results);
     process.stdout.write(failures.length === 0 ? 'check: every ratio is at or above its floor in docs/performance.md\n' : `!! check: below the floors of docs/performance.md:\n${failures.join('\n')}\n`);
@@ -313,6 +370,7 @@ try {
   exitCode = 1;
 } finally {
   await current?.close().catch(() => undefined);
+  await raw?.close().catch(() => undefined);
   await cleanup();
 }
 process.exit(exitCode);
