@@ -241,10 +241,11 @@ async function benchTopology(topology, tag, raw, databaseUrl) {
 }
 
 /**
- * Quiet time before idle memory is read: every deployable gives a load peak's memory back after one quiet
- * 5 s window (trimHeapWhenIdle), so idle is what a process holds 12 s after its last request.
+ * Quiet time before idle memory is read: every deployable gives a load peak's memory back after six quiet
+ * 5 s windows in a row (trimHeapWhenIdle), so idle is what a process holds 38 s after its last request (the
+ * window the last request fell in, six quiet ones, and a margin).
  */
-const IDLE_AFTER_MS = 12_000;
+const IDLE_AFTER_MS = 38_000;
 
 /** Idle resident memory of each process of a topology (after its load and IDLE_AFTER_MS of quiet) and its time to ready. */
 async function idleMemory(topology) {

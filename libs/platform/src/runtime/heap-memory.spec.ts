@@ -6,16 +6,27 @@ const MODULE = fileURLToPath(new URL('./heap-memory.ts', import.meta.url));
 /**
  * A node process (type-stripped source, so the module runs as deployed) that allocates a burst of a few
  * hundred MiB of objects, drops them, then idles; it prints the trim's log lines and its resident set.
+ * Windows are 200 ms and a trim needs three quiet ones in a row. With `busyEveryMs`, the event loop is busy
+ * for 120 ms that often (pauses of one quiet window at most), for `busyForMs` after the burst.
  */
-const BURST = `
+const BURST = ({ busyEveryMs = 0, busyForMs = 0 } = {}) => `
   import { trimHeapWhenIdle } from ${JSON.stringify(MODULE)};
   const lines = [];
-  const logger = { debug: (fields, message) => lines.push({ ...(typeof fields === 'string' ? { message: fields } : { ...fields, message }) }) };
-  trimHeapWhenIdle(logger, 200);
+  const logger = { debug: (fields, message) => lines.push({ at: performance.now(), ...(typeof fields === 'string' ? { message: fields } : { ...fields, message }) }) };
+  trimHeapWhenIdle(logger, 200, 3);
   let kept = [];
   for (let i = 0; i < 40; i++) kept.push(Array.from({ length: 100_000 }, (_, j) => ({ i, j, s: 'x' + j })));
   kept = null;
-  setTimeout(() => { process.stdout.write(JSON.stringify({ lines, rssMiB: process.memoryUsage.rss() / 1048576 })); process.exit(0); }, 1500);
+  const quietFrom = performance.now() + ${busyForMs};
+  const spin = () => {
+    const until = performance.now() + 120;
+    while (performance.now() < until);
+  };
+  if (${busyEveryMs} > 0) {
+    spin();
+    const busy = setInterval(() => (performance.now() >= quietFrom ? clearInterval(busy) : spin()), ${busyEveryMs});
+  }
+  setTimeout(() => { process.stdout.write(JSON.stringify({ lines, quietFrom, rssMiB: process.memoryUsage.rss() / 1048576 })); process.exit(0); }, ${busyForMs} + 2500);
 `;
 
 /** Streams 256 MiB of 128 KiB chunks, each copied as a NATS frame would be, and prints the peak of live buffers (MiB). */
@@ -39,17 +50,27 @@ function runNode(flags: string[], script: string): Promise<string> {
   });
 }
 
-async function runBurst(flags: string[]): Promise<{ lines: Array<{ message: string; beforeMiB?: number; afterMiB?: number }>; rssMiB: number }> {
-  return JSON.parse(await runNode(flags, BURST));
+async function runBurst(
+  flags: string[],
+  busy?: { busyEveryMs: number; busyForMs: number },
+): Promise<{ lines: Array<{ at: number; message: string; beforeMiB?: number; afterMiB?: number }>; quietFrom: number; rssMiB: number }> {
+  return JSON.parse(await runNode(flags, BURST(busy)));
 }
 
 describe('trimHeapWhenIdle', () => {
-  it('gives the memory of a burst back after a quiet window', async () => {
+  it('gives the memory of a burst back after quiet windows', async () => {
     const { lines, rssMiB } = await runBurst(['--expose-gc', '--max-semi-space-size=4']);
     const trim = lines.find((line) => line.message === 'gave idle memory back');
     expect(trim).toBeDefined();
     expect(trim!.afterMiB!).toBeLessThan(trim!.beforeMiB! - 50);
     expect(rssMiB).toBeLessThan(trim!.beforeMiB! - 50);
+  }, 40_000);
+
+  it('waits for quiet windows in a row: a process busy between short pauses keeps its heap (and its warm code) until it goes quiet', async () => {
+    const { lines, quietFrom } = await runBurst(['--expose-gc', '--max-semi-space-size=4'], { busyEveryMs: 350, busyForMs: 2000 });
+    const trims = lines.filter((line) => line.message === 'gave idle memory back');
+    expect(trims).toHaveLength(1);
+    expect(trims[0].at).toBeGreaterThan(quietFrom);
   }, 40_000);
 
   it('does nothing without --expose-gc, and says so', async () => {

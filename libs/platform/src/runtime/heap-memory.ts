@@ -1,8 +1,15 @@
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '../observability/logger.js';
 
-/** How often the event loop's load is looked at; a trim needs one whole quiet window. */
+/** How often the event loop's load is looked at. */
 const WINDOW_MS = 5_000;
+/**
+ * Quiet windows in a row before a trim (30 s). The trim's collection also throws away what the optimising
+ * compilers learnt: the next few seconds of requests cost up to three times the CPU while the code warms up
+ * again (docs/performance.md, "Fifth round"). Traffic with pauses of a few seconds must not pay that after
+ * every pause; a process quiet for half a minute can.
+ */
+const QUIET_WINDOWS = 6;
 /**
  * A window is quiet when the event loop was busy for less than this share of it. An idle all-in-one, with
  * every deployable's relays and sweeps polling in one process, sits at 1.4–1.7%.
@@ -48,26 +55,28 @@ export async function* scavengingEvery<T extends Uint8Array>(source: AsyncIterab
  * Gives the memory of a busy spell back once the process is quiet. V8 keeps the heap pages a load peak
  * needed pooled until a memory-reducing collection, and its own memory reducer keeps deferring that one
  * while it still counts the spell's allocation rate: a gateway that peaked at 140 MiB of heap under load
- * stayed at 250 MiB resident for minutes of idleness (docs/performance.md, "Idle memory"). After a window
- * in which the event loop was almost idle, if the resident set grew since the last trim, this runs that
- * collection once (tens of milliseconds, while nothing waits). It needs `--expose-gc`, which every
- * deployable is started with; without it, it does nothing.
+ * stayed at 250 MiB resident for minutes of idleness (docs/performance.md, "Idle memory"). After
+ * `quietWindows` windows in a row in which the event loop was almost idle, if the resident set grew since
+ * the last trim, this runs that collection once (tens of milliseconds, while nothing waits). It needs
+ * `--expose-gc`, which every deployable is started with; without it, it does nothing.
  */
-export function trimHeapWhenIdle(logger: Logger, windowMs = WINDOW_MS): void {
+export function trimHeapWhenIdle(logger: Logger, windowMs = WINDOW_MS, quietWindows = QUIET_WINDOWS): void {
   const gc = exposedGc();
   if (!gc) {
     logger.debug('node runs without --expose-gc: idle memory is not given back');
     return;
   }
-  // The first quiet window after start trims what starting up left.
+  // The first quiet stretch after start trims what starting up left.
   let trimmedAt = 0;
   let last = performance.eventLoopUtilization();
+  let quietInARow = 0;
   const timer = setInterval(() => {
     const now = performance.eventLoopUtilization();
-    const quiet = performance.eventLoopUtilization(now, last).utilization < QUIET_UTILIZATION;
+    quietInARow = performance.eventLoopUtilization(now, last).utilization < QUIET_UTILIZATION ? quietInARow + 1 : 0;
     last = now;
+    if (quietInARow < quietWindows) return;
     const before = process.memoryUsage.rss();
-    if (!quiet || before < trimmedAt + GROWTH_BYTES) return;
+    if (before < trimmedAt + GROWTH_BYTES) return;
     const started = performance.now();
     gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
     trimmedAt = process.memoryUsage.rss();
