@@ -6,14 +6,14 @@ const MODULE = fileURLToPath(new URL('./heap-memory.ts', import.meta.url));
 /**
  * A node process (type-stripped source, so the module runs as deployed) that allocates a burst of a few
  * hundred MiB of objects, drops them, then idles; it prints the trim's log lines and its resident set.
- * Windows are 200 ms and a trim needs three quiet ones in a row. With `busyEveryMs`, the event loop is busy
- * for 120 ms that often (pauses of one quiet window at most), for `busyForMs` after the burst.
+ * Windows are 300 ms and a trim needs three quiet ones in a row. With `busyEveryMs`, the event loop is busy
+ * for 120 ms that often (pauses of one quiet window, never three), for `busyForMs` after the burst.
  */
 const BURST = ({ busyEveryMs = 0, busyForMs = 0 } = {}) => `
   import { trimHeapWhenIdle } from ${JSON.stringify(MODULE)};
   const lines = [];
   const logger = { debug: (fields, message) => lines.push({ at: performance.now(), ...(typeof fields === 'string' ? { message: fields } : { ...fields, message }) }) };
-  trimHeapWhenIdle(logger, 200, 3);
+  trimHeapWhenIdle(logger, 300, 3);
   let kept = [];
   for (let i = 0; i < 40; i++) kept.push(Array.from({ length: 100_000 }, (_, j) => ({ i, j, s: 'x' + j })));
   kept = null;
@@ -67,7 +67,7 @@ describe('trimHeapWhenIdle', () => {
   }, 40_000);
 
   it('waits for quiet windows in a row: a process busy between short pauses keeps its heap (and its warm code) until it goes quiet', async () => {
-    const { lines, quietFrom } = await runBurst(['--expose-gc', '--max-semi-space-size=4'], { busyEveryMs: 350, busyForMs: 2000 });
+    const { lines, quietFrom } = await runBurst(['--expose-gc', '--max-semi-space-size=4'], { busyEveryMs: 600, busyForMs: 2000 });
     const trims = lines.filter((line) => line.message === 'gave idle memory back');
     expect(trims).toHaveLength(1);
     expect(trims[0].at).toBeGreaterThan(quietFrom);
