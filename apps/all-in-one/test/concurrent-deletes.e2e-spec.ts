@@ -2,7 +2,8 @@ import type { ApiClient } from '@lms/testing';
 import { startTestSystem, type TestSystem } from './test-system.js';
 
 // The first of concurrent deletes acts; the others find nothing left to do, and exactly one event is
-// recorded (docs/identity-users.md: a repeated synchronous delete is a 404, a repeated asynchronous one a 204).
+// recorded (docs/identity-users.md: a repeated synchronous delete is a 404, a repeated asynchronous one a 204
+// until the deletion worker has run).
 
 const USERS = '/api/admin/users';
 const TOKENS = '/api/admin/api_tokens';
@@ -28,10 +29,14 @@ describe('concurrent deletes act once (issue 11, finding 6)', () => {
     expect(await count("SELECT count(*) AS n FROM identity.outbox WHERE type = 'identity.user.deleted' AND payload->'data'->>'user_id' = $1", [String(user.id)])).toBe(1);
   });
 
-  it('requests an asynchronous deletion once: every answer 204, one deletion_requested event', async () => {
+  it('requests an asynchronous deletion once: 204 until the worker has deleted the user, one deletion_requested event', async () => {
     const user = (await admin.post(USERS, { users: [{ uid: 'deleted-async-concurrently' }] })).body.users[0];
     const answers = await Promise.all(Array.from({ length: 30 }, () => admin.delete(`${USERS}/${user.id}?async=true`)));
-    expect(new Set(answers.map((res) => res.status))).toEqual(new Set([204]));
+    const statuses = answers.map((res) => res.status);
+    // The deletion worker may finish while the last requests still arrive: those find the user deleted (404).
+    expect(statuses).toContain(204);
+    expect(statuses.filter((status) => status !== 204 && status !== 404)).toEqual([]);
+    if (statuses.includes(404)) expect(await count('SELECT count(*) AS n FROM identity.users WHERE id = $1 AND deleted_at IS NOT NULL', [user.id])).toBe(1);
     expect(await count("SELECT count(*) AS n FROM identity.outbox WHERE type = 'identity.user.deletion_requested' AND payload->'data'->>'user_id' = $1", [String(user.id)])).toBe(1);
   });
 
