@@ -84,7 +84,7 @@ const server = http.createServer((req, res) => {
   const path = (req.url ?? '/').split('?')[0];
   const match = /^\/raw\/custom_fields(?:\/(\d+))?$/.exec(path);
   let work;
-  if (path === '/readyz' && req.method === 'GET') work = outboxReady.then(() => send(res, 200, { status: 'ok' }));
+  if (path === '/readyz' && req.method === 'GET') work = outboxReady.then(() => pool.query('SELECT 1')).then(() => send(res, 200, { status: 'ok' }));
   else if (match?.[1] && req.method === 'GET') work = show(res, Number(match[1]));
   else if (match && !match[1] && req.method === 'POST') work = create(req, res);
   else return send(res, 404, { status: 404 });

@@ -38,10 +38,13 @@ export function byOperation(rows) {
   return [...rows].sort((a, b) => order.indexOf(a.operation) - order.indexOf(b.operation));
 }
 
+/** A row's topology as printed: a raw row names the topology it was measured beside. */
+export const rowLabel = (row) => (row.pairedWith ? `${row.topology} (beside ${row.pairedWith})` : row.topology);
+
 export function formatTable(rows) {
   const header = ['topology', 'operation', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'req/s vs raw', 'p50 vs raw', 'CPU ms/req', 'CPU vs raw', '+NATS+PG ms/req', 'vs raw'];
   const lines = rows.map((r) => [
-    r.pairedWith ? `${r.topology} (beside ${r.pairedWith})` : r.topology,
+    rowLabel(r),
     r.operation,
     num(r.rps, 0),
     num(r.p50Ms, 2),
@@ -63,7 +66,7 @@ export function formatTable(rows) {
 export function errorSummary(rows) {
   return rows
     .filter((r) => r.errors > 0 || r.warmupErrors > 0)
-    .map((r) => `  ${r.topology} / ${r.operation}: ${r.errors} errors measured, ${r.warmupErrors} in warm-up ${JSON.stringify({ ...r.warmupErrorsByKind, ...r.errorsByKind })}; first: ${r.sampleError ?? r.warmupSampleError}`);
+    .map((r) => `  ${rowLabel(r)} / ${r.operation}: ${r.errors} errors measured, ${r.warmupErrors} in warm-up ${JSON.stringify({ ...r.warmupErrorsByKind, ...r.errorsByKind })}; first: ${r.sampleError ?? r.warmupSampleError}`);
 }
 
 export function writeJson(file, record) {

@@ -23,7 +23,7 @@ import { benchCourseEnrollments } from './catalog-enrollments.mjs';
 import { combineLoads, requestJson, runLoad } from './load.mjs';
 import { cpuTimeMs, infrastructureCpuMs, killAllNow, liveChildren, residentMiB, stopChildren, waitQuiet } from './processes.mjs';
 import { benchEventDelivery, formatEventTable } from './event-delivery.mjs';
-import { byOperation, errorSummary, formatTable, withRatios, writeJson } from './report.mjs';
+import { byOperation, errorSummary, formatTable, rowLabel, withRatios, writeJson } from './report.mjs';
 import { missingBuildOutputs, startAllInOne, startEmbedded, startRaw, startSeparate } from './topologies.mjs';
 
 function intSetting(name, fallback, min, max) {
@@ -115,29 +115,26 @@ async function measureWindow(target, load, pass, tag, durationS) {
 
 /** The row of a target's measured windows (one or several, combined), with its warm-up's errors. */
 function rowOf(target, operation, pass, windows, warmup, extra = {}) {
-  const result = windows.length === 1 ? windows[0].result : combineLoads(windows.map((w) => w.result));
+  const result = combineLoads(windows.map((w) => w.result));
   const perRequest = (field) => (result.ok === 0 ? NaN : windows.reduce((sum, w) => sum + w[field], 0) / result.ok);
-  // Server processes only: Postgres and NATS work is not in it (the raw baseline does the same SQL).
-  const serverCpuMsPerRequest = perRequest('cpuMs');
-  // What each answer costs the NATS server and Postgres too: on a machine they share, the sum bounds req/s.
-  const natsCpuMsPerRequest = perRequest('natsMs');
-  const postgresCpuMsPerRequest = perRequest('postgresMs');
-  const label = extra.pairedWith ? `${target.name} (beside ${extra.pairedWith})` : target.name;
-  log(`${label} / ${operation}: ${result.rps.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms, ${result.errors} errors; server CPU ${serverCpuMsPerRequest.toFixed(3)} ms/request (NATS server ${natsCpuMsPerRequest.toFixed(3)}, Postgres ${postgresCpuMsPerRequest.toFixed(3)}), load generator ${result.clientCpuPct.toFixed(0)}% of a core`);
-  return {
+  const row = {
     topology: target.name,
     ...extra,
     operation,
     concurrency: pass.concurrency,
     ...result,
     windows: windows.length,
-    serverCpuMsPerRequest,
-    natsCpuMsPerRequest,
-    postgresCpuMsPerRequest,
+    // Server processes only: Postgres and NATS work is not in it (the raw baseline does the same SQL).
+    serverCpuMsPerRequest: perRequest('cpuMs'),
+    // What each answer costs the NATS server and Postgres too: on a machine they share, the sum bounds req/s.
+    natsCpuMsPerRequest: perRequest('natsMs'),
+    postgresCpuMsPerRequest: perRequest('postgresMs'),
     warmupErrors: warmup?.errors ?? 0,
     warmupErrorsByKind: warmup?.errorsByKind ?? {},
     warmupSampleError: warmup?.sampleError,
   };
+  log(`${rowLabel(row)} / ${operation}: ${result.rps.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms, ${result.errors} errors; server CPU ${row.serverCpuMsPerRequest.toFixed(3)} ms/request (NATS server ${row.natsCpuMsPerRequest.toFixed(3)}, Postgres ${row.postgresCpuMsPerRequest.toFixed(3)}), load generator ${result.clientCpuPct.toFixed(0)}% of a core`);
+  return row;
 }
 
 const warmUp = (target, load, pass) => (pass.warmupS > 0 ? runLoad({ ...loadOptions(target, load, pass, 'w'), durationMs: pass.warmupS * 1000 }) : undefined);
