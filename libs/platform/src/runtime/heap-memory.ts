@@ -4,9 +4,9 @@ import type { Logger } from '../observability/logger.js';
 /** How often the event loop's load is looked at. */
 const WINDOW_MS = 5_000;
 /**
- * Quiet windows in a row before a trim (30 s). The trim's collection also throws away what the optimising
- * compilers learnt: the next few seconds of requests cost up to three times the CPU while the code warms up
- * again (docs/performance.md, "Fifth round"). Traffic with pauses of a few seconds must not pay that after
+ * Quiet windows in a row before a trim (30 s). After the trim's collection the code runs cold: the next few
+ * seconds of requests cost up to three times the CPU (docs/performance.md, "Fifth round"; which part of the
+ * collection does it was not pinned down). Traffic with pauses of a few seconds must not pay that after
  * every pause; a process quiet for half a minute can.
  */
 const QUIET_WINDOWS = 6;
