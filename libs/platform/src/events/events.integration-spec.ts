@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CloudEvent } from '@lms/contracts';
 import { createTestDatabase, testNatsUrl, uniqueName, type TestDatabase } from '@lms/testing';
-import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { AckPolicy, DeliverPolicy, jetstream, JetStreamApiError, jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 import type { ConsumerOptions, DeliveryInfo, EventLog, Subscription } from '../messaging/message-bus.js';
@@ -570,6 +570,30 @@ describe.each(kinds)('events over the %s log', (kind, makeHarness) => {
       await nc.close();
     }
     expect(await log.deadLetters('q_several')).toEqual([]);
+  });
+
+  // The log reads the stream's acknowledgement itself (ReplyInbox): a refusal must come back as the client would throw it.
+  (kind === 'JetStream' ? it : it.skip)('fails a publish the stream refuses with the stream\'s error, at once, and publishes again once it accepts', async () => {
+    const jsLog = log as JetStreamEventLog;
+    const nc = await connect({ servers: natsUrl });
+    try {
+      const jsm = await jetstreamManager(nc);
+      const { config } = await jsm.streams.info(jsLog.eventsStream);
+      await jsm.streams.update(jsLog.eventsStream, { ...config, max_msg_size: 64 });
+      const started = Date.now();
+      const refused = await log.publish(cloudEvent('evtest.s.too_big', { text: 'x'.repeat(100) })).catch((err: unknown) => err);
+      expect(refused).toBeInstanceOf(JetStreamApiError);
+      expect((refused as JetStreamApiError).message).toMatch(/size/i);
+      expect(Date.now() - started).toBeLessThan(2_000); // not the acknowledgement's 5 s timeout
+      await jsm.streams.update(jsLog.eventsStream, { ...config, max_msg_size: -1 });
+    } finally {
+      await nc.close();
+    }
+    const seen = await recordDeliveries('s_after', ['evtest.s.>']);
+    const accepted = cloudEvent('evtest.s.fits');
+    expect(await log.publish(accepted)).toEqual({ duplicate: false });
+    await waitUntil('the accepted event is handled', () => seen.length === 1);
+    expect(seen).toEqual([accepted.id]);
   });
 
   // An earlier version made such a consumer with `events.>`; the next start narrows it in place.

@@ -16,12 +16,13 @@ import {
   type JsMsg,
   type StreamConfig,
 } from '@nats-io/jetstream';
-import { nanos, type NatsConnection } from '@nats-io/transport-node';
+import { headers, nanos, type Msg, type NatsConnection } from '@nats-io/transport-node';
+import { ReplyInbox } from '../messaging/reply-inbox.js';
 import type { ConsumerOptions, DeadLetter, DeliveryInfo, EventLog, Subscription } from '../messaging/message-bus.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import { decodeCloudEvent } from './cloud-event.js';
 import { assertConsumerOptions, DEFAULT_ACK_WAIT_MS, DUPLICATE_WINDOW_MS, errorMessage, retryDelayMs } from './delivery-policy.js';
-import { coveringSubject, subjectMatches } from '../messaging/subject-match.js';
+import { coveringSubject, subjectMatcher } from '../messaging/subject-match.js';
 import { streamPrefix } from '../messaging/nats-access.js';
 
 type Handler = (event: CloudEvent, info: DeliveryInfo) => Promise<void>;
@@ -33,6 +34,19 @@ const RESTART_DELAY_MS = 1_000;
 
 
 const isApiError = (err: unknown, code: number) => err instanceof JetStreamApiError && err.code === code;
+
+/** How long a publish waits for the stream's acknowledgement (the client's own default). */
+const PUBLISH_ACK_TIMEOUT_MS = 5_000;
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** A stream's answer to a publish, as the client would read it: its API error thrown, `duplicate` when the id was seen. */
+const readPublishAck = (msg: Msg): { duplicate: boolean } => {
+  const ack = JSON.parse(decoder.decode(msg.data)) as { stream?: string; duplicate?: boolean; error?: ConstructorParameters<typeof JetStreamApiError>[0] };
+  if (ack.error) throw new JetStreamApiError(ack.error);
+  if (!ack.stream) throw new Error('invalid JetStream publish acknowledgement');
+  return { duplicate: ack.duplicate === true };
+};
 
 /** `2.9.10` -> true when at least `2.10`: multiple filter subjects per consumer came with 2.10. */
 const supportsFilterSubjects = (version: string | undefined): boolean => {
@@ -65,6 +79,8 @@ export class JetStreamEventLog implements EventLog {
     logger?: Logger,
     /** Copies of each stream: the JetStream cluster's size (NATS_STREAM_REPLICAS). */
     private readonly replicas = 1,
+    /** Where publish acknowledgements arrive: the bus's own inbox, shared with its requests. */
+    private readonly replies = new ReplyInbox(nc),
   ) {
     this.subjectPrefix = namespace ? `${namespace}.` : '';
     this.eventsStream = `${streamPrefix(namespace)}EVENTS`;
@@ -84,8 +100,11 @@ export class JetStreamEventLog implements EventLog {
 
   async publish(event: CloudEvent): Promise<{ duplicate: boolean }> {
     await this.ensureStreams();
-    const ack = await this.js.publish(this.eventSubjectOf(event.type), JSON.stringify(event), { msgID: event.id });
-    return { duplicate: ack.duplicate };
+    // What the client's `js.publish(subject, data, { msgID })` sends, through the bus's reply inbox (see ReplyInbox).
+    const subject = this.eventSubjectOf(event.type);
+    const id = headers();
+    id.set('Nats-Msg-Id', event.id);
+    return this.replies.request(subject, subject, encoder.encode(JSON.stringify(event)), PUBLISH_ACK_TIMEOUT_MS, readPublishAck, id);
   }
 
   async consume(options: ConsumerOptions, handler: Handler): Promise<Subscription> {
@@ -93,8 +112,7 @@ export class JetStreamEventLog implements EventLog {
     await this.ensureStreams();
     await this.upsertConsumer(options);
     // Before server 2.10 a consumer of several types may be handed others too: they are skipped by subject, undecoded.
-    const wanted = options.types.map((t) => this.eventSubjectOf(t));
-    const wants = (subject: string) => wanted.some((pattern) => subjectMatches(pattern, subject));
+    const wants = subjectMatcher(options.types.map((t) => this.eventSubjectOf(t)));
 
     let stopping = false;
     let messages: ConsumerMessages | undefined;

@@ -7,11 +7,12 @@ import {
   type NatsConnection,
   type Subscription as NatsSubscription,
 } from '@nats-io/transport-node';
+import { ReplyInbox } from './reply-inbox.js';
 import { JetStreamEventLog } from '../events/jetstream-event-log.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import type { NatsCredentials } from '../config/config.js';
 import { inboxPrefixOf } from './nats-access.js';
-import { NoRespondersError, RequestTimeoutError, type EventLog, type MessageBus, type Subscription } from './message-bus.js';
+import { RequestTimeoutError, type EventLog, type MessageBus, type Subscription } from './message-bus.js';
 import { subjectMatches } from './subject-match.js';
 
 /** Set on a reply when the serving handler threw, so the caller fails at once instead of timing out. */
@@ -63,14 +64,11 @@ export function coalesceWrites(nc: NatsConnection): boolean {
   return true;
 }
 
-interface Pending {
-  /** The subject as sent (namespaced), to match a publish refused by the server. */
-  sent: string;
-  subject: string;
-  resolve(value: unknown): void;
-  reject(err: unknown): void;
-  timer: NodeJS.Timeout;
-}
+/** A reply's payload, or the handler's failure. */
+const readReply = (msg: Msg, subject: string): unknown => {
+  if (msg.headers?.has(HANDLER_FAILED_HEADER)) throw new Error(`handler for ${subject} failed`);
+  return decode(msg.data);
+};
 
 export interface NatsBusOptions {
   /** Prefix of every subject and stream; empty for none. */
@@ -97,10 +95,8 @@ export class NatsBus implements MessageBus {
   /** Handlers this connection serves, by subject: a request to one of them is answered in this process. */
   private readonly local = new Map<string, Handler[]>();
   private localTurn = 0;
-  /** Requests awaiting a reply on this connection's own reply subjects (`<inbox>.<token>`), by token. */
-  private readonly pending = new Map<string, Pending>();
-  private replyInbox?: string;
-  private nextToken = 0;
+  /** Where replies to this connection's requests (and JetStream's publish acks) arrive. */
+  private readonly replies: ReplyInbox;
   /** Broadcast listeners of this connection, by subject: a broadcast from here reaches them at once. */
   private readonly listeners = new Map<string, Set<(payload: unknown) => void>>();
   /** Marks this connection's broadcasts, so the server's echo of one is not delivered a second time. */
@@ -111,10 +107,11 @@ export class NatsBus implements MessageBus {
     readonly namespace: string,
     private readonly logger: Logger,
     /** The prefix replies to this connection must carry (its NATS user's own), or the default. */
-    private readonly inboxPrefix?: string,
+    inboxPrefix?: string,
     readonly streamReplicas = 1,
   ) {
-    this.events = new JetStreamEventLog(nc, namespace, logger, streamReplicas);
+    this.replies = new ReplyInbox(nc, inboxPrefix);
+    this.events = new JetStreamEventLog(nc, namespace, logger, streamReplicas, this.replies);
     if (!coalesceWrites(nc)) logger.warn('NATS client internals changed: each message is written on its own');
     void this.watchStatus();
   }
@@ -158,21 +155,7 @@ export class NatsBus implements MessageBus {
     } catch (err) {
       return Promise.reject(err);
     }
-    const inbox = this.ensureReplyInbox();
-    const token = (this.nextToken++).toString(36);
-    const sent = this.subject(subject);
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.pending.delete(token);
-        reject(new RequestTimeoutError(subject, timeoutMs));
-      }, timeoutMs);
-      this.pending.set(token, { sent, subject, resolve, reject, timer });
-      try {
-        this.nc.publish(sent, data, { reply: `${inbox}.${token}` });
-      } catch (err) {
-        this.settle(token, err);
-      }
-    });
+    return this.replies.request(this.subject(subject), subject, data, timeoutMs, readReply);
   }
 
   serve(subject: string, queue: string, handler: Handler): Subscription {
@@ -319,47 +302,6 @@ export class NatsBus implements MessageBus {
     });
   }
 
-  /** The one subscription every reply to this connection's requests arrives on. */
-  private ensureReplyInbox(): string {
-    if (this.replyInbox) return this.replyInbox;
-    const inbox = createInbox(this.inboxPrefix);
-    this.nc.subscribe(`${inbox}.*`, {
-      callback: (err, msg) => {
-        if (err) {
-          for (const token of [...this.pending.keys()]) this.settle(token, err);
-          return;
-        }
-        this.onReply(msg.subject.slice(inbox.length + 1), msg);
-      },
-    });
-    this.replyInbox = inbox;
-    return inbox;
-  }
-
-  private onReply(token: string, msg: Msg): void {
-    const waiting = this.pending.get(token);
-    if (!waiting) return;
-    // The server answers a request nobody serves with an empty 503 status message.
-    if (msg.data.length === 0 && msg.headers?.code === 503) this.settle(token, new NoRespondersError(waiting.subject));
-    else if (msg.headers?.has(HANDLER_FAILED_HEADER)) this.settle(token, new Error(`handler for ${waiting.subject} failed`));
-    else {
-      try {
-        this.settle(token, undefined, decode(msg.data));
-      } catch (err) {
-        this.settle(token, err);
-      }
-    }
-  }
-
-  private settle(token: string, err: unknown, value?: unknown): void {
-    const waiting = this.pending.get(token);
-    if (!waiting) return;
-    this.pending.delete(token);
-    clearTimeout(waiting.timer);
-    if (err) waiting.reject(err);
-    else waiting.resolve(value);
-  }
-
   private remember(sub: NatsSubscription, onUnsubscribe?: () => void): Subscription {
     this.subscriptions.add(sub);
     void sub.closed.then(() => this.subscriptions.delete(sub));
@@ -391,7 +333,7 @@ export class NatsBus implements MessageBus {
           this.logger.error({ err: status.error }, 'NATS error');
           // A request the server refused to carry fails now, not at its timeout.
           if (status.error instanceof PermissionViolationError && status.error.operation === 'publish') {
-            for (const [token, waiting] of this.pending) if (waiting.sent === status.error.subject) this.settle(token, status.error);
+            this.replies.failSentTo(status.error.subject, status.error);
           }
           break;
         case 'ldm':
@@ -399,7 +341,7 @@ export class NatsBus implements MessageBus {
           break;
         case 'close':
           this.logger.info('NATS connection closed');
-          for (const token of [...this.pending.keys()]) this.settle(token, new Error('NATS connection closed'));
+          this.replies.failAll(new Error('NATS connection closed'));
           break;
         default:
           break;
