@@ -1,4 +1,4 @@
-import { coveringSubject, subjectMatches } from './subject-match.js';
+import { coveringSubject, subjectMatcher, subjectMatches } from './subject-match.js';
 
 describe('coveringSubject', () => {
   it.each([
@@ -26,5 +26,27 @@ describe('coveringSubject', () => {
 
   it('needs a subject', () => {
     expect(() => coveringSubject([])).toThrow('at least one');
+  });
+});
+
+describe('subjectMatcher', () => {
+  const patterns = ['ns.events.identity.user.created', 'ns.events.*.task.deleted', 'ns.events.catalog.>'];
+  const wants = subjectMatcher(patterns);
+
+  it.each([
+    ['ns.events.identity.user.created', true],
+    ['ns.events.identity.user.created.v2', false],
+    ['ns.events.identity.user.deleted', false],
+    ['ns.events.scheduling.task.deleted', true],
+    ['ns.events.scheduling.task.created', false],
+    ['ns.events.catalog.course_template.deleted', true],
+    ['ns.events.catalog', false],
+  ])('%s -> %s, as subjectMatches over the list says', (subject, expected) => {
+    expect(wants(subject)).toBe(expected);
+    expect(patterns.some((pattern) => subjectMatches(pattern, subject))).toBe(expected);
+  });
+
+  it('matches nothing without patterns', () => {
+    expect(subjectMatcher([])('a.b')).toBe(false);
   });
 });

@@ -10,6 +10,15 @@ export function subjectMatches(pattern: string, subject: string): boolean {
   return want.length === have.length;
 }
 
+const hasWildcard = (pattern: string): boolean => pattern.split('.').some((token) => token === '*' || token === '>');
+
+/** One test against several patterns: a set lookup for those without wildcards, token matching for the rest. */
+export function subjectMatcher(patterns: readonly string[]): (subject: string) => boolean {
+  const exact = new Set(patterns.filter((pattern) => !hasWildcard(pattern)));
+  const wild = patterns.filter(hasWildcard);
+  return (subject) => exact.has(subject) || wild.some((pattern) => subjectMatches(pattern, subject));
+}
+
 /**
  * The narrowest one subject that matches each of `subjects` (which may hold wildcards): token by token the
  * common token or `*`, and `>` from the last token of the shortest when their lengths differ or one ends in
