@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { IsDefined, IsString, Length } from 'class-validator';
 import type { Role } from '../context.js';
 import { IsUserReference } from './users.contract.js';
@@ -45,7 +45,7 @@ export class AuthResolveRequest {
 }
 
 /** Hex SHA-256: identity stores tokens, and gateways cache and invalidate them, under this name only. */
-export const tokenHash = (token: string): string => createHash('sha256').update(token).digest('hex');
+export const tokenHash = (token: string): string => hash('sha256', token, 'hex');
 
 export class AuthMasqueradeRequest {
   @IsDefined() @IsUserReference()
