@@ -7,12 +7,12 @@ import {
   type NatsConnection,
   type Subscription as NatsSubscription,
 } from '@nats-io/transport-node';
-import { ReplyInbox } from './reply-inbox.js';
 import { JetStreamEventLog } from '../events/jetstream-event-log.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import type { NatsCredentials } from '../config/config.js';
 import { inboxPrefixOf } from './nats-access.js';
 import { RequestTimeoutError, type EventLog, type MessageBus, type Subscription } from './message-bus.js';
+import { ReplyInbox } from './reply-inbox.js';
 import { subjectMatches } from './subject-match.js';
 
 /** Set on a reply when the serving handler threw, so the caller fails at once instead of timing out. */
@@ -143,8 +143,7 @@ export class NatsBus implements MessageBus {
    * answered in this process: the payload and the reply are copied through JSON as on the wire, the
    * handler runs on a later tick, and timeouts and failures answer as they would over NATS, without the
    * four socket writes and reads of a round trip through the server. Every other request goes over
-   * NATS on one reply subscription per connection (a map of waiting requests), not the client's
-   * per-request machinery, which also captured an error with a stack trace for every request.
+   * NATS through the connection's ReplyInbox.
    */
   request(subject: string, payload: unknown, timeoutMs: number, overWire?: () => unknown): Promise<unknown> {
     const handlers = this.closing ? undefined : this.localHandlers(subject);
