@@ -294,7 +294,13 @@ try {
   // The raw baseline runs the whole time beside each topology (on the schema the all-in-one migrated): see measurePaired.
   log('starting raw baseline');
   raw = await startRaw({ databaseUrl: database.url, accountId: await bootstrapAccountId(database.url) });
-  if (settings.users > 0) log(`seeded the bootstrap account: ${await seedUsers(database.url, settings.users)} users`);
+  if (settings.users > 0) {
+    const seeding = performance.now();
+    const users = await seedUsers(database.url, settings.users);
+    log(`seeded the bootstrap account: ${users} users in ${((performance.now() - seeding) / 1000).toFixed(1)} s`);
+    // The first row must not pay for the load's aftermath (autovacuum, the background writer).
+    if (!(await waitQuiet([...current.handles, ...raw.handles], { timeoutMs: 30_000 }))) log('warning: the machine was still busy 30 s after seeding');
+  }
   rows.push(...(await benchTopology(current, 'aio', raw, database.url)));
   memory.push(await idleMemory(current));
   // Catalog lists over 100,000 course templates (issue 7); BENCH_CATALOG_COURSES=0 skips them.
