@@ -150,10 +150,13 @@ async function measure(topology, operation, load, pass) {
  * (raw, topology, topology, raw, …; `settings.windows` pairs sharing the pass's duration). This machine's speed
  * drifts by a quarter within a minute or two (raw reads alone: 8,000 to 12,500 a second in consecutive 5 s
  * windows), and a ratio of two rows measured minutes apart carried that drift; interleaved, it weighs on both.
- * Before a window of a write, the topology's relay finishes its backlog and the machine goes quiet (consumers,
+ * A row starts once the machine is quiet (whatever ran before it: seeding, a start-up, the last row), and before
+ * each window of a write the topology's relay finishes its backlog and the machine goes quiet again (consumers,
  * autovacuum), so no window pays for another's aftermath.
  */
 async function measurePaired(topology, raw, operation, loads, pass, databaseUrl) {
+  const handles = [...topology.handles, ...raw.handles];
+  if (!(await waitQuiet(handles, { timeoutMs: 30_000 }))) log(`warning: the machine was still busy 30 s before ${topology.name} / ${operation}`);
   const warmups = [await warmUp(topology, loads.topology, pass), await warmUp(raw, loads.raw, pass)];
   const windows = { topology: [], raw: [] };
   const seconds = pass.durationS / settings.windows;
@@ -162,7 +165,7 @@ async function measurePaired(topology, raw, operation, loads, pass, databaseUrl)
       if (loads.topology.method === 'POST') {
         const left = await waitOutboxDrained(databaseUrl);
         if (left > 0) log(`warning: ${left} outbox events still unpublished before ${topology.name} / ${operation}`);
-        if (!(await waitQuiet([...topology.handles, ...raw.handles]))) log(`warning: the machine was still busy before a window of ${operation}`);
+        if (!(await waitQuiet(handles))) log(`warning: the machine was still busy before a window of ${operation}`);
       }
       const target = side === 'raw' ? raw : topology;
       windows[side].push(await measureWindow(target, loads[side], pass, `${side[0]}${i}m`, seconds));
@@ -298,8 +301,6 @@ try {
     const seeding = performance.now();
     const users = await seedUsers(database.url, settings.users);
     log(`seeded the bootstrap account: ${users} users in ${((performance.now() - seeding) / 1000).toFixed(1)} s`);
-    // The first row must not pay for the load's aftermath (autovacuum, the background writer).
-    if (!(await waitQuiet([...current.handles, ...raw.handles], { timeoutMs: 30_000 }))) log('warning: the machine was still busy 30 s after seeding');
   }
   rows.push(...(await benchTopology(current, 'aio', raw, database.url)));
   memory.push(await idleMemory(current));
