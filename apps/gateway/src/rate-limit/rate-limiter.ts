@@ -75,11 +75,12 @@ export class RateLimiter implements OnModuleInit, OnModuleDestroy {
       const problem = await this.admit(request, reply);
       if (problem) return replyWithProblem(problem, request, reply, logger);
     });
-    fastify.addHook('onResponse', async (request, reply) => {
+    fastify.addHook('onResponse', (request, reply, done) => {
       // A made-up token costs its sender's address, however many different ones are tried.
       if (reply.statusCode === 401 && isLimited(request.url) && this.enabled(ADDRESS) && parseAuthorization(request.headers.authorization).kind === 'token') {
         this.ledger.charge(ADDRESS, request.ip);
       }
+      done();
     });
   }
 
