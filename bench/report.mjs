@@ -62,6 +62,18 @@ export function formatTable(rows) {
   return [format(header), widths.map((w) => '-'.repeat(w)).join('  '), ...lines.map(format)].join('\n');
 }
 
+export const BARE = 'bare gateway -> NATS -> service';
+
+/**
+ * The separate processes' read against the bare path's (each as a ratio to the raw row measured beside it):
+ * how much of the architecture's floor our code keeps. Undefined when either row is missing.
+ */
+export function againstBare(rows) {
+  const [separate, bare] = ['separate processes', BARE].map((topology) => rows.find((r) => r.topology === topology && r.operation === 'read'));
+  if (!separate || !bare) return undefined;
+  return `read: the bare path ${ratio(bare.rpsVsRaw)} raw, separate processes ${ratio(separate.rpsVsRaw)} raw = ${ratio(separate.rpsVsRaw / bare.rpsVsRaw)} of the bare path's req/s; CPU per read with NATS and Postgres ${ratio(bare.allCpuVsRaw)} and ${ratio(separate.allCpuVsRaw)} raw`;
+}
+
 /** Every row that had errors, with what they were: a run with errors is not a clean measurement. */
 export function errorSummary(rows) {
   return rows

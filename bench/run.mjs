@@ -23,8 +23,8 @@ import { benchCourseEnrollments } from './catalog-enrollments.mjs';
 import { combineLoads, requestJson, runLoad } from './load.mjs';
 import { cpuTimeMs, infrastructureCpuMs, killAllNow, liveChildren, residentMiB, stopChildren, waitQuiet } from './processes.mjs';
 import { benchEventDelivery, formatEventTable } from './event-delivery.mjs';
-import { byOperation, errorSummary, formatTable, rowLabel, withRatios, writeJson } from './report.mjs';
-import { missingBuildOutputs, startAllInOne, startEmbedded, startRaw, startSeparate } from './topologies.mjs';
+import { againstBare, byOperation, errorSummary, formatTable, rowLabel, withRatios, writeJson } from './report.mjs';
+import { missingBuildOutputs, startAllInOne, startBare, startEmbedded, startRaw, startSeparate } from './topologies.mjs';
 
 function intSetting(name, fallback, min, max) {
   const raw = process.env[name];
@@ -241,6 +241,24 @@ async function benchTopology(topology, tag, raw, databaseUrl) {
 }
 
 /**
+ * The read on the bare path (startBare: the separate processes' hops with nothing of ours on them) beside the
+ * raw baseline, at the loaded pass's connections: the floor the separate processes' read is measured against.
+ */
+async function benchBare(raw, databaseUrl, namespace) {
+  const bare = await startBare({ databaseUrl, natsUrl: settings.natsUrl, namespace, accountId: await bootstrapAccountId(databaseUrl) });
+  try {
+    const id = await seed(raw, 'raw-bare');
+    const read = await requestJson(bare.baseUrl + bare.readPath(id));
+    const expected = JSON.stringify({ meta: {}, custom_fields: [{ id: String(id), name: 'bench-seed-raw-bare' }] });
+    if (read.status !== 200 || JSON.stringify(read.json) !== expected) throw new Error(`${bare.name}: read answered ${read.status} ${read.text}, expected ${expected}`);
+    const loads = { topology: { url: bare.baseUrl + bare.readPath(id), method: 'GET' }, raw: { url: raw.baseUrl + raw.readPath(id), method: 'GET' } };
+    return await measurePaired(bare, raw, 'read', loads, passes()[0], databaseUrl);
+  } finally {
+    await bare.close();
+  }
+}
+
+/**
  * Quiet time before idle memory is read: every deployable gives a load peak's memory back after six quiet
  * 5 s windows in a row (trimHeapWhenIdle), so idle is what a process holds 38 s after its last request (the
  * window the last request fell in, six quiet ones, and a margin).
@@ -258,7 +276,7 @@ const started = new Date();
 const loadBefore = os.loadavg();
 const token = `bench_${randomBytes(24).toString('hex')}`;
 const runId = uniqueName('bench');
-const namespaces = { allInOne: `${runId}_aio`, separate: `${runId}_sep` };
+const namespaces = { allInOne: `${runId}_aio`, separate: `${runId}_sep`, bare: `${runId}_bare` };
 let database;
 let exitCode = 0;
 
@@ -315,6 +333,10 @@ try {
   rows.push(...(await benchTopology(current, 'sep', raw, database.url)));
   memory.push(await idleMemory(current));
   await current.close();
+  current = undefined;
+
+  log('starting the bare path');
+  rows.push(...(await benchBare(raw, database.url, namespaces.bare)));
 
   if (settings.memory) {
     const dataDir = fileURLToPath(new URL(`../.data/bench-${runId}`, import.meta.url));
@@ -354,6 +376,8 @@ try {
   process.stdout.write(`CPU ms/req: user+system CPU of the topology's own processes per 2xx answer (Postgres and NATS not included); +NATS+PG: with this machine's NATS server and Postgres\n`);
   process.stdout.write(`load average (1/5/15 min) before: ${machine.loadAverageBefore}, after: ${machine.loadAverageAfter}\n\n`);
   process.stdout.write(`${formatTable(results)}\n\n`);
+  const floor = againstBare(results);
+  if (floor) process.stdout.write(`${floor}\n\n`);
   for (const m of memory) {
     process.stdout.write(`${m.topology}: ready ${(m.readyMs / 1000).toFixed(1)} s after start; idle RSS ${m.totalMiB.toFixed(0)} MiB (${m.processes.map((p) => `${p.name} ${p.rssMiB.toFixed(0)}`).join(', ')}; descendants such as Postgres included), PSS ${m.totalPssMiB.toFixed(0)} MiB (shared pages counted once)\n`);
   }

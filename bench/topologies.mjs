@@ -1,17 +1,20 @@
-// The three ways the same read and create are served in a run: every deployable in one process, each
-// deployable in its own process (as in Kubernetes), and the raw node:http + pg floor.
+// The ways the same read and create are served in a run: every deployable in one process, each deployable in
+// its own process (as in Kubernetes), the raw node:http + pg floor, and (reads only) the separate processes'
+// hops with nothing of ours on them, the bare path.
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { deployedNodeFlags } from '../tools/deploy-facts.mjs';
 import { createBenchDatabase, deleteNamespaceStreams, uniqueName } from './infra.mjs';
+import { BARE } from './report.mjs';
 import { freePort, killAllNow, startChild, stopChildren, waitReady } from './processes.mjs';
 
 /** The node flags every deployable runs with (package.json's config.node_flags, which the start scripts and the image use): measured as deployed. */
 export const DEPLOYED_NODE_FLAGS = deployedNodeFlags();
 const entry = (name) => fileURLToPath(new URL(`../dist/apps/${name}/main.js`, import.meta.url));
 export const RAW_SCRIPT = fileURLToPath(new URL('./raw-baseline.mjs', import.meta.url));
+const BARE_SCRIPT = fileURLToPath(new URL('./bare-path.mjs', import.meta.url));
 
 /** Stages of the separate-process start: jobs-worker works in the schema jobs migrates; the gateway is the edge. */
 export const SEPARATE_STAGES = [['identity', 'catalog', 'scheduling', 'jobs', 'locking'], ['jobs-worker'], ['gateway']];
@@ -136,6 +139,27 @@ export async function startRaw({ databaseUrl, accountId }) {
     headers: {},
     handles: [handle],
     close: () => stopChildren([handle]),
+  };
+}
+
+/**
+ * The separate processes' read path with nothing of ours on it (bench/bare-path.mjs): a bare gateway and a
+ * bare service over NATS, reading what identity reads. Reads only. @returns {Promise<Topology>}
+ */
+export async function startBare({ databaseUrl, natsUrl, namespace, accountId }) {
+  const env = { NATS_URL: natsUrl, BARE_SUBJECT: `${namespace}.bare.custom_fields.show` };
+  const [servicePort, gatewayPort] = [await freePort(), await freePort()];
+  const service = startChild('bare service', BARE_SCRIPT, { ...env, BARE_ROLE: 'service', PORT: String(servicePort), DATABASE_URL: databaseUrl }, DEPLOYED_NODE_FLAGS);
+  const gateway = startChild('bare gateway', BARE_SCRIPT, { ...env, BARE_ROLE: 'gateway', PORT: String(gatewayPort), BENCH_ACCOUNT_ID: String(accountId) }, DEPLOYED_NODE_FLAGS);
+  const handles = [service, gateway];
+  await readyOrStop(handles, [[service, `http://127.0.0.1:${servicePort}/`], [gateway, `http://127.0.0.1:${gatewayPort}/readyz`]]);
+  return {
+    name: BARE,
+    baseUrl: `http://127.0.0.1:${gatewayPort}`,
+    readPath: (id) => `/bare/custom_fields/${id}`,
+    headers: {},
+    handles,
+    close: () => stopChildren(handles),
   };
 }
 
