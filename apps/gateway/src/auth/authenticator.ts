@@ -76,7 +76,8 @@ export class Authenticator implements OnModuleInit, OnModuleDestroy {
     await this.subscription?.unsubscribe();
   }
 
-  async authenticate(authorization: string | undefined, requestId: string): Promise<Principal> {
+  /** The caller's principal: at once from the cache, else a promise of identity's answer. Throws 401 for a missing or malformed header. */
+  authenticate(authorization: string | undefined, requestId: string): Principal | Promise<Principal> {
     const credentials = parseAuthorization(authorization);
     if (credentials.kind === 'missing') throw unauthenticated('This endpoint needs an Authorization: Bearer <token> (or Basic <token>) header.', REALM);
     if (credentials.kind === 'malformed') throw unauthenticated('The Authorization header must be "Bearer <token>", "Basic <token>" or Basic credentials with the token as password.', `${REALM}, error="invalid_request"`);

@@ -26,13 +26,17 @@ export class Masquerade {
     private readonly services: ServiceClient,
   ) {}
 
-  /** The principal the request runs as: the caller's own unless it asks for `as_user_id`. */
-  async principalFor(route: RouteDefinition, caller: Principal, request: FastifyRequest): Promise<Principal> {
+  /** The principal the request runs as: the caller at once unless it asks for `as_user_id`, else a promise of the user acted as. */
+  principalFor(route: RouteDefinition, caller: Principal, request: FastifyRequest): Principal | Promise<Principal> {
     if (!takesAsUser(route)) return caller;
     const search = searchOf(request.url);
     if (!search.includes(AS_USER_PARAM)) return caller;
     const values = new URLSearchParams(search).getAll(AS_USER_PARAM);
     if (values.length === 0) return caller;
+    return this.actingAs(route, caller, request, values);
+  }
+
+  private async actingAs(route: RouteDefinition, caller: Principal, request: FastifyRequest, values: string[]): Promise<Principal> {
     if (!caller.roles.includes('admin')) {
       throw new ProblemError(403, 'MASQUERADE_FORBIDDEN', 'Only an administrator may act as another user (as_user_id).');
     }

@@ -50,12 +50,22 @@ export class RouteRegistrar implements OnModuleInit {
       method: route.methods,
       url: route.path,
       errorHandler: this.errorHandler,
-      onRequest: async (request) => {
-        const principal = await this.authenticator.authenticate(request.headers.authorization, request.id);
-        if (!admits(route, principal.roles)) {
-          throw new ProblemError(403, 'FORBIDDEN', `This endpoint is for the ${route.audience} audience${route.roles?.length ? ` with role ${route.roles.join(' or ')}` : ''}.`);
-        }
-        this.principals.set(request, await this.masquerade.principalFor(route, principal, request));
+      // A callback hook: a cached token without `as_user_id` (most requests) passes without a promise.
+      onRequest: (request, _reply, done) => {
+        const admit = (principal: Principal) => {
+          if (!admits(route, principal.roles)) {
+            throw new ProblemError(403, 'FORBIDDEN', `This endpoint is for the ${route.audience} audience${route.roles?.length ? ` with role ${route.roles.join(' or ')}` : ''}.`);
+          }
+          return this.masquerade.principalFor(route, principal, request);
+        };
+        const settle = (principal: Principal) => {
+          this.principals.set(request, principal);
+          done();
+        };
+        const caller = this.authenticator.authenticate(request.headers.authorization, request.id);
+        const acting = caller instanceof Promise ? caller.then(admit) : admit(caller);
+        if (acting instanceof Promise) acting.then(settle, done);
+        else settle(acting);
       },
       handler: async (request, reply) => {
         const principal = this.principals.get(request);

@@ -21,6 +21,10 @@ const MAX_WAITS = 5;
 const TOKEN = 'token';
 const ADDRESS = 'address';
 
+/** `then(decision)`, at once when the decision is at hand. */
+const whenTaken = <T>(decision: Decision | Promise<Decision>, then: (decision: Decision) => T): T | Promise<T> =>
+  decision instanceof Promise ? decision.then(then) : then(decision);
+
 const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
 
 /** Only the API is limited: health, metrics and the documentation are not. */
@@ -70,10 +74,13 @@ export class RateLimiter implements OnModuleInit, OnModuleDestroy {
     this.timer.unref();
 
     const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
-    fastify.addHook('onRequest', async (request, reply) => {
-      if (!isLimited(request.url)) return;
-      const problem = await this.admit(request, reply);
-      if (problem) return replyWithProblem(problem, request, reply, logger);
+    // A callback hook, and an answer without a promise unless a quota share must wait for an exchange.
+    fastify.addHook('onRequest', (request, reply, done) => {
+      if (!isLimited(request.url)) return done();
+      const conclude = (problem: ProblemError | undefined) => (problem ? replyWithProblem(problem, request, reply, logger) : done());
+      const verdict = this.admit(request, reply);
+      if (verdict instanceof Promise) verdict.then(conclude, done);
+      else conclude(verdict);
     });
     fastify.addHook('onResponse', (request, reply, done) => {
       // A made-up token costs its sender's address, however many different ones are tried.
@@ -109,28 +116,32 @@ export class RateLimiter implements OnModuleInit, OnModuleDestroy {
     return new Promise((resolve) => this.waiters.push(resolve));
   }
 
-  /** Counts the request; answers the 429 to send when a quota is spent. */
-  private async admit(request: FastifyRequest, reply: FastifyReply): Promise<ProblemError | undefined> {
+  /** Counts the request; answers the 429 to send when a quota is spent (a promise only when a share must wait). */
+  private admit(request: FastifyRequest, reply: FastifyReply): ProblemError | undefined | Promise<ProblemError | undefined> {
     const credentials = parseAuthorization(request.headers.authorization);
     const hash = credentials.kind === 'token' ? tokenHash(credentials.token) : undefined;
-    if (hash === undefined || !this.authenticator.cache.get(hash)) {
-      // No token, or one not yet known good: the address pays (without a token) or vouches (with one).
+    if (hash === undefined) {
+      // No token: the address pays.
       const policy = this.enabled(ADDRESS);
-      if (policy) {
-        const decision = hash === undefined ? await this.take(ADDRESS, request.ip) : this.ledger.peek(ADDRESS, request.ip);
-        if (hash === undefined || decision.kind === 'deny') {
-          const refused = this.answer(reply, policy, decision);
-          if (refused) return refused;
-        }
-      }
+      return policy ? whenTaken(this.take(ADDRESS, request.ip), (decision) => this.answer(reply, policy, decision)) : undefined;
     }
-    if (hash === undefined) return undefined;
+    if (!this.authenticator.cache.get(hash)) {
+      // A token not yet known good: the address vouches for it, and answers for it once spent.
+      const policy = this.enabled(ADDRESS);
+      const decision = policy && this.ledger.peek(ADDRESS, request.ip);
+      if (policy && decision && decision.kind === 'deny') return this.answer(reply, policy, decision);
+    }
     const policy = this.enabled(TOKEN);
-    return policy ? this.answer(reply, policy, await this.take(TOKEN, hash)) : undefined;
+    return policy ? whenTaken(this.take(TOKEN, hash), (decision) => this.answer(reply, policy, decision)) : undefined;
   }
 
-  private async take(policy: string, key: string): Promise<Decision> {
-    let decision = this.ledger.take(policy, key);
+  /** The ledger's decision, or, while this replica's share is out, a promise of it after up to MAX_WAITS exchanges. */
+  private take(policy: string, key: string): Decision | Promise<Decision> {
+    const decision = this.ledger.take(policy, key);
+    return decision.kind === 'wait' ? this.takeAfterExchanges(policy, key, decision) : decision;
+  }
+
+  private async takeAfterExchanges(policy: string, key: string, decision: Decision): Promise<Decision> {
     for (let waits = 0; decision.kind === 'wait' && waits < MAX_WAITS; waits++) {
       await this.nextExchange();
       decision = this.ledger.take(policy, key);
