@@ -8,14 +8,14 @@ import {
   type Principal,
   type Role,
   type RpcRequest,
-  tokenHash,
 } from '@lms/contracts';
 import type { Subscription } from '@lms/platform';
 import { GATEWAY_DEPS, type GatewayDeps } from '../gateway-deps.js';
+import type { Eventually } from '../http/eventually.js';
 import { ProblemError, RpcReplyError } from '../http/problem.js';
 import { MalformedReplyError } from '../http/rpc-reply.js';
 import { ServiceClient } from '../http/service-client.js';
-import { parseAuthorization } from './bearer-token.js';
+import { credentialsOf } from './bearer-token.js';
 import { PrincipalCache } from './principal-cache.js';
 
 const REALM = 'Bearer realm="learning-service"';
@@ -77,16 +77,16 @@ export class Authenticator implements OnModuleInit, OnModuleDestroy {
   }
 
   /** The caller's principal: at once from the cache, else a promise of identity's answer. Throws 401 for a missing or malformed header. */
-  authenticate(authorization: string | undefined, requestId: string): Principal | Promise<Principal> {
-    const credentials = parseAuthorization(authorization);
+  authenticate(request: { id: string; headers: { authorization?: string } }): Eventually<Principal> {
+    const credentials = credentialsOf(request);
     if (credentials.kind === 'missing') throw unauthenticated('This endpoint needs an Authorization: Bearer <token> (or Basic <token>) header.', REALM);
     if (credentials.kind === 'malformed') throw unauthenticated('The Authorization header must be "Bearer <token>", "Basic <token>" or Basic credentials with the token as password.', `${REALM}, error="invalid_request"`);
-    const hash = tokenHash(credentials.token);
+    const { token, hash } = credentials;
     const cached = this.cache.get(hash);
     if (cached) return cached;
     let lookup = this.pending.get(hash);
     if (!lookup) {
-      lookup = this.resolve(credentials.token, hash, requestId).finally(() => {
+      lookup = this.resolve(token, hash, request.id).finally(() => {
         if (this.pending.get(hash) === lookup) this.pending.delete(hash);
       });
       this.pending.set(hash, lookup);

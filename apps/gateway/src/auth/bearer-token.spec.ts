@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { tokenHash } from '@lms/contracts';
-import { parseAuthorization } from './bearer-token.js';
+import { credentialsOf, parseAuthorization } from './bearer-token.js';
 
 describe('parseAuthorization', () => {
   it('reads a bearer token, scheme in any case', () => {
@@ -40,5 +40,18 @@ describe('tokenHash', () => {
   it('is the hex SHA-256 of the token', () => {
     expect(tokenHash('secret')).toBe(createHash('sha256').update('secret').digest('hex'));
     expect(tokenHash('secret')).toMatch(/^[0-9a-f]{64}$/);
+  });
+});
+
+describe('credentialsOf', () => {
+  it('reads a request’s credentials once, with the token’s hash, however many hooks ask', () => {
+    const request = { headers: { authorization: 'Bearer abc' } };
+    const first = credentialsOf(request);
+    expect(first).toEqual({ kind: 'token', token: 'abc', hash: tokenHash('abc') });
+    request.headers.authorization = 'Bearer changed';
+    expect(credentialsOf(request)).toBe(first);
+    expect(credentialsOf({ headers: { authorization: 'Bearer changed' } })).toEqual({ kind: 'token', token: 'changed', hash: tokenHash('changed') });
+    expect(credentialsOf({ headers: {} })).toEqual({ kind: 'missing' });
+    expect(credentialsOf({ headers: { authorization: 'Token x' } })).toEqual({ kind: 'malformed' });
   });
 });

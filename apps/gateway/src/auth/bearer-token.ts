@@ -1,4 +1,9 @@
+import { tokenHash } from '@lms/contracts';
+
 export type BearerCredentials = { kind: 'missing' } | { kind: 'malformed' } | { kind: 'token'; token: string };
+
+/** A request's credentials, with the hash its token is cached, limited and invalidated under. */
+export type RequestCredentials = Exclude<BearerCredentials, { kind: 'token' }> | { kind: 'token'; token: string; hash: string };
 
 /** RFC 6750 b64token, bounded so a huge header never reaches the identity service. */
 const B64TOKEN = /^[A-Za-z0-9\-._~+/]{1,512}=*$/;
@@ -29,4 +34,17 @@ export function parseAuthorization(header: string | undefined): BearerCredential
   const token = match[1].toLowerCase() === 'basic' ? basicToken(match[2]) : match[2];
   if (!B64TOKEN.test(token)) return { kind: 'malformed' };
   return { kind: 'token', token };
+}
+
+const read = new WeakMap<object, RequestCredentials>();
+
+/** The request's credentials, parsed and hashed once however many hooks ask (rate limit, authentication). */
+export function credentialsOf(request: { headers: { authorization?: string } }): RequestCredentials {
+  let credentials = read.get(request);
+  if (!credentials) {
+    const parsed = parseAuthorization(request.headers.authorization);
+    credentials = parsed.kind === 'token' ? { ...parsed, hash: tokenHash(parsed.token) } : parsed;
+    read.set(request, credentials);
+  }
+  return credentials;
 }

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { AUTH_MASQUERADE_SUBJECT, isUserReference, type AuthMasqueradeRequest, type Principal, type RouteDefinition, type RpcRequest } from '@lms/contracts';
 import type { FastifyRequest } from 'fastify';
 import { GATEWAY_DEPS, type GatewayDeps } from '../gateway-deps.js';
+import type { Eventually } from '../http/eventually.js';
 import { ProblemError, RpcReplyError } from '../http/problem.js';
 import { searchOf } from '../http/query-normaliser.js';
 import { ServiceClient } from '../http/service-client.js';
@@ -27,7 +28,7 @@ export class Masquerade {
   ) {}
 
   /** The principal the request runs as: the caller at once unless it asks for `as_user_id`, else a promise of the user acted as. */
-  principalFor(route: RouteDefinition, caller: Principal, request: FastifyRequest): Principal | Promise<Principal> {
+  principalFor(route: RouteDefinition, caller: Principal, request: FastifyRequest): Eventually<Principal> {
     if (!takesAsUser(route)) return caller;
     const search = searchOf(request.url);
     if (!search.includes(AS_USER_PARAM)) return caller;

@@ -7,6 +7,7 @@ import { admits } from '../auth/audience.js';
 import { Masquerade } from '../auth/masquerade.js';
 import { GATEWAY_DEPS, type GatewayDeps } from '../gateway-deps.js';
 import { planRoutes } from './compat-input.js';
+import { andThen, endHook } from './eventually.js';
 import { ProblemError } from './problem.js';
 import { replyWithProblem } from './problem-reply.js';
 import { RouteForwarder } from './route-forwarder.js';
@@ -62,10 +63,7 @@ export class RouteRegistrar implements OnModuleInit {
           this.principals.set(request, principal);
           done();
         };
-        const caller = this.authenticator.authenticate(request.headers.authorization, request.id);
-        const acting = caller instanceof Promise ? caller.then(admit) : admit(caller);
-        if (acting instanceof Promise) acting.then(settle, done);
-        else settle(acting);
+        endHook(andThen(this.authenticator.authenticate(request), admit), settle, done);
       },
       handler: async (request, reply) => {
         const principal = this.principals.get(request);

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { tokenHash } from '@lms/contracts';
 import type { Subscription } from '@lms/platform';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Authenticator } from '../auth/authenticator.js';
-import { parseAuthorization } from '../auth/bearer-token.js';
+import { credentialsOf } from '../auth/bearer-token.js';
 import { GATEWAY_DEPS, type GatewayDeps } from '../gateway-deps.js';
+import { andThen, endHook, type Eventually } from '../http/eventually.js';
 import { ProblemError } from '../http/problem.js';
 import { replyWithProblem } from '../http/problem-reply.js';
 import { parseUsageReport, QuotaLedger, type Decision, type QuotaPolicy } from './quota-ledger.js';
@@ -20,10 +20,6 @@ const MAX_WAITS = 5;
 
 const TOKEN = 'token';
 const ADDRESS = 'address';
-
-/** `then(decision)`, at once when the decision is at hand. */
-const whenTaken = <T>(decision: Decision | Promise<Decision>, then: (decision: Decision) => T): T | Promise<T> =>
-  decision instanceof Promise ? decision.then(then) : then(decision);
 
 const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
 
@@ -78,13 +74,11 @@ export class RateLimiter implements OnModuleInit, OnModuleDestroy {
     fastify.addHook('onRequest', (request, reply, done) => {
       if (!isLimited(request.url)) return done();
       const conclude = (problem: ProblemError | undefined) => (problem ? replyWithProblem(problem, request, reply, logger) : done());
-      const verdict = this.admit(request, reply);
-      if (verdict instanceof Promise) verdict.then(conclude, done);
-      else conclude(verdict);
+      endHook(this.admit(request, reply), conclude, done);
     });
     fastify.addHook('onResponse', (request, reply, done) => {
       // A made-up token costs its sender's address, however many different ones are tried.
-      if (reply.statusCode === 401 && isLimited(request.url) && this.enabled(ADDRESS) && parseAuthorization(request.headers.authorization).kind === 'token') {
+      if (reply.statusCode === 401 && isLimited(request.url) && this.enabled(ADDRESS) && credentialsOf(request).kind === 'token') {
         this.ledger.charge(ADDRESS, request.ip);
       }
       done();
@@ -117,26 +111,29 @@ export class RateLimiter implements OnModuleInit, OnModuleDestroy {
   }
 
   /** Counts the request; answers the 429 to send when a quota is spent (a promise only when a share must wait). */
-  private admit(request: FastifyRequest, reply: FastifyReply): ProblemError | undefined | Promise<ProblemError | undefined> {
-    const credentials = parseAuthorization(request.headers.authorization);
-    const hash = credentials.kind === 'token' ? tokenHash(credentials.token) : undefined;
-    if (hash === undefined) {
+  private admit(request: FastifyRequest, reply: FastifyReply): Eventually<ProblemError | undefined> {
+    const credentials = credentialsOf(request);
+    if (credentials.kind !== 'token') {
       // No token: the address pays.
-      const policy = this.enabled(ADDRESS);
-      return policy ? whenTaken(this.take(ADDRESS, request.ip), (decision) => this.answer(reply, policy, decision)) : undefined;
+      return this.count(ADDRESS, request.ip, reply);
     }
-    if (!this.authenticator.cache.get(hash)) {
+    const address = this.enabled(ADDRESS);
+    if (address && !this.authenticator.cache.get(credentials.hash)) {
       // A token not yet known good: the address vouches for it, and answers for it once spent.
-      const policy = this.enabled(ADDRESS);
-      const decision = policy && this.ledger.peek(ADDRESS, request.ip);
-      if (policy && decision && decision.kind === 'deny') return this.answer(reply, policy, decision);
+      const decision = this.ledger.peek(ADDRESS, request.ip);
+      if (decision.kind === 'deny') return this.answer(reply, address, decision);
     }
-    const policy = this.enabled(TOKEN);
-    return policy ? whenTaken(this.take(TOKEN, hash), (decision) => this.answer(reply, policy, decision)) : undefined;
+    return this.count(TOKEN, credentials.hash, reply);
+  }
+
+  /** Counts the request against the key's quota of that policy, when the policy is on. */
+  private count(name: string, key: string, reply: FastifyReply): Eventually<ProblemError | undefined> {
+    const policy = this.enabled(name);
+    return policy ? andThen(this.take(name, key), (decision) => this.answer(reply, policy, decision)) : undefined;
   }
 
   /** The ledger's decision, or, while this replica's share is out, a promise of it after up to MAX_WAITS exchanges. */
-  private take(policy: string, key: string): Decision | Promise<Decision> {
+  private take(policy: string, key: string): Eventually<Decision> {
     const decision = this.ledger.take(policy, key);
     return decision.kind === 'wait' ? this.takeAfterExchanges(policy, key, decision) : decision;
   }
