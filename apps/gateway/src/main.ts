@@ -14,6 +14,7 @@ import { ProblemFilter } from './http/problem.filter.js';
 import { replyWithProblem } from './http/problem-reply.js';
 import { RequestDrain } from './http/request-drain.js';
 import { generateRequestId } from './http/request-id.js';
+import { declareRequestState } from './http/request-state.js';
 import { HttpMetrics } from './metrics/http-metrics.js';
 
 /** Largest request body the gateway reads; bigger ones answer 413. */
@@ -67,6 +68,7 @@ export async function start(runtime: Runtime, routes: RouteDefinition[] = ROUTES
   });
   // Only JSON and form bodies are read: any other content type is refused with 415 by Fastify itself.
   const fastify = adapter.getInstance();
+  declareRequestState(fastify);
   // text/plain is read only for the SCORM player's beacon commits (acceptUploads); routes refuse it.
   fastify.removeContentTypeParser('text/plain');
   // Many clients send `Content-Type: application/json` on a DELETE or POST with no body: that is no body,

@@ -15,7 +15,7 @@ import type { Eventually } from '../http/eventually.js';
 import { ProblemError, RpcReplyError } from '../http/problem.js';
 import { MalformedReplyError } from '../http/rpc-reply.js';
 import { ServiceClient } from '../http/service-client.js';
-import { credentialsOf } from './bearer-token.js';
+import { credentialsOf, type RequestCredentials } from './bearer-token.js';
 import { PrincipalCache } from './principal-cache.js';
 
 const REALM = 'Bearer realm="learning-service"';
@@ -77,7 +77,7 @@ export class Authenticator implements OnModuleInit, OnModuleDestroy {
   }
 
   /** The caller's principal: at once from the cache, else a promise of identity's answer. Throws 401 for a missing or malformed header. */
-  authenticate(request: { id: string; headers: { authorization?: string } }): Eventually<Principal> {
+  authenticate(request: { id: string; headers: { authorization?: string }; credentials: RequestCredentials | null }): Eventually<Principal> {
     const credentials = credentialsOf(request);
     if (credentials.kind === 'missing') throw unauthenticated('This endpoint needs an Authorization: Bearer <token> (or Basic <token>) header.', REALM);
     if (credentials.kind === 'malformed') throw unauthenticated('The Authorization header must be "Bearer <token>", "Basic <token>" or Basic credentials with the token as password.', `${REALM}, error="invalid_request"`);

@@ -45,13 +45,13 @@ describe('tokenHash', () => {
 
 describe('credentialsOf', () => {
   it('reads a request’s credentials once, with the token’s hash, however many hooks ask', () => {
-    const request = { headers: { authorization: 'Bearer abc' } };
+    const request = { headers: { authorization: 'Bearer abc' }, credentials: null };
     const first = credentialsOf(request);
     expect(first).toEqual({ kind: 'token', token: 'abc', hash: tokenHash('abc') });
     request.headers.authorization = 'Bearer changed';
     expect(credentialsOf(request)).toBe(first);
-    expect(credentialsOf({ headers: { authorization: 'Bearer changed' } })).toEqual({ kind: 'token', token: 'changed', hash: tokenHash('changed') });
-    expect(credentialsOf({ headers: {} })).toEqual({ kind: 'missing' });
-    expect(credentialsOf({ headers: { authorization: 'Token x' } })).toEqual({ kind: 'malformed' });
+    expect(credentialsOf({ headers: { authorization: 'Bearer changed' }, credentials: null })).toEqual({ kind: 'token', token: 'changed', hash: tokenHash('changed') });
+    expect(credentialsOf({ headers: {}, credentials: null })).toEqual({ kind: 'missing' });
+    expect(credentialsOf({ headers: { authorization: 'Token x' }, credentials: null })).toEqual({ kind: 'malformed' });
   });
 });

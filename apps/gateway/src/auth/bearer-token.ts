@@ -36,15 +36,11 @@ export function parseAuthorization(header: string | undefined): BearerCredential
   return { kind: 'token', token };
 }
 
-const read = new WeakMap<object, RequestCredentials>();
-
 /** The request's credentials, parsed and hashed once however many hooks ask (rate limit, authentication). */
-export function credentialsOf(request: { headers: { authorization?: string } }): RequestCredentials {
-  let credentials = read.get(request);
-  if (!credentials) {
+export function credentialsOf(request: { headers: { authorization?: string }; credentials: RequestCredentials | null }): RequestCredentials {
+  if (request.credentials === null) {
     const parsed = parseAuthorization(request.headers.authorization);
-    credentials = parsed.kind === 'token' ? { ...parsed, hash: tokenHash(parsed.token) } : parsed;
-    read.set(request, credentials);
+    request.credentials = parsed.kind === 'token' ? { ...parsed, hash: tokenHash(parsed.token) } : parsed;
   }
-  return credentials;
+  return request.credentials;
 }

@@ -24,8 +24,6 @@ const pathShape = (path: string) => path.replace(/:[^/]+/g, ':');
  */
 @Injectable()
 export class RouteRegistrar implements OnModuleInit {
-  private readonly principals = new WeakMap<FastifyRequest, Principal>();
-
   constructor(
     @Inject(GATEWAY_DEPS) private readonly deps: GatewayDeps,
     private readonly adapterHost: HttpAdapterHost,
@@ -60,13 +58,13 @@ export class RouteRegistrar implements OnModuleInit {
           return this.masquerade.principalFor(route, principal, request);
         };
         const settle = (principal: Principal) => {
-          this.principals.set(request, principal);
+          request.principal = principal;
           done();
         };
         endHook(andThen(this.authenticator.authenticate(request), admit), settle, done);
       },
       handler: async (request, reply) => {
-        const principal = this.principals.get(request);
+        const principal = request.principal;
         if (!principal) throw new Error('route handler reached without a principal');
         return this.forwarder.handle(route, principal, request, reply);
       },
