@@ -3,7 +3,7 @@ import type { CloudEvent } from '@lms/contracts';
 import type { ConsumerOptions, DeadLetter, DeliveryInfo, EventLog, Subscription } from '../messaging/message-bus.js';
 import { decodeCloudEvent } from './cloud-event.js';
 import { assertConsumerOptions, DUPLICATE_WINDOW_MS, errorMessage, retryDelayMs } from './delivery-policy.js';
-import { subjectMatches } from '../messaging/subject-match.js';
+import { subjectMatcher } from '../messaging/subject-match.js';
 
 type Handler = (event: CloudEvent, info: DeliveryInfo) => Promise<void>;
 
@@ -25,6 +25,8 @@ interface Member {
 interface Durable {
   name: string;
   options: ConsumerOptions;
+  /** Whether an event type is one of `options.types`. */
+  wants: (type: string) => boolean;
   /** Index in the log of the next event never delivered to this durable. */
   cursor: number;
   /** Retries whose back-off has passed, delivered before new events. */
@@ -81,10 +83,12 @@ export class InProcessEventLog implements EventLog {
     let durable = this.durables.get(options.durable);
     if (!durable) {
       // Like a new JetStream durable with deliver policy `all`: it starts at the beginning of the log.
-      durable = { name: options.durable, options, cursor: 0, ready: [], members: [], turn: 0 };
+      durable = { name: options.durable, options, wants: subjectMatcher(options.types), cursor: 0, ready: [], members: [], turn: 0 };
       this.durables.set(options.durable, durable);
     }
-    durable.options = options; // the latest subscription's settings win, like a consumer update
+    // The latest subscription's settings win, like a consumer update.
+    durable.options = options;
+    durable.wants = subjectMatcher(options.types);
     const member: Member = { handler, busy: false, stopped: false };
     durable.members.push(member);
     this.pump(durable);
@@ -135,7 +139,7 @@ export class InProcessEventLog implements EventLog {
       const text = this.log[durable.cursor++];
       const decoded = decodeCloudEvent(text);
       // Malformed entries reach every durable, to be dead-lettered there, as a JetStream consumer would.
-      if ('error' in decoded || durable.options.types.some((t) => subjectMatches(t, decoded.event.type))) {
+      if ('error' in decoded || durable.wants(decoded.event.type)) {
         return { text, deliveries: 0 };
       }
     }

@@ -3,7 +3,7 @@ import { randomInt } from 'node:crypto';
 import type { CloudEvent } from '@lms/contracts';
 import pg from 'pg';
 import type { ConsumerOptions, DeadLetter, DeliveryInfo, EventLog, Subscription } from '../messaging/message-bus.js';
-import { subjectMatches } from '../messaging/subject-match.js';
+import { subjectMatcher } from '../messaging/subject-match.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import { decodeCloudEvent } from './cloud-event.js';
 import { assertConsumerOptions, DEFAULT_ACK_WAIT_MS, errorMessage, retryDelayMs } from './delivery-policy.js';
@@ -224,6 +224,7 @@ export class PostgresEventLog implements EventLog {
     await this.ensureStreams();
     await this.listen();
     await this.upsertConsumer(options);
+    const wants = subjectMatcher(options.types);
 
     let stopping = false;
     let sleeping: (() => void) | undefined;
@@ -255,7 +256,7 @@ export class PostgresEventLog implements EventLog {
           member.signalled = false;
           const claimed = await this.claim(options);
           if (claimed) {
-            await this.handle(claimed, options, handler);
+            await this.handle(claimed, options, wants, handler);
             continue;
           }
           waitMs = await this.nextDueInMs(options.durable);
@@ -355,7 +356,7 @@ export class PostgresEventLog implements EventLog {
     return ms === null || ms === undefined ? IDLE_RECHECK_MS : Math.min(Math.max(ms, 0), IDLE_RECHECK_MS);
   }
 
-  private async handle(claimed: Claimed, options: ConsumerOptions, handler: Handler): Promise<void> {
+  private async handle(claimed: Claimed, options: ConsumerOptions, wants: (type: string) => boolean, handler: Handler): Promise<void> {
     const deliveryCount = claimed.deliveries;
     const decoded = decodeCloudEvent(claimed.payload);
     if ('error' in decoded) {
@@ -364,7 +365,7 @@ export class PostgresEventLog implements EventLog {
       return;
     }
     const { event } = decoded;
-    if (!options.types.some((t) => subjectMatches(t, event.type))) {
+    if (!wants(event.type)) {
       await this.settle(claimed, options, 'ack'); // taken before the durable's types changed
       return;
     }
