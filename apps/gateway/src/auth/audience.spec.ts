@@ -1,4 +1,4 @@
-import { admits } from './audience.js';
+import { admits, audienceOf } from './audience.js';
 
 describe('admits', () => {
   it('lets only administrators into the admin audience', () => {
@@ -19,5 +19,13 @@ describe('admits', () => {
   it('also needs one of the route’s extra roles', () => {
     expect(admits({ audience: 'author', roles: ['support'] }, ['author'])).toBe(false);
     expect(admits({ audience: 'author', roles: ['support'] }, ['author', 'support'])).toBe(true);
+  });
+});
+
+describe('audienceOf', () => {
+  it('names the audience, and the route’s extra roles when it has any', () => {
+    expect(audienceOf({ audience: 'author' })).toBe('the author audience');
+    expect(audienceOf({ audience: 'author', roles: [] })).toBe('the author audience');
+    expect(audienceOf({ audience: 'author', roles: ['support', 'admin'] })).toBe('the author audience with role support or admin');
   });
 });

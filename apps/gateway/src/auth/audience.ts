@@ -7,3 +7,7 @@ export function admits(route: Pick<RouteDefinition, 'audience' | 'roles'>, roles
   if (route.roles && route.roles.length > 0 && !route.roles.some((role) => roles.includes(role))) return false;
   return true;
 }
+
+/** Who may call the route, as a 403 names it: `the author audience`, `the admin audience with role manager or admin`. */
+export const audienceOf = (route: Pick<RouteDefinition, 'audience' | 'roles'>): string =>
+  `the ${route.audience} audience${route.roles?.length ? ` with role ${route.roles.join(' or ')}` : ''}`;

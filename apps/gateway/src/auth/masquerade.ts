@@ -6,7 +6,7 @@ import type { Eventually } from '../http/eventually.js';
 import { ProblemError, RpcReplyError } from '../http/problem.js';
 import { searchOf } from '../http/query-normaliser.js';
 import { ServiceClient } from '../http/service-client.js';
-import { admits } from './audience.js';
+import { admits, audienceOf } from './audience.js';
 import { parsePrincipal } from './authenticator.js';
 
 /** The original service's masquerade parameter: an administrator acts as another user of the account. */
@@ -48,7 +48,7 @@ export class Masquerade {
     }
     const acted = await this.lookUp(caller, values[0], request.id);
     if (!admits(route, acted.roles)) {
-      throw new ProblemError(403, 'FORBIDDEN', `The user you act as (${AS_USER_PARAM}) is not in the ${route.audience} audience${route.roles?.length ? ` with role ${route.roles.join(' or ')}` : ''}.`);
+      throw new ProblemError(403, 'FORBIDDEN', `The user you act as (${AS_USER_PARAM}) is not in ${audienceOf(route)}.`);
     }
     this.deps.runtime.logger.info({ requestId: request.id, actorId: caller.userId, userId: acted.userId, accountId: acted.accountId }, 'acting as another user (as_user_id)');
     return { ...acted, actorId: caller.userId };

@@ -3,7 +3,7 @@ import { HttpAdapterHost } from '@nestjs/core';
 import type { HttpMethod, Principal, RouteDefinition } from '@lms/contracts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Authenticator } from '../auth/authenticator.js';
-import { admits } from '../auth/audience.js';
+import { admits, audienceOf } from '../auth/audience.js';
 import { Masquerade } from '../auth/masquerade.js';
 import { GATEWAY_DEPS, type GatewayDeps } from '../gateway-deps.js';
 import { planRoutes } from './compat-input.js';
@@ -53,7 +53,7 @@ export class RouteRegistrar implements OnModuleInit {
       onRequest: (request, _reply, done) => {
         const admit = (principal: Principal) => {
           if (!admits(route, principal.roles)) {
-            throw new ProblemError(403, 'FORBIDDEN', `This endpoint is for the ${route.audience} audience${route.roles?.length ? ` with role ${route.roles.join(' or ')}` : ''}.`);
+            throw new ProblemError(403, 'FORBIDDEN', `This endpoint is for ${audienceOf(route)}.`);
           }
           return this.masquerade.principalFor(route, principal, request);
         };
