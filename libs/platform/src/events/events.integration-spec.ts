@@ -403,27 +403,72 @@ describe.each(kinds)('events over the %s log', (kind, makeHarness) => {
     expect(await relay.backlog()).toEqual({ unpublished: 0, oldestSeconds: 0 });
   });
 
-  it('lets relays running side by side publish each row once', async () => {
-    await relay.runOnce();
+  /** The log as a relay sees it, recording what it publishes; `hold` keeps the next publish waiting until released. */
+  function recordingLog() {
     const published: string[] = [];
-    const counting: EventLog = {
+    let held: Promise<void> | undefined;
+    let release = (): void => undefined;
+    const recorder: EventLog = {
       ...bind(log),
       publish: async (e) => {
         published.push(e.id);
+        const wait = held;
+        held = undefined;
+        await wait;
         return log.publish(e);
       },
     };
+    const hold = () => {
+      held = new Promise<void>((resolve) => (release = resolve));
+      return () => release();
+    };
+    return { recorder, published, hold };
+  }
+
+  it('publishes with one relay of a schema at a time, so replicas side by side keep the commit order and publish each row once', async () => {
+    await relay.runOnce();
+    const { recorder, published, hold } = recordingLog();
     const ids: string[] = [];
-    for (let i = 0; i < 6; i++) ids.push((await commitEvent('evtest.g.created', `g${i}`)).id);
+    for (let i = 0; i < 3; i++) ids.push((await commitEvent('evtest.g.created', `g${i}`)).id);
 
-    const [first, second] = await Promise.all([
-      new OutboxRelay(db, counting, logger, { batchSize: 4 }).runOnce(),
-      new OutboxRelay(db, counting, logger, { batchSize: 4 }).runOnce(),
-    ]);
-    const rest = await new OutboxRelay(db, counting, logger, { batchSize: 4 }).runOnce();
+    // One replica's relay claims the three and stalls on the first publish.
+    const release = hold();
+    const first = new OutboxRelay(db, recorder, logger, { batchSize: 4 }).runOnce();
+    await waitUntil('the first relay publishes', () => published.length === 1);
+    for (let i = 3; i < 5; i++) ids.push((await commitEvent('evtest.g.created', `g${i}`)).id);
 
-    expect(first + second + rest).toBe(6);
-    expect([...published].sort()).toEqual([...ids].sort());
+    // The other replica's relay must not publish the later events ahead of the stalled ones.
+    const second = new OutboxRelay(db, recorder, logger, { batchSize: 4 });
+    expect(await second.runOnce()).toBe(0);
+    expect(published).toHaveLength(1);
+
+    release();
+    expect(await first).toBe(3);
+    expect(await second.runOnce()).toBe(2);
+    expect(published).toEqual(ids);
+  });
+
+  it('publishes soon a nudged relay\'s events that waited for another replica\'s relay, not at its next poll', async () => {
+    await relay.runOnce();
+    const { recorder, published, hold } = recordingLog();
+    const before = (await commitEvent('evtest.g2.created', 'h0')).id;
+    const release = hold();
+    const first = new OutboxRelay(db, recorder, logger).runOnce();
+    await waitUntil('the first relay publishes', () => published.length === 1);
+
+    // A replica whose own request committed an event; its poll is an hour away.
+    const second = new OutboxRelay(db, recorder, logger, { intervalMs: 3_600_000 });
+    relays.push(second);
+    second.start();
+    const after = (await commitEvent('evtest.g2.created', 'h1')).id;
+    second.nudge();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(published).toEqual([before]);
+
+    release();
+    expect(await first).toBe(1);
+    await waitUntil('the nudged relay publishes its event', () => published.includes(after), 2_000);
+    expect(published).toEqual([before, after]);
   });
 
   it('resumes a durable consumer where it stopped, and delivers several types to one consumer', async () => {

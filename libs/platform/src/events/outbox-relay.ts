@@ -17,14 +17,19 @@ export interface OutboxRelayOptions {
 }
 
 const HOUR_MS = 3_600_000;
+/** How soon a relay that found another replica's relay publishing tries again: its own events may wait. */
+const LOCKED_OUT_RETRY_MS = 50;
 
 /**
  * Publishes the outbox's committed events to the event log, oldest first, with the event id as
- * de-duplication id. Rows are claimed with `FOR UPDATE SKIP LOCKED`, so replicas share the work without
- * publishing a row twice at the same time. A relay that dies after publishing and before marking leaves
- * the row to be published again, and the log drops the duplicate (and consumers' inboxes would too).
- * A Postgres event log in the service's own database takes the batch in the relay's transaction instead:
- * the events enter the log and their rows are marked in one commit.
+ * de-duplication id. One relay of a schema publishes at a time: each run holds a transaction-scoped
+ * advisory lock, and a replica that finds it taken leaves the run to the holder. Replicas that shared the
+ * rows (each claiming the ones the other had not locked) could publish an event ahead of an earlier one
+ * still in flight elsewhere, such as a learner's leaving a group ahead of their joining it. A relay that
+ * dies after publishing and before marking leaves the row to be published again, and the log drops the
+ * duplicate (and consumers' inboxes would too). A Postgres event log in the service's own database takes
+ * the batch in the relay's transaction instead: the events enter the log and their rows are marked in
+ * one commit.
  */
 export class OutboxRelay {
   private readonly intervalMs: number;
@@ -34,15 +39,20 @@ export class OutboxRelay {
   private running?: Promise<void>;
   private started = false;
   private again = false;
+  /** The last run found another replica's relay holding the lock. */
+  private lockedOut = false;
   private lastPurge = 0;
   /** Runs ticks in the context the relay was made in, so a nudge from inside a transaction cannot make the relay join it. */
   private readonly detached = AsyncLocalStorage.snapshot();
   /** The log, when it lives in this database and can publish in the relay's transaction. */
   private readonly sameDatabaseLog?: PostgresEventLog;
   private unwatch?: () => void;
-  /** The relay's two statements, prepared once per connection. */
+  /** The relay's statements, prepared once per connection. */
   private readonly claim: PreparedStatement;
   private readonly mark: PreparedStatement;
+  private readonly holdsLock: PreparedStatement;
+  /** The advisory lock only one relay of this schema holds while it publishes. */
+  private readonly lockKey: string;
 
   constructor(
     private readonly db: Database,
@@ -56,7 +66,15 @@ export class OutboxRelay {
     const url = (db.dataSource.options as { url?: string }).url;
     if (events instanceof PostgresEventLog && url && events.isDatabase(url)) this.sameDatabaseLog = events;
     const outbox = eventTable(db.schema, 'outbox');
-    this.claim = prepare(`SELECT id, payload FROM ${outbox} WHERE published_at IS NULL ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED`);
+    // The lock is taken once, in the CTE (a volatile function keeps it from being inlined); without it, no rows.
+    // SKIP LOCKED stays for a replica of an earlier version, which shares rows without the lock, during a rolling update.
+    this.claim = prepare(
+      `WITH relay AS (SELECT pg_try_advisory_xact_lock(hashtext($2)) AS sole)
+       SELECT o.id, o.payload FROM relay, ${outbox} o WHERE relay.sole AND o.published_at IS NULL ORDER BY o.created_at LIMIT $1 FOR UPDATE OF o SKIP LOCKED`,
+    );
+    this.lockKey = `outbox-relay:${db.schema}`;
+    // Asked only when a claim found nothing: within the claim's transaction, true if the claim took the lock.
+    this.holdsLock = prepare('SELECT pg_try_advisory_xact_lock(hashtext($1)) AS sole');
     this.mark = prepare(`UPDATE ${outbox} SET published_at = now() WHERE id = ANY($1::uuid[])`);
   }
 
@@ -105,14 +123,21 @@ export class OutboxRelay {
   }
 
   /**
-   * Publishes one batch; returns how many rows it marked published. Rows published before a failure are
-   * still marked; the failure is then thrown, and the rest wait for the next run.
+   * Publishes one batch; returns how many rows it marked published (none while another relay of the schema
+   * publishes). Rows published before a failure are still marked; the failure is then thrown, and the rest
+   * wait for the next run.
    */
   async runOnce(): Promise<number> {
     let failure: unknown;
     const marked = await this.db.transaction(async (manager) => {
-      const rows = (await this.db.queryPrepared(this.claim, [this.batchSize])) as { id: string; payload: CloudEvent }[];
-      if (rows.length > 0 && this.sameDatabaseLog) {
+      const rows = (await this.db.queryPrepared(this.claim, [this.batchSize, this.lockKey])) as { id: string; payload: CloudEvent }[];
+      if (rows.length === 0) {
+        const [{ sole }] = (await this.db.queryPrepared(this.holdsLock, [this.lockKey])) as { sole: boolean }[];
+        this.lockedOut = !sole;
+        return 0;
+      }
+      this.lockedOut = false;
+      if (this.sameDatabaseLog) {
         await this.sameDatabaseLog.publishWithin((sql, params) => manager.query(sql, params), rows.map((row) => row.payload));
         await this.db.queryPrepared(this.mark, [rows.map((row) => row.id)]);
         return rows.length;
@@ -146,7 +171,7 @@ export class OutboxRelay {
       if (!this.started) return;
       const now = this.again;
       this.again = false;
-      this.schedule(now ? 0 : this.intervalMs);
+      this.schedule(now ? 0 : this.lockedOut ? LOCKED_OUT_RETRY_MS : this.intervalMs);
     });
   }
 
