@@ -1,6 +1,9 @@
-// Closed-loop HTTP load generator: N workers, each sending its next request when the previous one answers,
-// for a fixed time or request count, whichever ends first. node:http with a keep-alive agent costs the
-// client less CPU than fetch, which matters on a 2-core machine where client and server share the cores.
+// HTTP load generator. Closed loop: N workers, each sending its next request when the previous one answers,
+// for a fixed time or request count, whichever ends first. Open loop (`ratePerS`): requests leave at a fixed
+// rate whatever the answers, as users' requests do, and each latency counts from the moment its request was
+// due, so a server that falls behind is charged for the wait it causes (the closed loop would send less
+// instead). node:http with a keep-alive agent costs the client less CPU than fetch, which matters on a
+// 2-core machine where client and server share the cores.
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 
@@ -10,7 +13,8 @@ import { performance } from 'node:perf_hooks';
  * @property {'GET'|'POST'} [method]
  * @property {Record<string,string>} [headers]
  * @property {(seq: number) => string|undefined} [body]  request body for the seq-th request (unique names)
- * @property {number} concurrency                  workers (and sockets)
+ * @property {number} concurrency                  workers (and sockets); with `ratePerS`, sockets at most
+ * @property {number} [ratePerS]                    open loop: requests sent per second, evenly spaced
  * @property {number} durationMs                   stop sending after this long
  * @property {number} [maxRequests]                and after this many requests (also the latency array size)
  * @property {number} [timeoutMs]                  one request's deadline; a timeout counts as an error
@@ -62,7 +66,7 @@ function send(agent, target, method, headers, body, timeoutMs) {
 }
 
 /** @param {LoadOptions} options @returns {Promise<LoadResult>} */
-export async function runLoad({ url, method = 'GET', headers = {}, body = () => undefined, concurrency, durationMs, maxRequests = 2_000_000, timeoutMs = 10_000 }) {
+export async function runLoad({ url, method = 'GET', headers = {}, body = () => undefined, concurrency, durationMs, maxRequests = 2_000_000, timeoutMs = 10_000, ratePerS }) {
   const target = new URL(url);
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency, maxFreeSockets: concurrency });
   const requestHeaders = { accept: 'application/json', ...headers };
@@ -77,29 +81,51 @@ export async function runLoad({ url, method = 'GET', headers = {}, body = () => 
   const cpuBefore = process.cpuUsage();
   const started = performance.now();
   const deadline = started + durationMs;
-  const worker = async () => {
-    while (issued < maxRequests && performance.now() < deadline) {
-      const seq = issued++;
-      const payload = body(seq);
-      const t0 = performance.now();
-      const answer = await send(agent, target, method, requestHeaders, payload, timeoutMs);
-      const took = performance.now() - t0;
-      if (answer.status >= 200 && answer.status < 300) {
-        latencies[recorded++] = took;
-      } else {
-        errors++;
-        const kind = answer.kind ?? String(answer.status);
-        errorsByKind[kind] = (errorsByKind[kind] ?? 0) + 1;
-        sampleError ??= `${kind}: ${answer.detail ?? ''}`.trim();
-      }
+  /** Sends the next request; its latency counts from `due` (now, or when an open loop's schedule wanted it sent). */
+  const sendNext = async (due = performance.now()) => {
+    const answer = await send(agent, target, method, requestHeaders, body(issued++), timeoutMs);
+    const took = performance.now() - due;
+    if (answer.status >= 200 && answer.status < 300) {
+      latencies[recorded++] = took;
+    } else {
+      errors++;
+      const kind = answer.kind ?? String(answer.status);
+      errorsByKind[kind] = (errorsByKind[kind] ?? 0) + 1;
+      sampleError ??= `${kind}: ${answer.detail ?? ''}`.trim();
     }
   };
-  await Promise.all(Array.from({ length: concurrency }, worker));
+  if (ratePerS) {
+    await openLoop(sendNext, 1000 / ratePerS, started, deadline, () => issued < maxRequests);
+  } else {
+    const worker = async () => {
+      while (issued < maxRequests && performance.now() < deadline) await sendNext();
+    };
+    await Promise.all(Array.from({ length: concurrency }, worker));
+  }
   const elapsedMs = performance.now() - started;
   const cpu = process.cpuUsage(cpuBefore);
   agent.destroy();
 
   return summarise({ latencies: latencies.subarray(0, recorded).sort(), errors, errorsByKind, sampleError, elapsedMs, clientCpuMs: (cpu.user + cpu.system) / 1000 });
+}
+
+/**
+ * Calls `sendNext(due)` every `intervalMs` from `started` until `deadline` (or until `more()` is false) and
+ * resolves when every answer is in. A timer that fires late sends what fell due meanwhile at once.
+ */
+async function openLoop(sendNext, intervalMs, started, deadline, more) {
+  const sent = [];
+  let due = started;
+  await new Promise((resolve) => {
+    const tick = () => {
+      const now = performance.now();
+      for (; due <= now && due < deadline && more(); due += intervalMs) sent.push(sendNext(due));
+      if (due < deadline && more()) setTimeout(tick, Math.max(0, due - performance.now()));
+      else resolve();
+    };
+    tick();
+  });
+  await Promise.all(sent);
 }
 
 function summarise({ latencies, errors, errorsByKind, sampleError, elapsedMs, clientCpuMs }) {

@@ -7,7 +7,8 @@
 // Settings (environment): BENCH_DATABASE_URL, BENCH_NATS_URL, BENCH_CONCURRENCY (8),
 // BENCH_DURATION_S (10, per measurement), BENCH_WARMUP_S (3), BENCH_MAX_REQUESTS (1000000 per measurement),
 // BENCH_PROBE_S (5: seconds of the extra one-connection latency pass; 0 skips it), BENCH_WINDOWS (4: raw and
-// topology windows alternate this many times within a row's duration),
+// topology windows alternate this many times within a row's duration), BENCH_WIDE_CONCURRENCY (50: connections
+// of the p99-under-load read row), BENCH_OPEN_RATE (1000: reads a second of the open-loop row; 0 skips it),
 // BENCH_CATALOG_COURSES (100000: course templates the catalog list rows run over; 0 skips them).
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
@@ -48,6 +49,8 @@ const settings = {
   windows: intSetting('BENCH_WINDOWS', CHECK ? 2 : 4, 1, 20),
   /** Connections of the read row that shows p99 under load (0 skips it). */
   wideConcurrency: intSetting('BENCH_WIDE_CONCURRENCY', CHECK ? 0 : 50, 0, 256),
+  /** Reads a second of the open-loop row: the latency users see at a given traffic, not at saturation (0 skips it). */
+  openRate: intSetting('BENCH_OPEN_RATE', CHECK ? 0 : 1000, 0, 100_000),
   /** Users seeded for the users-list rows (0 skips them), and `next` hops to the deep page. */
   users: intSetting('BENCH_USERS', CHECK ? 0 : 100_000, 0, 1_000_000),
   hops: intSetting('BENCH_HOPS', 1000, 1, 100_000),
@@ -97,6 +100,7 @@ async function seed(topology, tag) {
 /** The load of one pass on one target; `tag` keeps the names a create sends unique across windows. */
 const loadOptions = (target, load, pass, tag) => ({
   concurrency: pass.concurrency,
+  ratePerS: pass.ratePerS,
   maxRequests: settings.maxRequests,
   headers: target.headers,
   ...load,
@@ -184,6 +188,10 @@ const passes = () => [
   ...(settings.probeS > 0 ? [{ tag: 'p', suffix: ', 1 conn', concurrency: 1, durationS: settings.probeS, warmupS: 0, operations: ['read', 'create'] }] : []),
   ...(settings.wideConcurrency > 0
     ? [{ tag: 'w', suffix: `, ${settings.wideConcurrency} conns`, concurrency: settings.wideConcurrency, durationS: settings.durationS, warmupS: 2, operations: ['read'] }]
+    : []),
+  // Open loop: the same rate for every topology and raw; up to 64 sockets, so a slow answer does not hold the next request back.
+  ...(settings.openRate > 0
+    ? [{ tag: 'f', suffix: `, ${settings.openRate}/s open loop`, concurrency: 64, ratePerS: settings.openRate, durationS: settings.durationS, warmupS: 2, operations: ['read'] }]
     : []),
 ];
 
