@@ -48,9 +48,9 @@ export class OutboxRelay {
   private readonly sameDatabaseLog?: PostgresEventLog;
   private unwatch?: () => void;
   /** The relay's statements, prepared once per connection. */
+  private readonly lock: PreparedStatement;
   private readonly claim: PreparedStatement;
   private readonly mark: PreparedStatement;
-  private readonly holdsLock: PreparedStatement;
   /** The advisory lock only one relay of this schema holds while it publishes. */
   private readonly lockKey: string;
 
@@ -66,15 +66,10 @@ export class OutboxRelay {
     const url = (db.dataSource.options as { url?: string }).url;
     if (events instanceof PostgresEventLog && url && events.isDatabase(url)) this.sameDatabaseLog = events;
     const outbox = eventTable(db.schema, 'outbox');
-    // The lock is taken once, in the CTE (a volatile function keeps it from being inlined); without it, no rows.
-    // SKIP LOCKED stays for a replica of an earlier version, which shares rows without the lock, during a rolling update.
-    this.claim = prepare(
-      `WITH relay AS (SELECT pg_try_advisory_xact_lock(hashtext($2)) AS sole)
-       SELECT o.id, o.payload FROM relay, ${outbox} o WHERE relay.sole AND o.published_at IS NULL ORDER BY o.created_at LIMIT $1 FOR UPDATE OF o SKIP LOCKED`,
-    );
     this.lockKey = `outbox-relay:${db.schema}`;
-    // Asked only when a claim found nothing: within the claim's transaction, true if the claim took the lock.
-    this.holdsLock = prepare('SELECT pg_try_advisory_xact_lock(hashtext($1)) AS sole');
+    this.lock = prepare('SELECT pg_try_advisory_xact_lock(hashtext($1)) AS sole');
+    // SKIP LOCKED stays for a replica of an earlier version, which shares rows without the lock, during a rolling update.
+    this.claim = prepare(`SELECT id, payload FROM ${outbox} WHERE published_at IS NULL ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED`);
     this.mark = prepare(`UPDATE ${outbox} SET published_at = now() WHERE id = ANY($1::uuid[])`);
   }
 
@@ -130,14 +125,11 @@ export class OutboxRelay {
   async runOnce(): Promise<number> {
     let failure: unknown;
     const marked = await this.db.transaction(async (manager) => {
-      const rows = (await this.db.queryPrepared(this.claim, [this.batchSize, this.lockKey])) as { id: string; payload: CloudEvent }[];
-      if (rows.length === 0) {
-        const [{ sole }] = (await this.db.queryPrepared(this.holdsLock, [this.lockKey])) as { sole: boolean }[];
-        this.lockedOut = !sole;
-        return 0;
-      }
-      this.lockedOut = false;
-      if (this.sameDatabaseLog) {
+      const [{ sole }] = (await this.db.queryPrepared(this.lock, [this.lockKey])) as { sole: boolean }[];
+      this.lockedOut = !sole;
+      if (!sole) return 0;
+      const rows = (await this.db.queryPrepared(this.claim, [this.batchSize])) as { id: string; payload: CloudEvent }[];
+      if (rows.length > 0 && this.sameDatabaseLog) {
         await this.sameDatabaseLog.publishWithin((sql, params) => manager.query(sql, params), rows.map((row) => row.payload));
         await this.db.queryPrepared(this.mark, [rows.map((row) => row.id)]);
         return rows.length;
