@@ -26,6 +26,24 @@ describe('log redaction', () => {
     expect(line).toContain('duplicate key value violates unique constraint');
   });
 
+  it("names, without copying, the objects of other classes an error carries, such as pg-pool's client of a lost connection", () => {
+    class Client {
+      readonly connectionParameters = { host: 'db', port: 5432 };
+      readonly socket = { bufferedBytes: 4096 };
+    }
+    const lost = Object.assign(new Error('terminating connection due to administrator command'), {
+      code: '57P01',
+      client: new Client(),
+      where: { schema: 'identity' },
+      driverError: Object.assign(new Error('socket closed'), { client: new Client() }),
+    });
+    const logged = redactValue({ err: lost, pool: new Client() }) as { err: Record<string, unknown>; pool: unknown };
+    expect(logged.err).toEqual(expect.objectContaining({ message: 'terminating connection due to administrator command', code: '57P01', client: '[Client]', where: { schema: 'identity' } }));
+    expect(logged.err.driverError).toEqual(expect.objectContaining({ message: 'socket closed', client: '[Client]' }));
+    // Outside an error, what a caller chose to log stays as it is.
+    expect(logged.pool).toEqual({ connectionParameters: { host: 'db', port: 5432 }, socket: { bufferedBytes: 4096 } });
+  });
+
   it('is applied by every logger the system creates, children included', () => {
     const lines: string[] = [];
     const sink = new Writable({ write: (chunk, _e, done) => void (lines.push(String(chunk)), done()) });

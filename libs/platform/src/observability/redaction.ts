@@ -33,19 +33,30 @@ export function redactText(text: string): string {
 /** The URL as logged: secret-looking query parameters keep their name and lose their value. */
 export const redactUrl = (url: string): string => url.replace(SECRET_QUERY_PARAM, `$1${REDACTED}`);
 
-/** A copy of a log object with secrets replaced; errors become plain objects (pino's own shape) first. */
-export function redactValue(value: unknown, depth = 0, inQueryError = false): unknown {
+/**
+ * An object of some class other than the plain data a log line holds: pg-pool hangs the whole `client` on the
+ * error of a connection it lost, a 4 KB dump of driver internals per line.
+ */
+const isInstance = (value: object): boolean =>
+  !Array.isArray(value) && !Buffer.isBuffer(value) && !(value instanceof Date) && Object.getPrototypeOf(value) !== null && value.constructor !== Object;
+
+/**
+ * A copy of a log object with secrets replaced; errors become plain objects (pino's own shape) first, and an
+ * error's fields holding instances of other classes are named (`[Client]`), not copied.
+ */
+export function redactValue(value: unknown, depth = 0, inError = false): unknown {
   if (typeof value === 'string') return redactText(value);
   if (value === null || typeof value !== 'object') return value;
   if (depth >= MAX_DEPTH) return '[too deep]';
   if (value instanceof Error) return redactValue(pino.stdSerializers.err(value), depth + 1, true);
-  if (Array.isArray(value)) return value.map((item) => redactValue(item, depth + 1, inQueryError));
+  if (Array.isArray(value)) return value.map((item) => redactValue(item, depth + 1, inError));
   if (Buffer.isBuffer(value) || value instanceof Date) return value;
   const out: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) {
     if (SECRET_FIELD.test(key)) out[key] = item === undefined || item === null ? item : REDACTED;
-    else if (inQueryError && QUERY_VALUE_FIELDS.has(key)) out[key] = REDACTED;
-    else out[key] = redactValue(item, depth + 1, inQueryError);
+    else if (inError && QUERY_VALUE_FIELDS.has(key)) out[key] = REDACTED;
+    else if (inError && typeof item === 'object' && item !== null && !(item instanceof Error) && isInstance(item)) out[key] = `[${(item.constructor as { name?: string }).name || 'object'}]`;
+    else out[key] = redactValue(item, depth + 1, inError);
   }
   return out;
 }
