@@ -107,8 +107,11 @@ export class PostgresEventLog implements EventLog {
       application_name: 'lms-event-log',
       options: '-c synchronous_commit=off',
     });
-    // An idle client that loses its server (Postgres restarting) must not crash the process.
-    this.pool.on('error', (err) => this.logger.warn({ err }, 'event log connection lost'));
+    // An idle client that loses its server (Postgres restarting) must not crash the process. Once closing, a
+    // connection still saying goodbye when the embedded server stops is no news.
+    this.pool.on('error', (err) => {
+      if (!this.closed) this.logger.warn({ err }, 'event log connection lost');
+    });
   }
 
   private table(name: 'events' | 'consumers' | 'deliveries' | 'dead_letters'): string {
