@@ -80,15 +80,16 @@ export class InProcessEventLog implements EventLog {
 
   async consume(options: ConsumerOptions, handler: Handler): Promise<Subscription> {
     assertConsumerOptions(options);
+    const wants = subjectMatcher(options.types);
     let durable = this.durables.get(options.durable);
     if (!durable) {
       // Like a new JetStream durable with deliver policy `all`: it starts at the beginning of the log.
-      durable = { name: options.durable, options, wants: subjectMatcher(options.types), cursor: 0, ready: [], members: [], turn: 0 };
+      durable = { name: options.durable, options, wants, cursor: 0, ready: [], members: [], turn: 0 };
       this.durables.set(options.durable, durable);
     }
     // The latest subscription's settings win, like a consumer update.
     durable.options = options;
-    durable.wants = subjectMatcher(options.types);
+    durable.wants = wants;
     const member: Member = { handler, busy: false, stopped: false };
     durable.members.push(member);
     this.pump(durable);
