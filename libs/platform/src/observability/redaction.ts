@@ -37,8 +37,15 @@ export const redactUrl = (url: string): string => url.replace(SECRET_QUERY_PARAM
  * An object of some class other than the plain data a log line holds: pg-pool hangs the whole `client` on the
  * error of a connection it lost, a 4 KB dump of driver internals per line.
  */
-const isInstance = (value: object): boolean =>
-  !Array.isArray(value) && !Buffer.isBuffer(value) && !(value instanceof Date) && Object.getPrototypeOf(value) !== null && value.constructor !== Object;
+const isInstance = (value: unknown): value is object =>
+  typeof value === 'object' &&
+  value !== null &&
+  !Array.isArray(value) &&
+  !Buffer.isBuffer(value) &&
+  !(value instanceof Date) &&
+  !(value instanceof Error) &&
+  Object.getPrototypeOf(value) !== null &&
+  value.constructor !== Object;
 
 /**
  * A copy of a log object with secrets replaced; errors become plain objects (pino's own shape) first, and an
@@ -55,7 +62,7 @@ export function redactValue(value: unknown, depth = 0, inError = false): unknown
   for (const [key, item] of Object.entries(value)) {
     if (SECRET_FIELD.test(key)) out[key] = item === undefined || item === null ? item : REDACTED;
     else if (inError && QUERY_VALUE_FIELDS.has(key)) out[key] = REDACTED;
-    else if (inError && typeof item === 'object' && item !== null && !(item instanceof Error) && isInstance(item)) out[key] = `[${(item.constructor as { name?: string }).name || 'object'}]`;
+    else if (inError && isInstance(item)) out[key] = `[${item.constructor.name || 'object'}]`;
     else out[key] = redactValue(item, depth + 1, inError);
   }
   return out;
