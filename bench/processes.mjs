@@ -17,17 +17,25 @@ const CLOCK_TICKS = (() => {
 })();
 const live = new Set();
 
-/** A port free on loopback right now (the OS picks it; the child binds it a moment later). */
-export function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
+/** Ports handed out by freePort: a child binds its port a moment later, and the OS may offer it again meanwhile. */
+const handedOut = new Set();
+
+/** A port free on loopback right now (the OS picks it; the child binds it a moment later), never one already handed out. */
+export async function freePort() {
+  for (;;) {
+    const port = await new Promise((resolve, reject) => {
+      const server = net.createServer();
+      server.unref();
+      server.on('error', reject);
+      server.listen(0, '127.0.0.1', () => {
+        const { port } = server.address();
+        server.close(() => resolve(port));
+      });
     });
-  });
+    if (handedOut.has(port)) continue;
+    handedOut.add(port);
+    return port;
+  }
 }
 
 /**
