@@ -10,6 +10,7 @@ import http from 'node:http';
 import { connect, createInbox } from '@nats-io/transport-node';
 import pg from 'pg';
 import { coalesceWrites } from '@lms/platform';
+import { serveUntilStopped } from './serve.mjs';
 
 const { BARE_ROLE: role, BARE_SUBJECT: subject, NATS_URL: natsUrl } = process.env;
 const port = Number(process.env.PORT ?? 0);
@@ -25,6 +26,7 @@ function send(res, status, text) {
 }
 
 let server;
+let release = () => nc.close();
 if (role === 'service') {
   const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10, application_name: 'lms-bench-bare' });
   const lookup = (accountId, id) => ({ name: 'bare_show', text: 'SELECT id, name FROM identity.custom_fields WHERE account_id = $1 AND id = $2', values: [accountId, id] });
@@ -40,6 +42,7 @@ if (role === 'service') {
     },
   });
   await nc.flush();
+  release = () => Promise.all([nc.close(), pool.end()]);
   server = http.createServer((req, res) => send(res, 200, '{"status":"ok"}'));
 } else if (role === 'gateway') {
   const accountId = Number(process.env.BENCH_ACCOUNT_ID);
@@ -67,17 +70,8 @@ if (role === 'service') {
     });
     nc.publish(subject, encoder.encode(JSON.stringify({ accountId, id: Number(match[1]) })), { reply: `${inbox}.${token}` });
   });
-  server.keepAliveTimeout = 30_000;
 } else {
   process.stderr.write('bare-path: BARE_ROLE must be service or gateway\n');
   process.exit(1);
 }
-server.listen(port, '127.0.0.1');
-
-const stop = () => {
-  server.close();
-  server.closeAllConnections();
-  void nc.close().finally(() => process.exit(0));
-};
-process.on('SIGTERM', stop);
-process.on('SIGINT', stop);
+serveUntilStopped(server, port, release);

@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import pg from 'pg';
+import { serveUntilStopped } from './serve.mjs';
 
 const port = Number(process.env.PORT ?? 0);
 const accountId = Number(process.env.BENCH_ACCOUNT_ID);
@@ -90,14 +91,4 @@ const server = http.createServer((req, res) => {
   else return send(res, 404, { status: 404 });
   work.catch((err) => send(res, 500, { status: 500, detail: err instanceof Error ? err.message : String(err) }));
 });
-server.keepAliveTimeout = 30_000;
-
-server.listen(port, '127.0.0.1');
-
-const stop = () => {
-  server.close();
-  server.closeAllConnections();
-  void pool.end().finally(() => process.exit(0));
-};
-process.on('SIGTERM', stop);
-process.on('SIGINT', stop);
+serveUntilStopped(server, port, () => pool.end());
