@@ -53,27 +53,11 @@ export class ScormPackage {
   createdAt: Date;
 }
 
-/** One attempt of one enrollment at a package: the CMI data its runtime committed, and what it rolled up to. */
-@Entity({ schema: 'catalog', name: 'scorm_registrations' })
-export class ScormRegistration {
-  @Column({ type: 'integer', primary: true, generated: 'increment' })
-  id: number;
-
-  @Column({ name: 'account_id', type: 'integer' })
-  accountId: number;
-
-  @Column({ name: 'enrollment_id', type: 'integer' })
-  enrollmentId: number;
-
-  @Column({ name: 'user_id', type: 'integer' })
-  userId: number;
-
-  @Column({ name: 'course_template_id', type: 'integer' })
-  courseTemplateId: number;
-
-  @Column({ name: 'package_id', type: 'uuid' })
-  packageId: string;
-
+/**
+ * What a SCORM runtime committed and what it says, kept alike for a whole attempt (ScormRegistration, the roll-up)
+ * and for each SCO of it (ScormScoState). Not an entity: each table has these columns of its own.
+ */
+abstract class CommittedScormState {
   @Column({ type: 'jsonb', nullable: true })
   cmi: Record<string, unknown> | null;
 
@@ -97,10 +81,6 @@ export class ScormRegistration {
   @Column({ name: 'completed_at', type: 'timestamptz', nullable: true })
   completedAt: Date | null;
 
-  /** Set when a newer attempt of the enrollment replaced this one before it was completed (`every_launch`). */
-  @Column({ name: 'superseded_at', type: 'timestamptz', nullable: true })
-  supersededAt: Date | null;
-
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 
@@ -108,9 +88,35 @@ export class ScormRegistration {
   updatedAt: Date;
 }
 
+/** One attempt of one enrollment at a package: the CMI data its runtime committed, and what it rolled up to. */
+@Entity({ schema: 'catalog', name: 'scorm_registrations' })
+export class ScormRegistration extends CommittedScormState {
+  @Column({ type: 'integer', primary: true, generated: 'increment' })
+  id: number;
+
+  @Column({ name: 'account_id', type: 'integer' })
+  accountId: number;
+
+  @Column({ name: 'enrollment_id', type: 'integer' })
+  enrollmentId: number;
+
+  @Column({ name: 'user_id', type: 'integer' })
+  userId: number;
+
+  @Column({ name: 'course_template_id', type: 'integer' })
+  courseTemplateId: number;
+
+  @Column({ name: 'package_id', type: 'uuid' })
+  packageId: string;
+
+  /** Set when a newer attempt of the enrollment replaced this one before it was completed (`every_launch`). */
+  @Column({ name: 'superseded_at', type: 'timestamptz', nullable: true })
+  supersededAt: Date | null;
+}
+
 /** What one SCO of an attempt committed: its own CMI data and what it says (the attempt rolls these up). */
 @Entity({ schema: 'catalog', name: 'scorm_sco_states' })
-export class ScormScoState {
+export class ScormScoState extends CommittedScormState {
   @Column({ name: 'account_id', type: 'integer' })
   accountId: number;
 
@@ -120,33 +126,4 @@ export class ScormScoState {
   /** The SCO's item identifier in the package. */
   @PrimaryColumn({ type: 'text' })
   sco: string;
-
-  @Column({ type: 'jsonb', nullable: true })
-  cmi: Record<string, unknown> | null;
-
-  @Column({ name: 'completion_status', type: 'text', nullable: true })
-  completionStatus: string | null;
-
-  @Column({ name: 'success_status', type: 'text', nullable: true })
-  successStatus: string | null;
-
-  /** 0–100. */
-  @Column({ type: 'numeric', nullable: true, transformer: numeric })
-  score: number | null;
-
-  /** 0–1. */
-  @Column({ type: 'numeric', nullable: true, transformer: numeric })
-  progress: number | null;
-
-  @Column({ type: 'integer', default: 0 })
-  commits: number;
-
-  @Column({ name: 'completed_at', type: 'timestamptz', nullable: true })
-  completedAt: Date | null;
-
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
-  createdAt: Date;
-
-  @Column({ name: 'updated_at', type: 'timestamptz', default: () => 'now()' })
-  updatedAt: Date;
 }
