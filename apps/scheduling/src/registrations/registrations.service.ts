@@ -37,15 +37,16 @@ export class RegistrationsService {
 
   /** A live session of a live course of the account. */
   async findSession(ctx: RequestContext, id: number): Promise<Session> {
-    const session = await this.sessions.findOne(ctx, { id });
-    if (!session || session.deletedAt) throw sessionNotFound(id);
-    await this.courses.find(ctx, session.liveCourseId).catch(() => Promise.reject(sessionNotFound(id)));
-    return session;
+    return this.visible(ctx, id, await this.sessions.findOne(ctx, { id }));
   }
 
   /** The session locked for a change of its seats (see SeatRelease). */
   private async lockSession(ctx: RequestContext, id: number): Promise<Session> {
-    const session = await this.seats.lockSession(ctx, id);
+    return this.visible(ctx, id, await this.seats.lockSession(ctx, id));
+  }
+
+  /** The session if it is not deleted and its live course is one the caller may see; otherwise a 404. */
+  private async visible(ctx: RequestContext, id: number, session: Session | null): Promise<Session> {
     if (!session || session.deletedAt) throw sessionNotFound(id);
     await this.courses.find(ctx, session.liveCourseId).catch(() => Promise.reject(sessionNotFound(id)));
     return session;
