@@ -1,29 +1,18 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import {
-  type CloudEvent,
   GROUP_DELETED_EVENT,
   GROUP_MEMBERSHIP_ADDED_EVENT,
   GROUP_MEMBERSHIP_REMOVED_EVENT,
   USER_DELETED_EVENT,
   UserEventData,
 } from '@lms/contracts';
-import { Database, eventData, MESSAGE_BUS, type MessageBus, type Subscription, subscribeWithInbox } from '@lms/platform';
+import { CONSUMER_RETRY, Database, eventData, eventDataId, MESSAGE_BUS, type MessageBus, type Subscription, subscribeWithInbox } from '@lms/platform';
 import { EnrollmentLifecycle } from './enrollment-lifecycle.service.js';
 import { EnrollmentsService } from './enrollments.service.js';
 
 export const ENROLLMENT_USER_DELETED_CONSUMER = 'catalog-enrollments-user-deleted';
 /** One durable for a group's events, so a join and a leave of one learner are handled in their order. */
 export const ENROLLMENT_GROUPS_CONSUMER = 'catalog-enrollments-groups';
-
-/** Retries back off; an event still failing after the last try goes to the dead-letter stream. */
-const RETRY = { maxDeliver: 5, backoffMs: [100, 500, 2000] };
-
-/** A positive integer property of an identity event's data, or the event is invalid (and dead-lettered after its retries). */
-function idOf(event: CloudEvent, key: string): number {
-  const value = (event.data as Record<string, unknown> | null)?.[key];
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) throw new Error(`invalid ${event.type} event ${event.id}: data.${key} must be a positive integer`);
-  return value;
-}
 
 /**
  * What identity tells the enrollments: a deleted user's open enrollments are withdrawn; a learner who
@@ -43,19 +32,19 @@ export class EnrollmentEventConsumers implements OnApplicationBootstrap, OnModul
 
   async onApplicationBootstrap(): Promise<void> {
     this.subscriptions.push(
-      await subscribeWithInbox(this.db, this.bus.events, { durable: ENROLLMENT_USER_DELETED_CONSUMER, types: [USER_DELETED_EVENT], ...RETRY }, async (event) => {
+      await subscribeWithInbox(this.db, this.bus.events, { durable: ENROLLMENT_USER_DELETED_CONSUMER, types: [USER_DELETED_EVENT], ...CONSUMER_RETRY }, async (event) => {
         const data = await eventData<UserEventData>(UserEventData, event);
         await this.lifecycle.withdrawUser({ accountId: event.accountid }, data.user_id);
       }),
       await subscribeWithInbox(
         this.db,
         this.bus.events,
-        { durable: ENROLLMENT_GROUPS_CONSUMER, types: [GROUP_MEMBERSHIP_ADDED_EVENT, GROUP_MEMBERSHIP_REMOVED_EVENT, GROUP_DELETED_EVENT], ...RETRY },
+        { durable: ENROLLMENT_GROUPS_CONSUMER, types: [GROUP_MEMBERSHIP_ADDED_EVENT, GROUP_MEMBERSHIP_REMOVED_EVENT, GROUP_DELETED_EVENT], ...CONSUMER_RETRY },
         async (event) => {
           const scope = { accountId: event.accountid };
-          if (event.type === GROUP_DELETED_EVENT) await this.enrollments.forgetGroup(scope, idOf(event, 'id'));
-          else if (event.type === GROUP_MEMBERSHIP_ADDED_EVENT) await this.enrollments.enrollNewMember(scope, idOf(event, 'group_id'), idOf(event, 'user_id'));
-          else await this.lifecycle.leaveGroup(scope, idOf(event, 'group_id'), idOf(event, 'user_id'));
+          if (event.type === GROUP_DELETED_EVENT) await this.enrollments.forgetGroup(scope, eventDataId(event, 'id'));
+          else if (event.type === GROUP_MEMBERSHIP_ADDED_EVENT) await this.enrollments.enrollNewMember(scope, eventDataId(event, 'group_id'), eventDataId(event, 'user_id'));
+          else await this.lifecycle.leaveGroup(scope, eventDataId(event, 'group_id'), eventDataId(event, 'user_id'));
         },
       ),
     );

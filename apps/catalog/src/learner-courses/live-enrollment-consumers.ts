@@ -1,22 +1,14 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import {
-  type CloudEvent,
   LIVE_COURSE_ENROLLMENT_COMPLETED_EVENT,
   LIVE_COURSE_ENROLLMENT_CREATED_EVENT,
   LIVE_COURSE_ENROLLMENT_REMOVED_EVENT,
   LiveCourseEnrollmentCompletedData,
 } from '@lms/contracts';
-import { Database, eventData, InjectTenantRepository, MESSAGE_BUS, type MessageBus, type Subscription, subscribeWithInbox, type TenantRepository, type TenantScope } from '@lms/platform';
+import { CONSUMER_RETRY, Database, eventData, eventDataId, InjectTenantRepository, MESSAGE_BUS, type MessageBus, type Subscription, subscribeWithInbox, type TenantRepository, type TenantScope } from '@lms/platform';
 import { LearnerLiveEnrollment } from './learner-live-enrollment.entity.js';
 
 export const LEARNER_LIVE_ENROLLMENTS_CONSUMER = 'catalog-learner-live-enrollments';
-const RETRY = { maxDeliver: 5, backoffMs: [100, 500, 2000] };
-
-function idOf(event: CloudEvent, key: string): number {
-  const value = (event.data as Record<string, unknown> | null)?.[key];
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) throw new Error(`invalid ${event.type} event ${event.id}: data.${key} must be a positive integer`);
-  return value;
-}
 
 /**
  * Keeps learners' live trainings (LearnerLiveEnrollment) in step with scheduling's live course
@@ -35,11 +27,11 @@ export class LiveEnrollmentConsumers implements OnApplicationBootstrap, OnModule
 
   async onApplicationBootstrap(): Promise<void> {
     const types = [LIVE_COURSE_ENROLLMENT_CREATED_EVENT, LIVE_COURSE_ENROLLMENT_COMPLETED_EVENT, LIVE_COURSE_ENROLLMENT_REMOVED_EVENT];
-    this.subscription = await subscribeWithInbox(this.db, this.bus.events, { durable: LEARNER_LIVE_ENROLLMENTS_CONSUMER, types, ...RETRY }, async (event) => {
+    this.subscription = await subscribeWithInbox(this.db, this.bus.events, { durable: LEARNER_LIVE_ENROLLMENTS_CONSUMER, types, ...CONSUMER_RETRY }, async (event) => {
       const scope: TenantScope = { accountId: event.accountid };
-      const enrollmentId = idOf(event, 'enrollment_id');
+      const enrollmentId = eventDataId(event, 'enrollment_id');
       if (event.type === LIVE_COURSE_ENROLLMENT_CREATED_EVENT) {
-        await this.rows.insertNew(scope, [{ schedulingEnrollmentId: enrollmentId, liveCourseId: idOf(event, 'live_course_id'), userId: idOf(event, 'user_id') }]);
+        await this.rows.insertNew(scope, [{ schedulingEnrollmentId: enrollmentId, liveCourseId: eventDataId(event, 'live_course_id'), userId: eventDataId(event, 'user_id') }]);
       } else if (event.type === LIVE_COURSE_ENROLLMENT_COMPLETED_EVENT) {
         const data = await eventData<LiveCourseEnrollmentCompletedData>(LiveCourseEnrollmentCompletedData, event);
         await this.rows.insertNew(scope, [{ schedulingEnrollmentId: enrollmentId, liveCourseId: data.live_course_id, userId: data.user_id }]);

@@ -9,12 +9,11 @@ import {
   USER_DELETED_EVENT,
   UserEventData,
 } from '@lms/contracts';
-import { Database, eventData, InjectTenantRepository, MESSAGE_BUS, type MessageBus, Outbox, type Subscription, subscribeWithInbox, type TenantRepository, type TenantScope } from '@lms/platform';
+import { CONSUMER_RETRY, Database, eventData, eventDataId, InjectTenantRepository, MESSAGE_BUS, type MessageBus, Outbox, type Subscription, subscribeWithInbox, type TenantRepository, type TenantScope } from '@lms/platform';
 import { defaultDueAt, EnrollmentsService } from '../enrollments/enrollments.service.js';
 import { Task } from '../tasks/task.entity.js';
 
 export const PROGRAM_PROGRESS_CONSUMER = 'catalog-program-progress';
-const RETRY = { maxDeliver: 5, backoffMs: [100, 500, 2000] };
 
 /** A learner's standing in a program: its published courses now, how many they completed, and when the last one. */
 export interface ProgramStanding {
@@ -64,16 +63,16 @@ export class ProgramProgress implements OnApplicationBootstrap, OnModuleDestroy 
       {
         durable: PROGRAM_PROGRESS_CONSUMER,
         types: [CATALOG_ENROLLMENT_COMPLETED_EVENT, PROGRAM_UPDATED_EVENT, COURSE_TEMPLATE_PUBLISHED_EVENT, COURSE_TEMPLATE_UPDATED_EVENT, TASK_UPDATED_EVENT, USER_DELETED_EVENT],
-        ...RETRY,
+        ...CONSUMER_RETRY,
       },
       async (event) => {
         const scope = { accountId: event.accountid };
         if (event.type === USER_DELETED_EVENT) await this.withdrawUser(scope, (await eventData<UserEventData>(UserEventData, event)).user_id);
         else if (event.type === PROGRAM_UPDATED_EVENT) {
-          await this.reachLater(scope, 'CourseTemplate', idOf(event.data, event.type));
-          await this.reachLater(scope, 'Task', idOf(event.data, event.type));
-        } else if (event.type === TASK_UPDATED_EVENT) await this.itemPublished(scope, 'Task', idOf(event.data, event.type));
-        else if (event.type === COURSE_TEMPLATE_PUBLISHED_EVENT || event.type === COURSE_TEMPLATE_UPDATED_EVENT) await this.itemPublished(scope, 'CourseTemplate', idOf(event.data, event.type));
+          await this.reachLater(scope, 'CourseTemplate', eventDataId(event, 'id'));
+          await this.reachLater(scope, 'Task', eventDataId(event, 'id'));
+        } else if (event.type === TASK_UPDATED_EVENT) await this.itemPublished(scope, 'Task', eventDataId(event, 'id'));
+        else if (event.type === COURSE_TEMPLATE_PUBLISHED_EVENT || event.type === COURSE_TEMPLATE_UPDATED_EVENT) await this.itemPublished(scope, 'CourseTemplate', eventDataId(event, 'id'));
         else {
           const data = await eventData<CatalogEnrollmentCompletedData>(CatalogEnrollmentCompletedData, event);
           if (data.course_id !== undefined) await this.courseCompleted(scope, data.user_id, data.course_id);
@@ -203,9 +202,3 @@ export class ProgramProgress implements OnApplicationBootstrap, OnModuleDestroy 
   }
 }
 
-/** The `id` of a program or course event (a malformed one is dead-lettered by the consumer). */
-function idOf(data: unknown, type: string): number {
-  const id = (data as { id?: unknown } | null)?.id;
-  if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1) throw new Error(`${type} without an id`);
-  return id;
-}

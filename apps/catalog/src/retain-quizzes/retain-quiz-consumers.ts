@@ -1,11 +1,10 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { CATALOG_ENROLLMENT_COMPLETED_EVENT, CatalogEnrollmentCompletedData } from '@lms/contracts';
-import { Database, eventData, InjectTenantRepository, MESSAGE_BUS, type MessageBus, type Subscription, subscribeWithInbox, type TenantRepository } from '@lms/platform';
+import { CONSUMER_RETRY, Database, eventData, InjectTenantRepository, MESSAGE_BUS, type MessageBus, type Subscription, subscribeWithInbox, type TenantRepository } from '@lms/platform';
 import { Enrollment } from '../enrollments/enrollment.entity.js';
 import { RetainQuizzesService } from './retain-quizzes.service.js';
 
 export const RETAIN_QUIZZES_CONSUMER = 'catalog-retain-quizzes';
-const RETRY = { maxDeliver: 5, backoffMs: [100, 500, 2000] };
 
 /**
  * Every course completion schedules its retain quizzes, whichever way it came (the learner, an author's
@@ -24,7 +23,7 @@ export class RetainQuizConsumers implements OnApplicationBootstrap, OnModuleDest
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    this.subscription = await subscribeWithInbox(this.db, this.bus.events, { durable: RETAIN_QUIZZES_CONSUMER, types: [CATALOG_ENROLLMENT_COMPLETED_EVENT], ...RETRY }, async (event) => {
+    this.subscription = await subscribeWithInbox(this.db, this.bus.events, { durable: RETAIN_QUIZZES_CONSUMER, types: [CATALOG_ENROLLMENT_COMPLETED_EVENT], ...CONSUMER_RETRY }, async (event) => {
       const data = await eventData<CatalogEnrollmentCompletedData>(CatalogEnrollmentCompletedData, event);
       if (data.course_id === undefined) return;
       const scope = { accountId: event.accountid };

@@ -8,15 +8,12 @@ import {
   USER_DELETION_REQUESTED_EVENT,
   UserEventData,
 } from '@lms/contracts';
-import { Database, eventData, MESSAGE_BUS, type MessageBus, type Subscription, subscribeWithInbox } from '@lms/platform';
+import { CONSUMER_RETRY, Database, eventData, MESSAGE_BUS, type MessageBus, type Subscription, subscribeWithInbox } from '@lms/platform';
 import { UserDeletionService } from './user-deletion.service.js';
 import { type CompletionRecord, UserSummaryService } from './user-summary.service.js';
 
 export const COMPLETIONS_CONSUMER = 'identity-user-completions';
 export const DELETION_CONSUMER = 'identity-user-deletion';
-
-/** Retries back off; an event still failing after the last try goes to the dead-letter stream. */
-const RETRY = { maxDeliver: 5, backoffMs: [100, 500, 2000] };
 
 export function completionOf(event: CloudEvent, data: CatalogEnrollmentCompletedData | LiveCourseEnrollmentCompletedData): CompletionRecord {
   const common = { userId: data.user_id, enrollmentId: data.enrollment_id, completedAt: data.completed_at, dueAt: data.due_at, eventId: event.id };
@@ -47,14 +44,14 @@ export class UserEventConsumers implements OnApplicationBootstrap, OnModuleDestr
       await subscribeWithInbox(
         this.db,
         events,
-        { durable: COMPLETIONS_CONSUMER, types: [CATALOG_ENROLLMENT_COMPLETED_EVENT, LIVE_COURSE_ENROLLMENT_COMPLETED_EVENT], ...RETRY },
+        { durable: COMPLETIONS_CONSUMER, types: [CATALOG_ENROLLMENT_COMPLETED_EVENT, LIVE_COURSE_ENROLLMENT_COMPLETED_EVENT], ...CONSUMER_RETRY },
         async (event, manager) => {
           const cls = event.type === LIVE_COURSE_ENROLLMENT_COMPLETED_EVENT ? LiveCourseEnrollmentCompletedData : CatalogEnrollmentCompletedData;
           const data = await eventData<CatalogEnrollmentCompletedData | LiveCourseEnrollmentCompletedData>(cls, event);
           await this.summaries.record(manager, event.accountid, completionOf(event, data));
         },
       ),
-      await subscribeWithInbox(this.db, events, { durable: DELETION_CONSUMER, types: [USER_DELETION_REQUESTED_EVENT], ...RETRY }, async (event) => {
+      await subscribeWithInbox(this.db, events, { durable: DELETION_CONSUMER, types: [USER_DELETION_REQUESTED_EVENT], ...CONSUMER_RETRY }, async (event) => {
         const data = await eventData<UserEventData>(UserEventData, event);
         await this.deletions.finishDeletion({ accountId: event.accountid }, data.user_id);
       }),

@@ -1,19 +1,10 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { type CloudEvent, COURSE_TEMPLATE_DELETED_EVENT, TASK_DELETED_EVENT, USER_DELETED_EVENT, UserEventData } from '@lms/contracts';
-import { Database, eventData, MESSAGE_BUS, type MessageBus, type Subscription, subscribeWithInbox } from '@lms/platform';
+import { COURSE_TEMPLATE_DELETED_EVENT, TASK_DELETED_EVENT, USER_DELETED_EVENT, UserEventData } from '@lms/contracts';
+import { CONSUMER_RETRY, Database, eventData, eventDataId, MESSAGE_BUS, type MessageBus, type Subscription, subscribeWithInbox } from '@lms/platform';
 import { LocksService } from './locks.service.js';
 
 export const USER_DELETED_CONSUMER = 'locking-user-deleted';
 export const ITEM_DELETED_CONSUMER = 'locking-item-deleted';
-
-const RETRY = { maxDeliver: 5, backoffMs: [100, 500, 2000] };
-
-/** Catalog's deletion events carry the item's id; the rest of their data is catalog's business. */
-function deletedItemId(event: CloudEvent): number {
-  const id = (event.data as { id?: unknown } | null)?.id;
-  if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1) throw new Error(`invalid ${event.type} event ${event.id}: data.id must be a positive integer`);
-  return id;
-}
 
 /** Locks end with their holder (identity.user.deleted) and with their item (catalog's deletions). */
 @Injectable()
@@ -29,13 +20,13 @@ export class LockEventConsumers implements OnApplicationBootstrap, OnModuleDestr
   async onApplicationBootstrap(): Promise<void> {
     const events = this.bus.events;
     this.subscriptions.push(
-      await subscribeWithInbox(this.db, events, { durable: USER_DELETED_CONSUMER, types: [USER_DELETED_EVENT], ...RETRY }, async (event) => {
+      await subscribeWithInbox(this.db, events, { durable: USER_DELETED_CONSUMER, types: [USER_DELETED_EVENT], ...CONSUMER_RETRY }, async (event) => {
         const data = await eventData<UserEventData>(UserEventData, event);
         await this.locks.releaseHeldBy({ accountId: event.accountid }, data.user_id);
       }),
-      await subscribeWithInbox(this.db, events, { durable: ITEM_DELETED_CONSUMER, types: [COURSE_TEMPLATE_DELETED_EVENT, TASK_DELETED_EVENT], ...RETRY }, async (event) => {
+      await subscribeWithInbox(this.db, events, { durable: ITEM_DELETED_CONSUMER, types: [COURSE_TEMPLATE_DELETED_EVENT, TASK_DELETED_EVENT], ...CONSUMER_RETRY }, async (event) => {
         const type = event.type === TASK_DELETED_EVENT ? 'Task' : 'CourseTemplate';
-        await this.locks.releaseItem({ accountId: event.accountid }, { type, id: deletedItemId(event) });
+        await this.locks.releaseItem({ accountId: event.accountid }, { type, id: eventDataId(event, 'id') });
       }),
     );
   }

@@ -1,13 +1,10 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { USER_DELETED_EVENT, UserEventData, validateInput } from '@lms/contracts';
-import { Database, InjectTenantRepository, MESSAGE_BUS, type MessageBus, type Subscription, subscribeWithInbox, type TenantRepository } from '@lms/platform';
+import { CONSUMER_RETRY, Database, InjectTenantRepository, MESSAGE_BUS, type MessageBus, type Subscription, subscribeWithInbox, type TenantRepository } from '@lms/platform';
 import { LiveCourseEnrollment } from '../learners/live-course-enrollment.entity.js';
 import { SeatRelease } from './seat-release.js';
 
 export const SCHEDULING_USER_DELETED_CONSUMER = 'scheduling-registrations-user-deleted';
-
-/** Retries back off; an event still failing after the last try goes to the dead-letter stream. */
-const RETRY = { maxDeliver: 5, backoffMs: [100, 500, 2000] };
 
 /** `identity.user.deleted`: the user leaves every session (registrations and waitlist places), and freed seats go to the waitlists. */
 @Injectable()
@@ -23,7 +20,7 @@ export class RegistrationEventConsumers implements OnApplicationBootstrap, OnMod
 
   async onApplicationBootstrap(): Promise<void> {
     this.subscriptions.push(
-      await subscribeWithInbox(this.db, this.bus.events, { durable: SCHEDULING_USER_DELETED_CONSUMER, types: [USER_DELETED_EVENT], ...RETRY }, async (event) => {
+      await subscribeWithInbox(this.db, this.bus.events, { durable: SCHEDULING_USER_DELETED_CONSUMER, types: [USER_DELETED_EVENT], ...CONSUMER_RETRY }, async (event) => {
         const data = await validateInput<UserEventData>(UserEventData, event.data, 'data');
         if (!data.ok) throw new Error(`invalid ${event.type} event ${event.id}: ${data.errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`);
         const scope = { accountId: event.accountid };

@@ -9,3 +9,16 @@ export async function eventData<T extends object>(cls: DtoClass, event: CloudEve
   if (!result.ok) throw new Error(`invalid ${event.type} event ${event.id}: ${result.errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`);
   return result.value;
 }
+
+/**
+ * One positive integer of an event's data, for a consumer that needs an id and not the rest of the payload
+ * (another service's business); anything else throws, like invalid data above.
+ */
+export function eventDataId(event: CloudEvent, key: string): number {
+  const value = (event.data as Record<string, unknown> | null)?.[key];
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) throw new Error(`invalid ${event.type} event ${event.id}: data.${key} must be a positive integer`);
+  return value;
+}
+
+/** The services' consumers' retry: five deliveries, backing off 0.1, 0.5 and 2 s, then the dead-letter stream. */
+export const CONSUMER_RETRY = { maxDeliver: 5, backoffMs: [100, 500, 2000] };

@@ -1,0 +1,34 @@
+import { type CloudEvent, UserEventData } from '@lms/contracts';
+import { eventData, eventDataId } from './event-data.js';
+
+const event = (data: unknown): CloudEvent => ({
+  specversion: '1.0',
+  id: 'e-1',
+  source: '/test',
+  type: 'identity.user.deleted',
+  time: new Date().toISOString(),
+  datacontenttype: 'application/json',
+  accountid: 1,
+  data,
+});
+
+describe('eventData', () => {
+  it('returns data its class accepts', async () => {
+    await expect(eventData<UserEventData>(UserEventData, event({ user_id: 7, uid: 'ann' }))).resolves.toEqual({ user_id: 7, uid: 'ann' });
+  });
+
+  it('throws on data its class refuses, naming the event and the field', async () => {
+    await expect(eventData(UserEventData, event({ user_id: 0, uid: 'ann' }))).rejects.toThrow(/invalid identity\.user\.deleted event e-1: .*user_id/);
+  });
+});
+
+describe('eventDataId', () => {
+  it('returns a positive integer of the data', () => {
+    expect(eventDataId(event({ id: 42, other: 'x' }), 'id')).toBe(42);
+    expect(eventDataId(event({ group_id: 3, user_id: 9 }), 'user_id')).toBe(9);
+  });
+
+  it.each([[null], [{}], [{ id: 0 }], [{ id: -1 }], [{ id: 1.5 }], [{ id: '42' }], [{ id: 2 ** 53 }], [[42]]])('throws for data %j', (data) => {
+    expect(() => eventDataId(event(data), 'id')).toThrow('invalid identity.user.deleted event e-1: data.id must be a positive integer');
+  });
+});
