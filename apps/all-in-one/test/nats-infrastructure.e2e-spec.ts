@@ -1,14 +1,13 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
-import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { parseAllDocuments } from 'yaml';
 import type { CloudEvent } from '@lms/contracts';
 import { createBus, createLogger, loadConfig, NatsBus, natsPasswordVariable, natsUsers, type MessageBus } from '@lms/platform';
-import { freePortBlock, NATS_SERVER_BIN, natsServerAvailable } from '@lms/testing';
+import { freePortBlock, NATS_SERVER_BIN, natsServerAvailable, portTaken } from '@lms/testing';
 
 /**
  * The NATS of k8s/overlays/infrastructure, run for real: the rendered nats.conf and the deployables'
@@ -29,17 +28,6 @@ function renderedConfig(): { natsConf: string; authorization: string } {
 
 const passwords = Object.fromEntries(natsUsers('').map((u) => [natsPasswordVariable(u.user), `p${randomBytes(12).toString('hex')}`]));
 const passwordOf = (user: string) => passwords[natsPasswordVariable(user)];
-
-function portOpen(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = createConnection({ port, host: '127.0.0.1' });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
 
 const event = (n: number): CloudEvent => ({
   specversion: '1.0',
@@ -168,6 +156,6 @@ describeWithCluster('the NATS of the infrastructure overlay', () => {
     while (seen.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     await sub.unsubscribe();
     expect(seen.sort()).toEqual([1, 2]);
-    expect(await portOpen(nodes[lost].client)).toBe(false);
+    expect(await portTaken(nodes[lost].client)).toBe(false);
   }, 120_000);
 });

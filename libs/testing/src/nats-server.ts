@@ -24,7 +24,8 @@ export interface OwnNatsServerOptions {
   ports: number[];
 }
 
-function portTaken(port: number): Promise<boolean> {
+/** Whether something on 127.0.0.1 accepts a connection on `port`. */
+export function portTaken(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = createConnection({ port, host: '127.0.0.1' });
     socket.once('connect', () => {
