@@ -122,9 +122,12 @@ export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleD
     const plan = await planner(event, { users: (ids) => this.users(ctx, ids) });
     if (!plan || plan.recipients.length === 0) return;
     const recipients = [...new Set(plan.recipients)];
-    const settings = await requestSigned<NotificationTypeSettingsReply>(this.identity, ctx, NOTIFICATION_TYPE_SETTINGS_SUBJECT, { types: [plan.notificationType] });
+    // Two independent questions to identity: asked together, answered in one round trip's time.
+    const [settings, users] = await Promise.all([
+      requestSigned<NotificationTypeSettingsReply>(this.identity, ctx, NOTIFICATION_TYPE_SETTINGS_SUBJECT, { types: [plan.notificationType] }),
+      this.users(ctx, recipients),
+    ]);
     const channels = settings.types[plan.notificationType] ?? {};
-    const users = await this.users(ctx, recipients);
     await this.record(event, plan, recipients, users, channels);
 
     const lastDelivery = info.deliveryCount >= this.policy.maxAttempts + 3;
