@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { IS_RFC_3339 } from 'class-validator';
 import { targetConstructorToSchema, validationMetadatasToSchemas } from 'class-validator-jsonschema';
 import type { DtoClass, JsonSchema } from '@lms/contracts';
 
@@ -7,7 +8,12 @@ export const SCHEMA_REF_PREFIX = '#/components/schemas/';
 // class-transformer keeps `@Type()` metadata in this singleton, which its package entry does not export.
 const { defaultMetadataStorage } = createRequire(import.meta.url)('class-transformer/cjs/storage.js') as typeof import('class-transformer/types/storage.js');
 
-const OPTIONS = { refPointerPrefix: SCHEMA_REF_PREFIX, classTransformerMetadataStorage: defaultMetadataStorage };
+/** `@IsRFC3339()`, which the library has no converter for, is a date-time (timestamps in requests are RFC 3339). */
+const OPTIONS = {
+  refPointerPrefix: SCHEMA_REF_PREFIX,
+  classTransformerMetadataStorage: defaultMetadataStorage,
+  additionalConverters: { [IS_RFC_3339]: { type: 'string' as const, format: 'date-time' } },
+};
 
 /** Property types TypeScript reports for unions and interfaces (`number | string` is `Object`): not classes with a schema. */
 const BUILT_INS = new Set(['Object', 'String', 'Number', 'Boolean', 'Array', 'Function']);

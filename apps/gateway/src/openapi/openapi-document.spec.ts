@@ -80,6 +80,13 @@ describe('buildOpenApiDocument', () => {
     expect(document.components.schemas.WidgetTag).toMatchObject({ properties: { label: { type: 'string' } } });
   });
 
+  it('documents an RFC 3339 field of a request as a date-time, in bodies and in queries', () => {
+    const real = buildOpenApiDocument(ROUTES);
+    expect(real.components.schemas.RetainQuizChanges).toMatchObject({ properties: { started_at: { type: 'string', format: 'date-time' } } });
+    const list = (real.paths['/api/author/course_templates'] as Record<string, Operation>).get;
+    expect(list.parameters).toContainEqual(expect.objectContaining({ name: 'updated_after', in: 'query', schema: expect.objectContaining({ format: 'date-time' }) }));
+  });
+
   it('offers as_user_id on author routes only', () => {
     const asUser = { $ref: '#/components/parameters/AsUserId' };
     expect(op('/api/author/widgets', 'get').parameters).toContainEqual(asUser);
