@@ -202,27 +202,20 @@ export const PARAM_FIXTURES: Record<string, ParamFixture> = {
       return String(userId);
     },
   },
-  // A learner enrolled in a published course.
-  'enrollments/:id': {
-    tenant: true,
-    create: async (ctx) => {
-      const courseId = createdId(await ctx.admin.post('/api/author/course_templates', { course_templates: [publishedCourse()] }), 'a published course');
-      return createdId(await ctx.admin.post(`/api/author/course_templates/${courseId}/enrollments`, { enrollments: [{ user_id: Number(await learner(ctx)) }] }), 'an enrollment');
-    },
-  },
+  'enrollments/:id': { tenant: true, create: courseEnrollment },
   // Learner and mobile routes (issue 15). Records are the owning account's, made by its administrator:
   // a same-account learner gets the 404 of "not yours", another account's caller must get 404 too.
   // `courses/:id` is a published course: the learner course routes read it as an enrollment id (so: not
   // the caller's), preview and the mobile item as a course template id.
-  'courses/:id': { tenant: true, create: async (ctx) => createdId(await ctx.admin.post('/api/author/course_templates', { course_templates: [publishedCourse()] }), 'a published course') },
-  'courses/:course_id': { tenant: true, create: commentedCourse },
+  'courses/:id': { tenant: true, create: (ctx) => coursePublished(ctx) },
+  'courses/:course_id': { tenant: true, create: (ctx) => coursePublished(ctx) },
   'slides/:slide_id': { tenant: true, create: async (ctx, earlier) => commentableSlide(ctx, earlier.course_id) },
   'comments/:id': { tenant: true, create: async (ctx, earlier) => slideComment(ctx, earlier) },
   'comments/:comment_id': { tenant: true, create: async (ctx, earlier) => slideComment(ctx, earlier) },
   'content_items/:id': {
     tenant: true,
     create: async (ctx) => {
-      const courseId = createdId(await ctx.admin.post('/api/author/course_templates', { course_templates: [publishedCourse()] }), 'a published course');
+      const courseId = await coursePublished(ctx);
       return createdId(await ctx.admin.post(`/api/author/course_templates/${courseId}/lti_content_items`, { lti_content_items: [ltiItem()] }), 'an LTI content item');
     },
   },
@@ -238,7 +231,7 @@ export const PARAM_FIXTURES: Record<string, ParamFixture> = {
   'open_programs/:open_program_id': {
     tenant: true,
     create: async (ctx) => {
-      const courseId = createdId(await ctx.admin.post('/api/author/course_templates', { course_templates: [publishedCourse()] }), 'a published course');
+      const courseId = await coursePublished(ctx);
       const program = { title: unique('program'), is_published: true, open_enrollment: true, course_template_ids: [Number(courseId)] };
       return createdId(await ctx.admin.post('/api/author/programs', { programs: [program] }), 'an open program');
     },
@@ -246,7 +239,54 @@ export const PARAM_FIXTURES: Record<string, ParamFixture> = {
   // An import run: a dry run of the account's profile (it fails at once without a csv_url, and is a run all the
   // same), finished before it is handed out, so a spec reading it twice reads the same record.
   'runs/:id': { tenant: true, create: importRun },
+  // Checkpoints (issue 22) and the learner's records of a completed course. The learner in each is a fresh
+  // one, none of the matrix's callers: a same-account learner gets the 404 of "not yours".
+  'learning_items/:id': { tenant: true, create: courseEnrollment },
+  'tasks/:enrollment_id': { tenant: true, create: async (ctx) => (await checkpointEnrollment(ctx)).enrollmentId },
+  'approvals/:id': { tenant: true, create: pendingApproval },
+  'retain_quizzes/:id': { tenant: true, create: retainQuiz },
 };
+
+/** A published course of the administrator's (an administrator is an author of every course). */
+async function coursePublished(ctx: FixtureContext, fields: Record<string, unknown> = {}): Promise<string> {
+  return createdId(await ctx.admin.post('/api/author/course_templates', { course_templates: [{ ...publishedCourse(), ...fields }] }), 'a published course');
+}
+
+/** A fresh learner enrolled in a course or checkpoint by the administrator; the learner's token comes with the enrollment's id. */
+async function enrolledIn(ctx: FixtureContext, collection: 'course_templates' | 'tasks', id: string): Promise<{ enrollmentId: string; learnerToken: string }> {
+  const user = await ctx.factory.user(ctx.accountId, ['learner']);
+  const enrollmentId = createdId(await ctx.admin.post(`/api/author/${collection}/${id}/enrollments`, { enrollments: [{ user_id: user.userId }] }), `an enrollment in ${collection}/${id}`);
+  return { enrollmentId, learnerToken: user.token };
+}
+
+/** A fresh learner's enrollment in a published course: `enrollments/:id` to an author, `learning_items/:id` to a learner (one id space). */
+async function courseEnrollment(ctx: FixtureContext): Promise<string> {
+  return (await enrolledIn(ctx, 'course_templates', await coursePublished(ctx))).enrollmentId;
+}
+
+/** A fresh learner's enrollment in a published checkpoint by `ctx.author`, who decides its approvals (it names no approver). */
+async function checkpointEnrollment(ctx: FixtureContext, fields: Record<string, unknown> = {}): Promise<{ enrollmentId: string; learnerToken: string }> {
+  const task = { title: unique('checkpoint'), is_published: true, ...fields };
+  return enrolledIn(ctx, 'tasks', createdId(await (ctx.author ?? ctx.admin).post('/api/author/tasks', { tasks: [task] }), 'a published checkpoint'));
+}
+
+/** A pending approval: the learner of a checkpoint that requires one has marked it done. */
+async function pendingApproval(ctx: FixtureContext): Promise<string> {
+  const { enrollmentId, learnerToken } = await checkpointEnrollment(ctx, { requires_approval: true });
+  const res = await ctx.admin.as(learnerToken).post(`/api/learner/tasks/${enrollmentId}/complete`, {});
+  const id: unknown = res.body?.enrollments?.[0]?.approval?.id;
+  if (res.status !== 200 || id === undefined) throw new Error(`marking a checkpoint done answered ${res.status} and no approval: ${res.text.slice(0, 300)}`);
+  return String(id);
+}
+
+/** A retain quiz: a fresh learner completed a published course with retain on, which schedules its quizzes at once. */
+async function retainQuiz(ctx: FixtureContext): Promise<string> {
+  const { enrollmentId, learnerToken } = await enrolledIn(ctx, 'course_templates', await coursePublished(ctx, { retain: true, retain_intervals: [1] }));
+  const res = await ctx.admin.as(learnerToken).post(`/api/learner/courses/${enrollmentId}/complete`);
+  const id: unknown = res.body?.linked?.quizzes?.[0]?.id;
+  if (res.status !== 200 || id === undefined) throw new Error(`completing a retained course answered ${res.status} and no quiz: ${res.text.slice(0, 300)}`);
+  return String(id);
+}
 
 /** A users CSV download made by the owning account's administrator, once its worker is done with it. */
 async function finishedDownload(ctx: FixtureContext): Promise<string> {
@@ -259,11 +299,6 @@ async function finishedDownload(ctx: FixtureContext): Promise<string> {
 }
 
 const ltiItem = () => ({ title: unique('lti'), launch_url: 'https://tool.example.test/launch', consumer_key: unique('key'), consumer_secret: unique('secret') });
-
-/** A published course (the administrator's: an administrator is an author of every course) whose slides take comments. */
-async function commentedCourse(ctx: FixtureContext): Promise<string> {
-  return createdId(await ctx.admin.post('/api/author/course_templates', { course_templates: [publishedCourse()] }), 'a published course');
-}
 
 /** A quiz slide with a question (for the answer routes) that allows comments (for the comment routes), published. */
 async function commentableSlide(ctx: FixtureContext, courseId: string): Promise<string> {
