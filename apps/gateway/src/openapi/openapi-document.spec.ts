@@ -80,11 +80,22 @@ describe('buildOpenApiDocument', () => {
     expect(document.components.schemas.WidgetTag).toMatchObject({ properties: { label: { type: 'string' } } });
   });
 
-  it('documents an RFC 3339 field of a request as a date-time, in bodies and in queries', () => {
+  describe('documents the values a rule takes, where the schema library cannot read the rule', () => {
     const real = buildOpenApiDocument(ROUTES);
-    expect(real.components.schemas.RetainQuizChanges).toMatchObject({ properties: { started_at: { type: 'string', format: 'date-time' } } });
-    const list = (real.paths['/api/author/course_templates'] as Record<string, Operation>).get;
-    expect(list.parameters).toContainEqual(expect.objectContaining({ name: 'updated_after', in: 'query', schema: expect.objectContaining({ format: 'date-time' }) }));
+    const parameter = (path: string, method: string, name: string) => (real.paths[path] as Record<string, Operation>)[method].parameters.find((p) => p.name === name)?.schema;
+
+    it('an RFC 3339 field is a date-time, in bodies and in queries', () => {
+      expect(real.components.schemas.RetainQuizChanges).toMatchObject({ properties: { started_at: { type: 'string', format: 'date-time' } } });
+      expect(parameter('/api/author/course_templates', 'get', 'updated_after')).toMatchObject({ format: 'date-time' });
+    });
+
+    it('our own rules: a page or its bookmark, a user by id or uid, a calendar date, a parent group or none', () => {
+      expect(parameter('/api/admin/users', 'get', 'page')).toMatchObject({ anyOf: [{ type: 'integer', minimum: 1 }, { type: 'string', pattern: '^bookmark:[A-Za-z0-9_-]+$' }] });
+      const user = parameter('/api/admin/users/{id}', 'get', 'id') as { oneOf: JsonSchema[]; type?: string };
+      expect([user.type, user.oneOf.map((s) => s.type)]).toEqual([undefined, ['integer', 'string', 'string']]);
+      expect(parameter('/api/admin/users/{id}/summary', 'get', 'start_date')).toMatchObject({ type: 'string', format: 'date' });
+      expect(real.components.schemas.GroupInput).toMatchObject({ properties: { parent_id: { oneOf: [{ type: 'integer' }, { type: 'string' }, { type: 'null' }] } } });
+    });
   });
 
   it('offers as_user_id on author routes only', () => {

@@ -2,6 +2,7 @@ import { ValidateBy } from 'class-validator';
 import { MAX_ID } from '../common/query.js';
 import type { JsonSchema } from '../routes/route.js';
 import { LEARNING_ITEM_SCHEMA } from './learner-courses.contract.js';
+import { documented } from '../common/documented.js';
 
 export const OPEN_ENROLLMENT_SUBJECTS = {
   enrollTask: 'catalog.open_tasks.enroll',
@@ -13,13 +14,16 @@ export const OPEN_ENROLLMENT_SUBJECTS = {
 /** An id (digits, within the ids' range) or the enrollment profile's uuid: both name the item (docs/learner.md). */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const IsIdOrUuid = (field: string) =>
-  ValidateBy({
-    name: 'isIdOrUuid',
-    validator: {
-      validate: (value: unknown) => typeof value === 'string' && (UUID.test(value) || (/^[1-9]\d{0,9}$/.test(value) && Number(value) <= MAX_ID)),
-      defaultMessage: () => `${field} must be the id or the uuid of the item`,
-    },
-  });
+  documented(
+    { type: 'string', pattern: '^([1-9][0-9]{0,9}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$', description: 'the id or the uuid of the item' },
+    ValidateBy({
+      name: 'isIdOrUuid',
+      validator: {
+        validate: (value: unknown) => typeof value === 'string' && (UUID.test(value) || (/^[1-9]\d{0,9}$/.test(value) && Number(value) <= MAX_ID)),
+        defaultMessage: () => `${field} must be the id or the uuid of the item`,
+      },
+    }),
+  );
 
 export class OpenTaskParams {
   @IsIdOrUuid('open_task_id')

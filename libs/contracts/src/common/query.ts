@@ -1,5 +1,6 @@
 import { Transform, type TransformFnParams } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min, ValidateBy } from 'class-validator';
+import { documented } from './documented.js';
 
 /**
  * Query strings arrive as text; these turn them into the types the DTO declares, leaving bad text for the
@@ -59,13 +60,16 @@ const isPageNumber = (value: unknown): value is number => Number.isSafeInteger(v
 
 /** `page`: a page number, or the bookmark a `next` link carries. */
 const IsPage = () =>
-  ValidateBy({
-    name: 'isPage',
-    validator: {
-      validate: (value: unknown) => isPageNumber(value) || (typeof value === 'string' && decodeBookmark(value) !== undefined),
-      defaultMessage: () => `page must be a page number from 1 to ${MAX_PAGE} or the bookmark of a Link header`,
-    },
-  });
+  documented(
+    { anyOf: [{ type: 'integer', minimum: 1, maximum: MAX_PAGE }, { type: 'string', pattern: `^${BOOKMARK_PREFIX}[A-Za-z0-9_-]+$`, description: 'the bookmark a `next` link carries' }] },
+    ValidateBy({
+      name: 'isPage',
+      validator: {
+        validate: (value: unknown) => isPageNumber(value) || (typeof value === 'string' && decodeBookmark(value) !== undefined),
+        defaultMessage: () => `page must be a page number from 1 to ${MAX_PAGE} or the bookmark of a Link header`,
+      },
+    }),
+  );
 
 export class PageQuery {
   @IsOptional() @QueryInt() @IsPage()

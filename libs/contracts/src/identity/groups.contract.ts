@@ -20,6 +20,7 @@ import {
 } from 'class-validator';
 import { MAX_ID, PageQuery, QueryInt } from '../common/query.js';
 import type { JsonSchema } from '../routes/route.js';
+import { documented } from '../common/documented.js';
 
 export const GROUP_SUBJECTS = {
   list: 'identity.groups.list',
@@ -53,12 +54,9 @@ const isParentReference = (value: unknown): boolean =>
   (typeof value === 'string' && /^[1-9]\d{0,9}$/.test(value) && Number(value) <= MAX_ID);
 
 const IsParentReference = (options?: ValidationOptions) =>
-  ValidateBy(
-    {
-      name: 'isParentReference',
-      validator: { validate: isParentReference, defaultMessage: () => "$property must be a group id, or '' / null for none" },
-    },
-    options,
+  documented(
+    { oneOf: [{ type: 'integer', minimum: 1, maximum: MAX_ID }, { type: 'string', pattern: '^([1-9][0-9]{0,9})?$', description: "a group id, or '' for none" }, { type: 'null' }] },
+    ValidateBy({ name: 'isParentReference', validator: { validate: isParentReference, defaultMessage: () => "$property must be a group id, or '' / null for none" } }, options),
   );
 
 /** `''`, null or undefined mean "no parent"; anything else is a group id. */

@@ -25,6 +25,7 @@ import {
 import { PageQuery, QueryBool } from '../common/query.js';
 import { ROLES, type Role } from '../context.js';
 import type { JsonSchema } from '../routes/route.js';
+import { documented } from '../common/documented.js';
 
 export const USER_SUBJECTS = {
   create: 'identity.users.create',
@@ -63,7 +64,10 @@ export const isUserReference = (value: unknown): boolean =>
   (typeof value === 'string' && (/^[1-9]\d{0,15}$/.test(value) || (value.startsWith(UID_PREFIX) && UID_PATTERN.test(value.slice(UID_PREFIX.length)))));
 
 export const IsUserReference = (options?: ValidationOptions) =>
-  ValidateBy({ name: 'isUserReference', validator: { validate: isUserReference, defaultMessage: () => '$property must be a user id or "uid:<uid>"' } }, options);
+  documented(
+    { oneOf: [{ type: 'integer', minimum: 1 }, { type: 'string', pattern: '^[1-9][0-9]{0,15}$' }, { type: 'string', pattern: `^${UID_PREFIX}[^\\s/]{1,255}$`, description: 'uid:<uid>' }] },
+    ValidateBy({ name: 'isUserReference', validator: { validate: isUserReference, defaultMessage: () => '$property must be a user id or "uid:<uid>"' } }, options),
+  );
 
 /** A real calendar date written YYYY-MM-DD (2025-02-30 is refused). */
 export const isPlainDate = (value: unknown): boolean => {
@@ -73,7 +77,7 @@ export const isPlainDate = (value: unknown): boolean => {
 };
 
 export const IsPlainDate = (options?: ValidationOptions) =>
-  ValidateBy({ name: 'isPlainDate', validator: { validate: isPlainDate, defaultMessage: () => '$property must be a date written YYYY-MM-DD' } }, options);
+  documented({ type: 'string', format: 'date' }, ValidateBy({ name: 'isPlainDate', validator: { validate: isPlainDate, defaultMessage: () => '$property must be a date written YYYY-MM-DD' } }, options));
 
 /**
  * A BCP 47 language tag whose primary subtag is a 2–3 letter language code (`en`, `en-US`, `pt-BR`,
@@ -89,7 +93,10 @@ export const isLanguageTag = (value: unknown): boolean => {
 };
 
 export const IsLanguageTag = (options?: ValidationOptions) =>
-  ValidateBy({ name: 'isLanguageTag', validator: { validate: isLanguageTag, defaultMessage: () => '$property must be a language code such as "en" or "en-US"' } }, options);
+  documented(
+    { type: 'string', pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$' },
+    ValidateBy({ name: 'isLanguageTag', validator: { validate: isLanguageTag, defaultMessage: () => '$property must be a language code such as "en" or "en-US"' } }, options),
+  );
 
 /** One custom field value of a user: `id` names an existing custom field of the account; `value` null clears it. */
 export class CustomFieldValueInput {
