@@ -1,5 +1,5 @@
 import { AUDIENCE_ROLES, ROUTES, type HttpMethod, type Role, type RouteDefinition } from '@lms/contracts';
-import { bodyFor, fixturePath, hasFixtures, type FixtureContext, type OpenApiDocument, type TestUser } from '@lms/testing';
+import { bodyFor, fixturePath, hasFixtures, ResponseSchemas, type FixtureContext, type OpenApiDocument, type TestUser } from '@lms/testing';
 import { startTestSystem, type TestSystem } from './test-system.js';
 
 /**
@@ -58,6 +58,7 @@ const cases = ROUTES.flatMap((route) =>
 describe('BOLA/BFLA matrix: every route of the contract table × every kind of caller', () => {
   let t: TestSystem;
   let ctx: FixtureContext;
+  let responses: ResponseSchemas;
   const tokens: Partial<Record<Persona, string>> = {};
 
   beforeAll(async () => {
@@ -70,6 +71,7 @@ describe('BOLA/BFLA matrix: every route of the contract table × every kind of c
     for (const [persona, user] of Object.entries(users)) tokens[persona as Persona] = user.token;
     // Courses and tasks are edited by their authors: the author persona makes them, as an author's own.
     ctx = { admin: t.api, factory: t.factory, accountId, openapi, author: t.api.as(tokens.author) };
+    responses = new ResponseSchemas(openapi);
   });
   afterAll(() => t?.close());
 
@@ -101,6 +103,8 @@ describe('BOLA/BFLA matrix: every route of the contract table × every kind of c
     if (res.status >= 400) expect([label, res.headers.get('content-type')]).toEqual([label, expect.stringMatching(/^application\/problem\+json/)]);
     if (want === 'allowed') {
       expect([label, [401, 403].includes(res.status)]).toEqual([label, false]);
+      // What a client generated from /api/openapi.json expects is what it gets.
+      if (res.status < 300 && res.headers.get('content-type')?.startsWith('application/json')) expect([label, responses.problem(route, method, res.status, res.body)]).toEqual([label, undefined]);
       // The owner's own record is found (so the stranger's 404 below means "not yours", not "no such id");
       // in the learner audiences the records are per user, so there a 404 can be the right answer.
       if (tenantOwned && persona !== 'stranger' && !perUserRecords(route)) expect([label, res.status]).not.toEqual([label, 404]);

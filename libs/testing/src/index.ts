@@ -10,3 +10,4 @@ export * from './nats-server.js';
 export * from './embedded-system.js';
 export * from './zip-reader.js';
 export * from './worker-process.js';
+export * from './response-schemas.js';
