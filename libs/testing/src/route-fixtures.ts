@@ -207,15 +207,15 @@ export const PARAM_FIXTURES: Record<string, ParamFixture> = {
   // a same-account learner gets the 404 of "not yours", another account's caller must get 404 too.
   // `courses/:id` is a published course: the learner course routes read it as an enrollment id (so: not
   // the caller's), preview and the mobile item as a course template id.
-  'courses/:id': { tenant: true, create: (ctx) => coursePublished(ctx) },
-  'courses/:course_id': { tenant: true, create: (ctx) => coursePublished(ctx) },
+  'courses/:id': { tenant: true, create: (ctx) => newPublishedCourse(ctx) },
+  'courses/:course_id': { tenant: true, create: (ctx) => newPublishedCourse(ctx) },
   'slides/:slide_id': { tenant: true, create: async (ctx, earlier) => commentableSlide(ctx, earlier.course_id) },
   'comments/:id': { tenant: true, create: async (ctx, earlier) => slideComment(ctx, earlier) },
   'comments/:comment_id': { tenant: true, create: async (ctx, earlier) => slideComment(ctx, earlier) },
   'content_items/:id': {
     tenant: true,
     create: async (ctx) => {
-      const courseId = await coursePublished(ctx);
+      const courseId = await newPublishedCourse(ctx);
       return createdId(await ctx.admin.post(`/api/author/course_templates/${courseId}/lti_content_items`, { lti_content_items: [ltiItem()] }), 'an LTI content item');
     },
   },
@@ -231,7 +231,7 @@ export const PARAM_FIXTURES: Record<string, ParamFixture> = {
   'open_programs/:open_program_id': {
     tenant: true,
     create: async (ctx) => {
-      const courseId = await coursePublished(ctx);
+      const courseId = await newPublishedCourse(ctx);
       const program = { title: unique('program'), is_published: true, open_enrollment: true, course_template_ids: [Number(courseId)] };
       return createdId(await ctx.admin.post('/api/author/programs', { programs: [program] }), 'an open program');
     },
@@ -248,7 +248,7 @@ export const PARAM_FIXTURES: Record<string, ParamFixture> = {
 };
 
 /** A published course of the administrator's (an administrator is an author of every course). */
-async function coursePublished(ctx: FixtureContext, fields: Record<string, unknown> = {}): Promise<string> {
+async function newPublishedCourse(ctx: FixtureContext, fields: Record<string, unknown> = {}): Promise<string> {
   return createdId(await ctx.admin.post('/api/author/course_templates', { course_templates: [{ ...publishedCourse(), ...fields }] }), 'a published course');
 }
 
@@ -261,7 +261,7 @@ async function enrolledIn(ctx: FixtureContext, collection: 'course_templates' | 
 
 /** A fresh learner's enrollment in a published course: `enrollments/:id` to an author, `learning_items/:id` to a learner (one id space). */
 async function courseEnrollment(ctx: FixtureContext): Promise<string> {
-  return (await enrolledIn(ctx, 'course_templates', await coursePublished(ctx))).enrollmentId;
+  return (await enrolledIn(ctx, 'course_templates', await newPublishedCourse(ctx))).enrollmentId;
 }
 
 /** A fresh learner's enrollment in a published checkpoint by `ctx.author`, who decides its approvals (it names no approver). */
@@ -281,7 +281,7 @@ async function pendingApproval(ctx: FixtureContext): Promise<string> {
 
 /** A retain quiz: a fresh learner completed a published course with retain on, which schedules its quizzes at once. */
 async function retainQuiz(ctx: FixtureContext): Promise<string> {
-  const { enrollmentId, learnerToken } = await enrolledIn(ctx, 'course_templates', await coursePublished(ctx, { retain: true, retain_intervals: [1] }));
+  const { enrollmentId, learnerToken } = await enrolledIn(ctx, 'course_templates', await newPublishedCourse(ctx, { retain: true, retain_intervals: [1] }));
   const res = await ctx.admin.as(learnerToken).post(`/api/learner/courses/${enrollmentId}/complete`);
   const id: unknown = res.body?.linked?.quizzes?.[0]?.id;
   if (res.status !== 200 || id === undefined) throw new Error(`completing a retained course answered ${res.status} and no quiz: ${res.text.slice(0, 300)}`);
