@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { IS_RFC_3339 } from 'class-validator';
+import { getMetadataStorage, IS_RFC_3339, ValidationTypes } from 'class-validator';
 import { targetConstructorToSchema, validationMetadatasToSchemas } from 'class-validator-jsonschema';
 import type { DtoClass, JsonSchema } from '@lms/contracts';
 
@@ -27,6 +27,23 @@ function withoutBuiltInRefs<T>(value: T): T {
       .filter(([key, item]) => !(key === '$ref' && typeof item === 'string' && BUILT_INS.has(item.slice(SCHEMA_REF_PREFIX.length))))
       .map(([key, item]) => [key, withoutBuiltInRefs(item)]),
   ) as T;
+}
+
+/**
+ * The properties a client must send: `@IsDefined()` with no condition that skips an absent key. The schema
+ * library counts every condition as optional, but `@NullAllowed()`'s skips only null (`allow_comments`, a
+ * check-in's `marked_complete_at`: the key is required, null a value).
+ */
+function requiredByRules(cls: DtoClass): string[] {
+  const byProperty = new Map<string, { defined: boolean; absentSkipped: boolean }>();
+  for (const meta of getMetadataStorage().getTargetValidationMetadatas(cls, '', true, false)) {
+    const entry = byProperty.get(meta.propertyName) ?? { defined: false, absentSkipped: false };
+    if (meta.type === ValidationTypes.IS_DEFINED) entry.defined = true;
+    const condition = meta.constraints?.[0] as ((object: object, value: unknown) => boolean) | undefined;
+    if (meta.type === ValidationTypes.CONDITIONAL_VALIDATION && condition?.({}, undefined) === false) entry.absentSkipped = true;
+    byProperty.set(meta.propertyName, entry);
+  }
+  return [...byProperty].filter(([, e]) => e.defined && !e.absentSkipped).map(([name]) => name);
 }
 
 /** Every `$ref` to a component schema inside a value. */
@@ -61,6 +78,8 @@ export class DtoSchemas {
     let schema = this.classSchemas.get(cls);
     if (!schema) {
       schema = withoutBuiltInRefs(targetConstructorToSchema(cls, OPTIONS) as JsonSchema);
+      const required = [...new Set([...((schema.required as string[] | undefined) ?? []), ...requiredByRules(cls)])];
+      if (required.length > 0) schema = { ...schema, required };
       this.classSchemas.set(cls, schema);
       this.registerNested(cls, schema);
     }

@@ -96,6 +96,13 @@ describe('buildOpenApiDocument', () => {
       expect(parameter('/api/admin/users/{id}/summary', 'get', 'start_date')).toMatchObject({ type: 'string', format: 'date' });
       expect(real.components.schemas.GroupInput).toMatchObject({ properties: { parent_id: { oneOf: [{ type: 'integer' }, { type: 'string' }, { type: 'null' }] } } });
     });
+
+    it('null where a rule takes it as a value; a key the rules require even when a condition lets null through', () => {
+      const { EnrollmentEntry, SlideAttributes, CustomFieldValueInput } = real.components.schemas as Record<string, { properties: Record<string, JsonSchema>; required?: string[] }>;
+      expect([EnrollmentEntry.properties.end_at, EnrollmentEntry.required ?? []]).toEqual([{ type: ['string', 'null'], format: 'date-time' }, expect.not.arrayContaining(['end_at'])]);
+      expect([SlideAttributes.properties.allow_comments, SlideAttributes.required]).toEqual([{ type: ['boolean', 'null'] }, expect.arrayContaining(['allow_comments'])]);
+      expect([CustomFieldValueInput.properties.value.type, CustomFieldValueInput.required]).toEqual([['string', 'null'], ['id', 'value']]);
+    });
   });
 
   it('offers as_user_id on author routes only', () => {

@@ -17,6 +17,7 @@ import {
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
+import { NullAllowed } from '../common/documented.js';
 import { MAX_ID, PageQuery, QueryInt } from '../common/query.js';
 import type { JsonSchema } from '../routes/route.js';
 import { IsText } from './text.js';
@@ -57,6 +58,13 @@ const OneLearnerSource = () =>
     },
   });
 
+/** An RFC 3339 date-time, null (no date), or left out. */
+const DateOrNull = () => (target: object, key: string | symbol) => {
+  IsOptional()(target, key);
+  NullAllowed()(target, key);
+  IsRFC3339({ message: `${String(key)} must be an RFC 3339 date-time` })(target, key);
+};
+
 /** One entry of `POST .../enrollments`: a user, or a group (its learners, now and later). */
 @JSONSchema({ oneOf: [{ required: ['user_id'] }, { required: ['group_id'] }] })
 export class EnrollmentEntry {
@@ -72,7 +80,7 @@ export class EnrollmentEntry {
   required?: boolean;
 
   /** Due moment; absent: from the course's default_due_on_date or default_days_until_due; null: no due date. */
-  @ValidateIf((_, value) => value !== undefined && value !== null) @IsRFC3339({ message: 'end_at must be an RFC 3339 date-time' })
+  @DateOrNull()
   end_at?: string | null;
 }
 
@@ -80,11 +88,6 @@ export class CreateEnrollmentsBody {
   @IsDefined() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(1000) @IsObject({ each: true }) @ValidateNested({ each: true }) @Type(() => EnrollmentEntry)
   enrollments: EnrollmentEntry[];
 }
-
-const DateOrNull = () => (target: object, key: string | symbol) => {
-  ValidateIf((_, value) => value !== undefined && value !== null)(target, key);
-  IsRFC3339({ message: `${String(key)} must be an RFC 3339 date-time` })(target, key);
-};
 
 /** What `PATCH`/`PUT .../enrollments/:id` may change; absent fields stay, null clears the dates. */
 export class EnrollmentChanges {
@@ -97,7 +100,7 @@ export class EnrollmentChanges {
   @DateOrNull()
   expires_at?: string | null;
 
-  @ValidateIf((_, value) => value !== undefined && value !== null) @IsInt() @Min(0) @Max(100)
+  @IsOptional() @NullAllowed() @IsInt() @Min(0) @Max(100)
   score?: number | null;
 
   /** Completes the enrollment at that moment (null is refused: a completion is undone by a new attempt). */

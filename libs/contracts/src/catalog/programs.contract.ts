@@ -3,6 +3,7 @@ import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsBoolean, IsDefined,
 import { MAX_ID, PageQuery } from '../common/query.js';
 import type { JsonSchema } from '../routes/route.js';
 import { IsText } from './text.js';
+import { NullAllowed } from '../common/documented.js';
 
 export const PROGRAM_SUBJECTS = {
   list: 'catalog.programs.list',
@@ -166,7 +167,7 @@ export class ProgramEnrollmentEntry {
   required?: boolean;
 
   /** Due moment of every course enrollment; absent: each course's default; null: no due date. */
-  @ValidateIf((_, value) => value !== undefined && value !== null) @IsRFC3339({ message: 'end_at must be an RFC 3339 date-time' })
+  @IsOptional() @NullAllowed() @IsRFC3339({ message: 'end_at must be an RFC 3339 date-time' })
   end_at?: string | null;
 }
 

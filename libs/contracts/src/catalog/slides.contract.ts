@@ -24,6 +24,7 @@ import { MAX_ID, PageQuery, QueryInt } from '../common/query.js';
 import type { JsonSchema } from '../routes/route.js';
 import { IsText, NoNul } from './text.js';
 import { CourseTemplateParams } from './course-templates.contract.js';
+import { NullAllowed } from '../common/documented.js';
 
 export const SLIDE_SUBJECTS = {
   list: 'catalog.slides.list',
@@ -164,7 +165,7 @@ export class SlideAttributes {
   @IsOptional() @IsText(50) @Matches(/^[a-z][a-z0-9_]{0,49}$/, { message: 'type must be a lower-case slide type such as "cover" or "content"' })
   type?: string;
 
-  @ValidateIf((_, value) => value !== null) @IsDefined({ message: 'allow_comments is required (true, false or null)' }) @IsBoolean()
+  @NullAllowed() @IsDefined({ message: 'allow_comments is required (true, false or null)' }) @IsBoolean()
   allow_comments: boolean | null;
 
   @ValidateIf((o: SlideAttributes, value) => isCover(o) || value !== undefined)

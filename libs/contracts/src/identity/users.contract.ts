@@ -25,7 +25,7 @@ import {
 import { PageQuery, QueryBool } from '../common/query.js';
 import { ROLES, type Role } from '../context.js';
 import type { JsonSchema } from '../routes/route.js';
-import { documented } from '../common/documented.js';
+import { documented, NullAllowed } from '../common/documented.js';
 
 export const USER_SUBJECTS = {
   create: 'identity.users.create',
@@ -103,7 +103,7 @@ export class CustomFieldValueInput {
   @IsDefined() @IsString() @Matches(/^[1-9]\d{0,9}$/, { message: 'id must be the numeric id of a custom field' })
   id: string;
 
-  @ValidateIf((o: CustomFieldValueInput) => o.value !== null) @IsDefined() @IsString() @MaxLength(1000)
+  @NullAllowed() @IsDefined() @IsString() @MaxLength(1000)
   value: string | null;
 }
 

@@ -1,9 +1,10 @@
 import { Type } from 'class-transformer';
 import { JSONSchema } from 'class-validator-jsonschema';
-import { IsBoolean, IsDefined, IsInt, IsObject, IsOptional, IsRFC3339, Max, Min, ValidateIf, ValidateNested } from 'class-validator';
+import { IsBoolean, IsDefined, IsInt, IsObject, IsOptional, IsRFC3339, Max, Min, ValidateNested } from 'class-validator';
 import { MAX_ID, QueryInt } from '../common/query.js';
 import type { JsonSchema } from '../routes/route.js';
 import { DatedListQuery } from './live-courses.contract.js';
+import { NullAllowed } from '../common/documented.js';
 
 export const REGISTRATION_SUBJECTS = {
   list: 'scheduling.registrations.list',
@@ -58,7 +59,7 @@ export class WaitlistBody {
 @JSONSchema({ required: ['marked_complete_at'], properties: { marked_complete_at: { type: ['string', 'null'], format: 'date-time' } } })
 export class RegistrationChanges {
   /** A time checks the user in; null clears the check-in. The key is required. */
-  @ValidateIf((o: RegistrationChanges) => o.marked_complete_at !== null) @IsDefined() @IsRFC3339({ message: 'marked_complete_at must be an RFC 3339 date-time or null' })
+  @NullAllowed() @IsDefined() @IsRFC3339({ message: 'marked_complete_at must be an RFC 3339 date-time or null' })
   marked_complete_at: string | null;
 }
 
