@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { ROUTES } from '@lms/contracts';
+import { openApiPath, ROUTES } from '@lms/contracts';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { startTestSystem, type TestSystem } from './test-system.js';
 
@@ -10,8 +10,6 @@ import { startTestSystem, type TestSystem } from './test-system.js';
  */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const describeWithBrowser = existsSync(CHROMIUM) ? describe : describe.skip;
-
-const openApiPath = (path: string) => path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 
 /**
  * Swagger UI draws a long list of operations virtually: only what is near the viewport is in the DOM. So

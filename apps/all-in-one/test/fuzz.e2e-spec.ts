@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { ROUTES, type HttpMethod, type RouteDefinition } from '@lms/contracts';
+import { openApiPath, ROUTES, type HttpMethod, type RouteDefinition } from '@lms/contracts';
 import {
   arbitraryOf,
   deepJson,
@@ -104,7 +104,7 @@ interface ParameterObject {
 }
 
 function parametersOf(ctx: FixtureContext, endpoint: Endpoint, where: 'path' | 'query'): ParameterObject[] {
-  const path = endpoint.route.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+  const path = openApiPath(endpoint.route.path);
   const operation = (ctx.openapi.paths[path]?.[endpoint.method.toLowerCase()] ?? {}) as { parameters?: ParameterObject[] };
   return (operation.parameters ?? []).filter((p) => p.in === where);
 }

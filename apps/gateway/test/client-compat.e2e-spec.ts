@@ -1,4 +1,4 @@
-import { ROUTES, type Principal, type RouteDefinition, type RpcReply, type RpcRequest } from '@lms/contracts';
+import { openApiPath, ROUTES, type Principal, type RouteDefinition, type RpcReply, type RpcRequest } from '@lms/contracts';
 import { createLogger, InProcessBus, loadConfig, NatsBus, type MessageBus, type Runtime } from '@lms/platform';
 import { testNatsUrl, uniqueName } from '@lms/testing';
 import { start, type Gateway } from '../src/main.js';
@@ -177,7 +177,7 @@ describe('every body route, as the original service’s clients send bodies (gat
 
   /** The path with its parameters filled as the params schema types them. */
   const pathOf = (route: RouteDefinition, method: string): string => {
-    const operation = document.paths[route.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')][method.toLowerCase()];
+    const operation = document.paths[openApiPath(route.path)][method.toLowerCase()];
     const params = (operation.parameters as Schema[]).filter((p) => p.in === 'path');
     return route.path.replace(/:([A-Za-z0-9_]+)/g, (_, name: string) =>
       encodeURIComponent(String(sampleOf(params.find((p) => p.name === name)?.schema as Schema | undefined, document.components.schemas, name, true))),
@@ -185,7 +185,7 @@ describe('every body route, as the original service’s clients send bodies (gat
   };
 
   const bodySchemaOf = (route: RouteDefinition, method: string): Schema => {
-    const operation = document.paths[route.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')][method.toLowerCase()];
+    const operation = document.paths[openApiPath(route.path)][method.toLowerCase()];
     const content = (operation.requestBody as { content: Record<string, { schema: Schema }> }).content;
     expect(Object.keys(content)).toEqual(['application/json', 'application/x-www-form-urlencoded', ...(route.upload?.contentTypes ?? [])]);
     return content['application/json'].schema;

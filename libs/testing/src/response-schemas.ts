@@ -1,5 +1,5 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import type { RouteDefinition } from '@lms/contracts';
+import { openApiPath, type RouteDefinition } from '@lms/contracts';
 import type { OpenApiDocument } from './route-fixtures.js';
 
 const DOCUMENT_ID = 'openapi';
@@ -22,7 +22,7 @@ export class ResponseSchemas {
 
   /** Why `body` is not the documented JSON answer of `status`, or undefined when it is. */
   problem(route: RouteDefinition, method: string, status: number, body: unknown): string | undefined {
-    const path = route.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+    const path = openApiPath(route.path);
     const key = `${method.toLowerCase()} ${path} ${status}`;
     let validate = this.validators.get(key);
     if (!validate) {

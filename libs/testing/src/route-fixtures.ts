@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { ROUTES, type RouteDefinition } from '@lms/contracts';
+import { openApiPath, ROUTES, type RouteDefinition } from '@lms/contracts';
 import type { ApiClient, ApiResponse } from './http-client.js';
 import type { IdentityFactory } from './identity-factory.js';
 import { queryDatabase } from './infra.js';
@@ -370,8 +370,6 @@ export function pathParams(path: string): { name: string; key: string }[] {
   const segments = path.split('/');
   return segments.flatMap((segment, i) => (segment.startsWith(':') ? [{ name: segment.slice(1), key: `${segments[i - 1]}/${segment}` }] : []));
 }
-
-const openApiPath = (path: string) => path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 
 export function requestSchema(ctx: FixtureContext, route: RouteDefinition, method: string): Schema | undefined {
   const operation = ctx.openapi.paths[openApiPath(route.path)]?.[method.toLowerCase()];

@@ -1,9 +1,9 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Type } from 'class-transformer';
 import { IsDefined, IsInt, IsObject, IsString, ValidateNested } from 'class-validator';
-import { defineRoute, ROUTES, type JsonSchema } from '@lms/contracts';
+import { defineRoute, openApiPath, ROUTES, type JsonSchema } from '@lms/contracts';
 import { WIDGET_ROUTES } from '../../test/widget-routes.js';
-import { buildOpenApiDocument, openApiPath, operationIdOf } from './openapi-document.js';
+import { buildOpenApiDocument, operationIdOf } from './openapi-document.js';
 
 async function expectValid(document: object): Promise<void> {
   const result = await new Validator().validate(document as Record<string, unknown>);

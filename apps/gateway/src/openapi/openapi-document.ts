@@ -1,5 +1,5 @@
 import { STATUS_CODES } from 'node:http';
-import { DEFAULT_PER_PAGE, type HttpMethod, type JsonSchema, type ResponseShape, type RouteDefinition, type RouteUpload } from '@lms/contracts';
+import { DEFAULT_PER_PAGE, openApiPath, type HttpMethod, type JsonSchema, type ResponseShape, type RouteDefinition, type RouteUpload } from '@lms/contracts';
 import { AS_USER_PARAM, takesAsUser } from '../auth/masquerade.js';
 import { FORM_CONTENT_TYPE } from '../http/compat-input.js';
 import { PROBLEM_CONTENT_TYPE } from '../http/problem.js';
@@ -31,8 +31,6 @@ const COMMON_ERRORS = [400, 401, 403, 404, 500, 503, 504];
 
 const ref = (kind: string, name: string): JsonSchema => ({ $ref: `#/components/${kind}/${name}` });
 
-/** `/api/x/:id` -> `/api/x/{id}`. */
-export const openApiPath = (path: string): string => path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 
 const pathParamNames = (path: string): string[] => [...path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]);
 

@@ -95,6 +95,9 @@ export interface RouteDeprecation {
   rel: 'successor-version' | 'deprecation';
 }
 
+/** `/api/x/:id` -> `/api/x/{id}`: a route's path as OpenAPI writes it. */
+export const openApiPath = (path: string): string => path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+
 /** A request header a route takes, documented in OpenAPI as a header parameter. */
 export interface RouteHeader {
   name: string;
