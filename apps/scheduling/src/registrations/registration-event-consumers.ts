@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { USER_DELETED_EVENT, UserEventData, validateInput } from '@lms/contracts';
-import { CONSUMER_RETRY, Database, InjectTenantRepository, MESSAGE_BUS, type MessageBus, type Subscription, subscribeWithInbox, type TenantRepository } from '@lms/platform';
+import { USER_DELETED_EVENT, UserEventData } from '@lms/contracts';
+import { CONSUMER_RETRY, Database, eventData, InjectTenantRepository, MESSAGE_BUS, type MessageBus, type Subscription, subscribeWithInbox, type TenantRepository } from '@lms/platform';
 import { LiveCourseEnrollment } from '../learners/live-course-enrollment.entity.js';
 import { SeatRelease } from './seat-release.js';
 
@@ -21,12 +21,11 @@ export class RegistrationEventConsumers implements OnApplicationBootstrap, OnMod
   async onApplicationBootstrap(): Promise<void> {
     this.subscriptions.push(
       await subscribeWithInbox(this.db, this.bus.events, { durable: SCHEDULING_USER_DELETED_CONSUMER, types: [USER_DELETED_EVENT], ...CONSUMER_RETRY }, async (event) => {
-        const data = await validateInput<UserEventData>(UserEventData, event.data, 'data');
-        if (!data.ok) throw new Error(`invalid ${event.type} event ${event.id}: ${data.errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`);
+        const { user_id: userId } = await eventData<UserEventData>(UserEventData, event);
         const scope = { accountId: event.accountid };
         // Courses in id order, as every writer locks them, so this never deadlocks with a registration.
-        const courses = [...new Set((await this.enrollments.find(scope, { where: { userId: data.value.user_id }, order: { liveCourseId: 'ASC' } })).map((e) => e.liveCourseId))];
-        for (const courseId of courses) await this.seats.withdrawFromCourse(scope, courseId, data.value.user_id);
+        const courses = [...new Set((await this.enrollments.find(scope, { where: { userId }, order: { liveCourseId: 'ASC' } })).map((e) => e.liveCourseId))];
+        for (const courseId of courses) await this.seats.withdrawFromCourse(scope, courseId, userId);
       }),
     );
   }
