@@ -1,5 +1,4 @@
 import { Type } from 'class-transformer';
-import { JSONSchema } from 'class-validator-jsonschema';
 import { IsBoolean, IsDefined, IsInt, IsObject, IsOptional, IsRFC3339, Max, Min, ValidateNested } from 'class-validator';
 import { MAX_ID, QueryInt } from '../common/query.js';
 import type { JsonSchema } from '../routes/route.js';
@@ -56,7 +55,6 @@ export class WaitlistBody {
   user_id: number;
 }
 
-@JSONSchema({ required: ['marked_complete_at'], properties: { marked_complete_at: { type: ['string', 'null'], format: 'date-time' } } })
 export class RegistrationChanges {
   /** A time checks the user in; null clears the check-in. The key is required. */
   @NullAllowed() @IsDefined() @IsRFC3339({ message: 'marked_complete_at must be an RFC 3339 date-time or null' })
