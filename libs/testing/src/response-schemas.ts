@@ -16,7 +16,7 @@ export class ResponseSchemas {
   private readonly ajv = new Ajv2020({ strict: false, allErrors: true });
   private readonly validators = new Map<string, ValidateFunction>();
 
-  constructor(document: OpenApiDocument) {
+  constructor(private readonly document: OpenApiDocument) {
     this.ajv.addSchema({ ...document, $id: DOCUMENT_ID });
   }
 
@@ -26,7 +26,7 @@ export class ResponseSchemas {
     const key = `${method.toLowerCase()} ${path} ${status}`;
     let validate = this.validators.get(key);
     if (!validate) {
-      const operation = (this.ajv.getSchema(DOCUMENT_ID)?.schema as OpenApiDocument).paths[path]?.[method.toLowerCase()] as { responses?: Record<string, { content?: Record<string, unknown> }> } | undefined;
+      const operation = this.document.paths[path]?.[method.toLowerCase()] as { responses?: Record<string, { content?: Record<string, unknown> }> } | undefined;
       if (!operation?.responses?.[status]?.content?.['application/json']) return `${key}: the document has no JSON answer for this status`;
       const pointer = ['paths', path, method.toLowerCase(), 'responses', String(status), 'content', 'application/json', 'schema'].map(pointerToken).join('/');
       validate = this.ajv.compile({ $ref: `${DOCUMENT_ID}#/${pointer}` });
