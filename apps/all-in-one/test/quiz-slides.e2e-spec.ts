@@ -240,6 +240,46 @@ describe('quiz slides, end to end', () => {
     expect(await storedAnswers(other.quiz)).toBe(0);
   });
 
+  it("makes the answers a native course enrollment's score: started by the first answer, the latest answers count, recounted at completion, kept once complete", async () => {
+    const s = await quizCourse({ max_quiz_attempts: null }, 2);
+    const [ann, bob] = s.clients;
+    const learnerCourse = async (api: ApiClient, enrollmentId: number) => (await api.get(`/api/learner/courses/${enrollmentId}`)).body.courses[0];
+    const authorView = async (enrollmentId: number) => ((await f.admin.get(`${COURSES}/${s.course.id}/enrollments`)).body.enrollments as Json[]).find((e) => e.id === enrollmentId);
+    expect(await learnerCourse(ann, s.enrollments[0].id)).toMatchObject({ state: 'assigned', score: null });
+
+    // Two questions: one right of two is 50, and the first answer starts the enrollment.
+    expect((await answer(ann, s.course.id, s.quiz, ['blue'])).status).toBe(201);
+    expect(await learnerCourse(ann, s.enrollments[0].id)).toMatchObject({ state: 'active', score: 50 });
+    expect((await answer(ann, s.course.id, s.primes, ['p2'])).body.response.correct).toBe(false);
+    expect((await authorView(s.enrollments[0].id))?.score).toBe(50);
+    // The latest answer counts: correcting the second question makes 100, getting the first wrong again 50.
+    expect((await answer(ann, s.course.id, s.primes, ['p2', 'p7'])).body.response.correct).toBe(true);
+    expect((await learnerCourse(ann, s.enrollments[0].id)).score).toBe(100);
+    expect((await answer(ann, s.course.id, s.quiz, ['red'])).body.response.correct).toBe(false);
+    expect((await learnerCourse(ann, s.enrollments[0].id)).score).toBe(50);
+    // Another learner's answers are theirs alone.
+    expect((await learnerCourse(bob, s.enrollments[1].id)).score).toBeNull();
+
+    // A third question published since: completing recounts against the course as learners now see it (1 of 3).
+    await addSlide(s.course.id, { title: 'Sea colour', type: 'quiz', question: QUESTION });
+    await publish(s.course.id);
+    const done = await ann.post(`/api/learner/courses/${s.enrollments[0].id}/complete`);
+    expect([done.status, done.body.courses[0].state, done.body.courses[0].score]).toEqual([200, 'complete', 33]);
+    // A completed enrollment keeps the score it completed with; the answer is still recorded.
+    expect((await answer(ann, s.course.id, s.quiz, ['blue'])).status).toBe(201);
+    expect(await authorView(s.enrollments[0].id)).toMatchObject({ state: 'complete', score: 33 });
+
+    // Completing without a single answer scores 0 in a course with questions; a course without any keeps its score.
+    const none = await bob.post(`/api/learner/courses/${s.enrollments[1].id}/complete`);
+    expect([none.status, none.body.courses[0].state, none.body.courses[0].score]).toEqual([200, 'complete', 0]);
+    const plain = await f.createCourse({ title: 'No questions' }, f.author);
+    await addSlide(plain.id, { title: 'Only content', type: 'content' });
+    await publish(plain.id);
+    const [enrollment] = (await f.enroll(plain.id, [{ user_id: s.users[0].userId }])).enrollments;
+    expect((await f.admin.patch(`${ENROLLMENTS}/${enrollment.id}`, { enrollments: [{ score: 80 }] })).status).toBe(200);
+    expect((await ann.post(`/api/learner/courses/${enrollment.id}/complete`)).body.courses[0]).toMatchObject({ state: 'complete', score: 80 });
+  });
+
   it('replays a retried answer with the same Idempotency-Key instead of spending another attempt', async () => {
     const s = await quizCourse({}, 1);
     const [ann] = s.clients;

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { IsNull } from 'typeorm';
 import { MAX_SLIDE_ATTEMPTS, QUIZ_SLIDE_TYPES, type RequestContext, type SlideQuestionView, type SlideResponseView } from '@lms/contracts';
-import { Database, InjectTenantRepository, type TenantRepository } from '@lms/platform';
+import { Database, InjectTenantRepository, type TenantRepository, type TenantScope } from '@lms/platform';
 import { CourseTemplate } from '../course-templates/course-template.entity.js';
+import { EnrollmentLifecycle } from '../enrollments/enrollment-lifecycle.service.js';
 import { Enrollment } from '../enrollments/enrollment.entity.js';
 import { publishedFacts } from '../learner-courses/learner-course.views.js';
 import { Slide } from '../slides/slide.entity.js';
@@ -24,11 +25,13 @@ const sameSet = (a: string[], b: string[]) => a.length === b.length && a.every((
  * enrollment in the course, to a slide of the course as last published; attempts are numbered per
  * enrollment and slide under the enrollment's row lock, so concurrent answers never exceed the course's
  * `max_quiz_attempts`. The write joins the request's transaction, so an Idempotency-Key replays it.
+ * In a native course, the answers are the enrollment's score while it is open (`quizScore`).
  */
 @Injectable()
 export class SlideResponsesService {
   constructor(
     private readonly db: Database,
+    private readonly lifecycle: EnrollmentLifecycle,
     @InjectTenantRepository(CourseTemplate) private readonly courses: TenantRepository<CourseTemplate>,
     @InjectTenantRepository(Enrollment) private readonly enrollments: TenantRepository<Enrollment>,
     @InjectTenantRepository(Slide) private readonly slides: TenantRepository<Slide>,
@@ -73,6 +76,11 @@ export class SlideResponsesService {
         choiceIds,
         correct,
       });
+      // The answer is the learner's work in the course, as a SCORM player's commit is: it starts the enrollment and
+      // sets its score. A completed enrollment keeps the score it completed with.
+      if (enrollment.state !== 'complete' && facts.courseType === 'native') {
+        await this.lifecycle.track(ctx, enrollment.id, { score: (await this.quizScore(ctx, enrollment.id, courseId)) ?? null, progress: null });
+      }
       const remaining = limit - row.attempt;
       // Shown only once the slide is done for the learner, so the limit on attempts still means something.
       const reveal = facts.showCorrectResponse && (correct || remaining === 0);
@@ -89,5 +97,26 @@ export class SlideResponsesService {
         created_at: row.createdAt.toISOString(),
       };
     });
+  }
+
+  /**
+   * An enrollment's quiz score: the percent (0–100, rounded) of the course's published questions whose latest
+   * answer in this enrollment is correct, an unanswered question counting as wrong; undefined when the course
+   * as published has no question. The latest answer counts, as in the reports (docs/catalog.md "Quiz slides").
+   */
+  async quizScore(scope: TenantScope, enrollmentId: number, courseId: number): Promise<number | undefined> {
+    const s = `"${this.db.schema}"`;
+    const [row] = (await this.db.manager.query(
+      `SELECT count(*)::int AS questions, count(*) FILTER (WHERE latest.correct)::int AS correct
+         FROM ${s}.slides sl
+         LEFT JOIN LATERAL (
+           SELECT r.correct FROM ${s}.slide_responses r
+            WHERE r.account_id = sl.account_id AND r.enrollment_id = $3 AND r.slide_id = sl.id
+            ORDER BY r.attempt DESC LIMIT 1) latest ON true
+        WHERE sl.account_id = $1 AND sl.course_template_id = $2 AND sl.position IS NOT NULL
+          AND sl.published_attributes->>'type' = ANY($4) AND jsonb_typeof(sl.published_attributes->'question') = 'object'`,
+      [scope.accountId, courseId, enrollmentId, QUIZ_SLIDE_TYPES],
+    )) as { questions: number; correct: number }[];
+    return row.questions === 0 ? undefined : Math.round((100 * row.correct) / row.questions);
   }
 }
