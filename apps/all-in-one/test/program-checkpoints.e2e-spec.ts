@@ -1,4 +1,4 @@
-import { queryDatabase, type TestUser } from '@lms/testing';
+import { eventually, queryDatabase, type TestUser } from '@lms/testing';
 import { COURSES, PROGRAMS, TASKS } from './catalog-fixture.js';
 import { type EnrollmentFixture, startEnrollmentFixture } from './enrollment-fixture.js';
 import { scorm12Package } from './scorm-packages.js';
@@ -220,5 +220,44 @@ describe('checkpoints in programs, end to end', () => {
     expect((await as(learner).get(`${LEARNER_COURSES}/${inB}`)).body.courses[0].blocked_by).toEqual({ task_id: Number(gate.id), title: 'Gate two', program_id: gated.id });
     expect((await as(learner).post(`/api/learner/tasks/${taskEnrollment(second, gate)}/complete`, {})).status).toBe(200);
     expect((await as(learner).post(`${LEARNER_COURSES}/${inB}/complete`, {})).status).toBe(200);
+  });
+
+  it("counts checkpoints towards the program's completion: the program completes with its final sign-off's approval, once", async () => {
+    const approver = f.otherAuthorUser;
+    const a = await f.publishedCourse();
+    const signOff = await task({ title: 'Final sign-off', requires_approval: true, default_approver_type: 'user', default_approver_id: approver.userId });
+    const unpublished = await task({ title: 'Not yet', is_published: false });
+    const p = await program([C(a), T(signOff), T(unpublished)]);
+    const learner = await f.newLearner();
+    const body = await enrollIn(p, learner);
+    const standing = async () => (await f.author.get(`${PROGRAMS}/${p.id}/enrollments`)).body.program_enrollments[0];
+    expect(await standing()).toMatchObject({ state: 'incomplete', courses_count: 1, completed_courses_count: 0, tasks_count: 1, completed_tasks_count: 0 });
+
+    // Every course done is not the program done while its checkpoint is open, nor while it waits for approval.
+    const mine = as(learner);
+    expect((await mine.post(`${LEARNER_COURSES}/${courseEnrollment(body, a)}/complete`, {})).status).toBe(200);
+    await eventually(async () => ((await standing()).completed_courses_count === 1 ? true : undefined));
+    const submitted = await mine.post(`/api/learner/tasks/${taskEnrollment(body, signOff)}/complete`, {});
+    expect(submitted.body.enrollments[0].approval.state).toBe('pending');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await standing()).toMatchObject({ state: 'incomplete', completed_at: null, completed_courses_count: 1, completed_tasks_count: 0 });
+
+    // The approval completes the checkpoint, and with it the program (the unpublished task is not counted).
+    expect((await as(approver).post(`${APPROVALS}/${submitted.body.enrollments[0].approval.id}/approve`, {})).status).toBe(200);
+    const done = await eventually(async () => {
+      const e = await standing();
+      return e.state === 'complete' ? e : undefined;
+    });
+    expect(done).toMatchObject({ courses_count: 1, completed_courses_count: 1, tasks_count: 1, completed_tasks_count: 1, completed_at: expect.any(String) });
+    const [approvedEnrollment] = (await f.author.get(`${TASKS}/${signOff.id}/enrollments`)).body.enrollments;
+    expect(done.completed_at).toBe(approvedEnrollment.completed_at);
+    await f.eventOf('catalog.enrollment.completed', (d) => d.program_id === Number(p.id));
+    expect(f.events.filter((e) => e.type === 'catalog.enrollment.completed' && (e.data as { program_id?: number }).program_id === Number(p.id))).toHaveLength(1);
+
+    // A program of checkpoints only completes with them too.
+    const only = await program([T(await task({ title: 'Only step' }))]);
+    const second = await enrollIn(only, learner);
+    expect((await mine.post(`/api/learner/tasks/${second.task_enrollments[0].id}/complete`, {})).status).toBe(200);
+    await eventually(async () => ((await f.author.get(`${PROGRAMS}/${only.id}/enrollments?state=complete`)).body.program_enrollments.length === 1 ? true : undefined));
   });
 });

@@ -119,7 +119,7 @@ export class ProgramEnrollmentsService {
     return [await this.present(ctx, programId, rows), total];
   }
 
-  /** The records with each learner's standing in the program's published courses. */
+  /** The records with each learner's standing in the program's published courses and checkpoints. */
   async present(scope: TenantScope, programId: number, rows: ProgramEnrollment[]): Promise<ProgramEnrollmentView[]> {
     const standings = await this.progress.standings(scope, programId, rows.map((r) => r.userId));
     return rows.map((r) => {
@@ -132,8 +132,10 @@ export class ProgramEnrollmentsService {
         required: r.required,
         end_at: r.dueAt?.toISOString() ?? null,
         completed_at: r.completedAt?.toISOString() ?? null,
-        courses_count: standing?.total ?? 0,
-        completed_courses_count: standing?.completed ?? 0,
+        courses_count: standing?.courses ?? 0,
+        completed_courses_count: standing?.completedCourses ?? 0,
+        tasks_count: standing?.tasks ?? 0,
+        completed_tasks_count: standing?.completedTasks ?? 0,
         created_at: r.createdAt.toISOString(),
         updated_at: r.updatedAt.toISOString(),
       };

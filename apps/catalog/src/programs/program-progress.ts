@@ -15,10 +15,15 @@ import { Task } from '../tasks/task.entity.js';
 
 export const PROGRAM_PROGRESS_CONSUMER = 'catalog-program-progress';
 
-/** A learner's standing in a program: its published courses now, how many they completed, and when the last one. */
+/**
+ * A learner's standing in a program: its published courses and checkpoints now, how many of each they
+ * completed, and when the last one.
+ */
 export interface ProgramStanding {
-  total: number;
-  completed: number;
+  courses: number;
+  completedCourses: number;
+  tasks: number;
+  completedTasks: number;
   lastCompletedAt: Date | null;
 }
 
@@ -38,10 +43,18 @@ const PROGRAM_ITEMS: Record<ProgramItemKind, { items: string; column: string; ta
   Task: { items: 'program_tasks', column: 'task_id', table: 'tasks' },
 };
 
+/** The published, live items of program $2 in account $1, as (kind, item_id). */
+const PUBLISHED_ITEMS = Object.entries(PROGRAM_ITEMS)
+  .map(([kind, { items, column, table }]) =>
+    `SELECT '${kind}'::text AS kind, i.${column} AS item_id FROM catalog.${items} i
+       JOIN catalog.${table} x ON x.account_id = i.account_id AND x.id = i.${column} AND x.is_published AND x.deleted_at IS NULL
+      WHERE i.account_id = $1 AND i.program_id = $2`)
+  .join(' UNION ALL ');
+
 /**
- * Program enrollments follow their courses: a learner whose last published course of the program completes
- * completes the program (once, `catalog.enrollment.completed` with `program_id`, which the user summary
- * counts); a course added to a program reaches the learners enrolled in it; a deleted user's program
+ * Program enrollments follow their items: a learner whose last published course or checkpoint of the program
+ * completes completes the program (once, `catalog.enrollment.completed` with `program_id`, which the user
+ * summary counts); a course added to a program reaches the learners enrolled in it; a deleted user's program
  * enrollments are withdrawn. All from catalog's own events, with the inbox, so a redelivery changes nothing.
  */
 @Injectable()
@@ -75,7 +88,8 @@ export class ProgramProgress implements OnApplicationBootstrap, OnModuleDestroy 
         else if (event.type === COURSE_TEMPLATE_PUBLISHED_EVENT || event.type === COURSE_TEMPLATE_UPDATED_EVENT) await this.itemPublished(scope, 'CourseTemplate', eventDataId(event, 'id'));
         else {
           const data = await eventData<CatalogEnrollmentCompletedData>(CatalogEnrollmentCompletedData, event);
-          if (data.course_id !== undefined) await this.courseCompleted(scope, data.user_id, data.course_id);
+          if (data.course_id !== undefined) await this.itemCompleted(scope, 'CourseTemplate', data.user_id, data.course_id);
+          else if (data.task_id !== undefined) await this.itemCompleted(scope, 'Task', data.user_id, data.task_id);
         }
       },
     );
@@ -85,29 +99,34 @@ export class ProgramProgress implements OnApplicationBootstrap, OnModuleDestroy 
     await this.subscription?.unsubscribe();
   }
 
-  /** Standing of each learner in the program (learners with no published course in it are absent). */
+  /** Standing of each learner in the program (learners of a program with no published item are absent). */
   async standings(scope: TenantScope, programId: number, userIds: number[]): Promise<Map<number, ProgramStanding>> {
     if (userIds.length === 0) return new Map();
-    const rows: { user_id: number; total: number; completed: number; last: Date | null }[] = await this.db.manager.query(
-      `SELECT u.user_id, count(*)::int AS total, count(e.completed_at)::int AS completed, max(e.completed_at) AS last
+    const rows: { user_id: number; courses: number; completed_courses: number; tasks: number; completed_tasks: number; last: Date | null }[] = await this.db.manager.query(
+      `SELECT u.user_id,
+              count(*) FILTER (WHERE i.kind = 'CourseTemplate')::int AS courses,
+              count(e.completed_at) FILTER (WHERE i.kind = 'CourseTemplate')::int AS completed_courses,
+              count(*) FILTER (WHERE i.kind = 'Task')::int AS tasks,
+              count(e.completed_at) FILTER (WHERE i.kind = 'Task')::int AS completed_tasks,
+              max(e.completed_at) AS last
          FROM unnest($3::int[]) AS u(user_id)
-         CROSS JOIN (SELECT pc.course_template_id FROM catalog.program_courses pc
-                       JOIN catalog.course_templates c ON c.account_id = pc.account_id AND c.id = pc.course_template_id
-                      WHERE pc.account_id = $1 AND pc.program_id = $2 AND c.is_published AND c.deleted_at IS NULL) AS pc
+         CROSS JOIN (${PUBLISHED_ITEMS}) AS i
          LEFT JOIN LATERAL (SELECT e.completed_at FROM catalog.enrollments e
-                             WHERE e.account_id = $1 AND e.user_id = u.user_id AND e.enrollable_type = 'CourseTemplate'
-                               AND e.enrollable_id = pc.course_template_id AND e.state = 'complete' AND e.deleted_at IS NULL
+                             WHERE e.account_id = $1 AND e.user_id = u.user_id AND e.enrollable_type = i.kind
+                               AND e.enrollable_id = i.item_id AND e.state = 'complete' AND e.deleted_at IS NULL
                              ORDER BY e.completed_at DESC LIMIT 1) AS e ON true
         GROUP BY u.user_id`,
       [scope.accountId, programId, userIds],
     );
-    return new Map(rows.map((r) => [r.user_id, { total: r.total, completed: r.completed, lastCompletedAt: r.last }]));
+    return new Map(
+      rows.map((r) => [r.user_id, { courses: r.courses, completedCourses: r.completed_courses, tasks: r.tasks, completedTasks: r.completed_tasks, lastCompletedAt: r.last }]),
+    );
   }
 
   /**
-   * Completes the learner's live enrollment in the program when every published course of it is complete.
-   * The program enrollment's row lock orders concurrent course completions: the last one to commit sees
-   * the others' and completes the program, once.
+   * Completes the learner's live enrollment in the program when every published course and checkpoint of it
+   * is complete. The program enrollment's row lock orders concurrent completions: the last one to commit
+   * sees the others' and completes the program, once.
    */
   async completeIfDone(scope: TenantScope, programId: number, userId: number): Promise<void> {
     await this.db.transaction(async (manager) => {
@@ -118,7 +137,7 @@ export class ProgramProgress implements OnApplicationBootstrap, OnModuleDestroy 
       );
       if (!enrollment || enrollment.completed_at) return;
       const standing = (await this.standings(scope, programId, [userId])).get(userId);
-      if (!standing || standing.total === 0 || standing.completed < standing.total) return;
+      if (!standing || standing.completedCourses + standing.completedTasks < standing.courses + standing.tasks) return;
       const completedAt = standing.lastCompletedAt ?? new Date();
       await manager.query('UPDATE catalog.program_enrollments SET completed_at = $2, updated_at = now() WHERE id = $1', [enrollment.id, completedAt]);
       await this.outbox.add(
@@ -145,13 +164,14 @@ export class ProgramProgress implements OnApplicationBootstrap, OnModuleDestroy 
     for (const { program_id } of programs) await this.reachLater(scope, kind, program_id);
   }
 
-  /** A course completed: each program holding it in which the learner is enrolled may now be complete. */
-  private async courseCompleted(scope: TenantScope, userId: number, courseId: number): Promise<void> {
+  /** A course or checkpoint completed: each program holding it in which the learner is enrolled may now be complete. */
+  private async itemCompleted(scope: TenantScope, kind: ProgramItemKind, userId: number, itemId: number): Promise<void> {
+    const { items, column } = PROGRAM_ITEMS[kind];
     const programs: { program_id: number }[] = await this.db.manager.query(
       `SELECT DISTINCT pe.program_id FROM catalog.program_enrollments pe
-         JOIN catalog.program_courses pc ON pc.account_id = pe.account_id AND pc.program_id = pe.program_id
-        WHERE pe.account_id = $1 AND pe.user_id = $2 AND pc.course_template_id = $3 AND pe.deleted_at IS NULL AND pe.completed_at IS NULL`,
-      [scope.accountId, userId, courseId],
+         JOIN catalog.${items} i ON i.account_id = pe.account_id AND i.program_id = pe.program_id
+        WHERE pe.account_id = $1 AND pe.user_id = $2 AND i.${column} = $3 AND pe.deleted_at IS NULL AND pe.completed_at IS NULL`,
+      [scope.accountId, userId, itemId],
     );
     for (const { program_id } of programs) await this.completeIfDone(scope, program_id, userId);
   }

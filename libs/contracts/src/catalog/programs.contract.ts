@@ -197,8 +197,8 @@ export class ListProgramEnrollmentsQuery extends PageQuery {
 }
 
 /**
- * A learner's enrollment in a program as a whole: complete once every published course of the program is
- * (docs/catalog.md, "Program enrollments"); the course enrollments it brought carry its program_id.
+ * A learner's enrollment in a program as a whole: complete once every published course and checkpoint of
+ * the program is (docs/catalog.md, "Program enrollments"); the course enrollments it brought carry its program_id.
  */
 export interface ProgramEnrollmentView {
   id: string;
@@ -211,13 +211,16 @@ export interface ProgramEnrollmentView {
   /** Published courses of the program now, and how many of them the learner has completed. */
   courses_count: number;
   completed_courses_count: number;
+  /** Published checkpoints (tasks) of the program now, and how many of them the learner has completed. */
+  tasks_count: number;
+  completed_tasks_count: number;
   created_at: string;
   updated_at: string;
 }
 
 export const PROGRAM_ENROLLMENT_SCHEMA: JsonSchema = {
   type: 'object',
-  required: ['id', 'program_id', 'user_id', 'state', 'required', 'end_at', 'completed_at', 'courses_count', 'completed_courses_count', 'created_at', 'updated_at'],
+  required: ['id', 'program_id', 'user_id', 'state', 'required', 'end_at', 'completed_at', 'courses_count', 'completed_courses_count', 'tasks_count', 'completed_tasks_count', 'created_at', 'updated_at'],
   properties: {
     id: { type: 'string', description: 'numeric text' },
     program_id: { type: 'string' },
@@ -225,9 +228,11 @@ export const PROGRAM_ENROLLMENT_SCHEMA: JsonSchema = {
     state: { type: 'string', enum: [...PROGRAM_ENROLLMENT_STATES] },
     required: { type: 'boolean' },
     end_at: { type: ['string', 'null'], format: 'date-time', description: 'the due moment given at enrollment, if any' },
-    completed_at: { type: ['string', 'null'], format: 'date-time', description: "when the learner's last course of the program completed" },
+    completed_at: { type: ['string', 'null'], format: 'date-time', description: "when the learner's last course or checkpoint of the program completed" },
     courses_count: { type: 'integer', minimum: 0, description: 'published courses of the program' },
     completed_courses_count: { type: 'integer', minimum: 0, description: 'of those, the ones the learner has completed' },
+    tasks_count: { type: 'integer', minimum: 0, description: 'published checkpoints (tasks) of the program' },
+    completed_tasks_count: { type: 'integer', minimum: 0, description: 'of those, the ones the learner has completed' },
     created_at: { type: 'string', format: 'date-time' },
     updated_at: { type: 'string', format: 'date-time' },
   },
