@@ -146,6 +146,30 @@ describe('program enrollments, end to end', () => {
       await eventually(async () => ((await programEnrollments(p.id)).body.program_enrollments[0]?.state === 'complete' ? true : undefined));
     });
 
+    it('completes for a learner who has done everything left when the rest leaves the program; an unpublished course completes no one', async () => {
+      const [a, b] = [await f.publishedCourse(), await f.publishedCourse()];
+      const p = await program({ course_template_ids: [Number(a.id), Number(b.id)] });
+      const [lou, max] = [await f.newLearner(), await f.newLearner()];
+      const res = await enrollIn(p.id, { enrollments: [{ user_id: lou.userId }, { user_id: max.userId }] });
+      const inA = res.body.enrollments.filter((e: { course_template_id: number }) => e.course_template_id === Number(a.id));
+      const louInA = inA.find((e: { links: { learner: { id: number } } }) => e.links.learner.id === lou.userId).id;
+      expect((await complete(louInA, '2026-06-01T00:00:00Z')).status).toBe(200);
+      await eventually(async () => ((await programEnrollments(p.id, '?state=incomplete')).body.program_enrollments.some((e: { completed_courses_count: number }) => e.completed_courses_count === 1) ? true : undefined));
+      // Taking B away to edit it completes no one's program.
+      expect((await f.admin.patch(`${COURSES}/${b.id}`, { course_template: { is_published: false } })).status).toBe(200);
+      await f.eventOf('catalog.course_template.updated', (d) => d.id === Number(b.id));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect((await programEnrollments(p.id, '?state=complete')).body.program_enrollments).toEqual([]);
+      // Taking B out of the program: Lou has done all it holds now, Max has not.
+      expect((await f.author.patch(`${PROGRAMS}/${p.id}`, { program: { course_template_ids: [Number(a.id)] } })).status).toBe(200);
+      const done = await eventually(async () => {
+        const [e] = (await programEnrollments(p.id, '?state=complete')).body.program_enrollments;
+        return e;
+      });
+      expect(done).toMatchObject({ user_id: String(lou.userId), completed_at: '2026-06-01T00:00:00.000Z', courses_count: 1, completed_courses_count: 1 });
+      expect((await programEnrollments(p.id, '?state=incomplete')).body.program_enrollments.map((e: { user_id: string }) => e.user_id)).toEqual([String(max.userId)]);
+    });
+
     it('reaches its learners with a course added to the program later, in program order', async () => {
       const [a, later] = [await f.publishedCourse(), await f.publishedCourse()];
       const p = await program({ course_template_ids: [Number(a.id)] });

@@ -35,6 +35,9 @@ interface Missing {
   item_id: number;
 }
 
+/** Every published item of the program (at least one) is complete. */
+const isDone = (s: ProgramStanding) => s.completedCourses + s.completedTasks === s.courses + s.tasks;
+
 type ProgramItemKind = 'CourseTemplate' | 'Task';
 
 /** Where a program keeps each kind of item, and the item's own table. */
@@ -82,8 +85,10 @@ export class ProgramProgress implements OnApplicationBootstrap, OnModuleDestroy 
         const scope = { accountId: event.accountid };
         if (event.type === USER_DELETED_EVENT) await this.withdrawUser(scope, (await eventData<UserEventData>(UserEventData, event)).user_id);
         else if (event.type === PROGRAM_UPDATED_EVENT) {
-          await this.reachLater(scope, 'CourseTemplate', eventDataId(event, 'id'));
-          await this.reachLater(scope, 'Task', eventDataId(event, 'id'));
+          const programId = eventDataId(event, 'id');
+          await this.reachLater(scope, 'CourseTemplate', programId);
+          await this.reachLater(scope, 'Task', programId);
+          await this.completeThoseDone(scope, programId);
         } else if (event.type === TASK_UPDATED_EVENT) await this.itemPublished(scope, 'Task', eventDataId(event, 'id'));
         else if (event.type === COURSE_TEMPLATE_PUBLISHED_EVENT || event.type === COURSE_TEMPLATE_UPDATED_EVENT) await this.itemPublished(scope, 'CourseTemplate', eventDataId(event, 'id'));
         else {
@@ -137,7 +142,7 @@ export class ProgramProgress implements OnApplicationBootstrap, OnModuleDestroy 
       );
       if (!enrollment || enrollment.completed_at) return;
       const standing = (await this.standings(scope, programId, [userId])).get(userId);
-      if (!standing || standing.completedCourses + standing.completedTasks < standing.courses + standing.tasks) return;
+      if (!standing || !isDone(standing)) return;
       const completedAt = standing.lastCompletedAt ?? new Date();
       await manager.query('UPDATE catalog.program_enrollments SET completed_at = $2, updated_at = now() WHERE id = $1', [enrollment.id, completedAt]);
       await this.outbox.add(
@@ -147,6 +152,20 @@ export class ProgramProgress implements OnApplicationBootstrap, OnModuleDestroy 
         String(enrollment.id),
       );
     });
+  }
+
+  /**
+   * The program's order changed (items removed, an archived course or a deleted task taken out): a learner
+   * who has completed everything it now holds completes it. Unpublishing an item does not come here: an
+   * author taking a course away to edit it does not complete anyone's program.
+   */
+  private async completeThoseDone(scope: TenantScope, programId: number): Promise<void> {
+    const open: { user_id: number }[] = await this.db.manager.query(
+      'SELECT user_id FROM catalog.program_enrollments WHERE account_id = $1 AND program_id = $2 AND deleted_at IS NULL AND completed_at IS NULL',
+      [scope.accountId, programId],
+    );
+    const standings = await this.standings(scope, programId, open.map((r) => r.user_id));
+    for (const [userId, standing] of standings) if (isDone(standing)) await this.completeIfDone(scope, programId, userId);
   }
 
   /**
