@@ -260,4 +260,62 @@ describe('checkpoints in programs, end to end', () => {
     expect((await mine.post(`/api/learner/tasks/${second.task_enrollments[0].id}/complete`, {})).status).toBe(200);
     await eventually(async () => ((await f.author.get(`${PROGRAMS}/${only.id}/enrollments?state=complete`)).body.program_enrollments.length === 1 ? true : undefined));
   });
+
+  it('an author takes a learner out of a checkpoint (204): the gate opens, the pending approval goes, and the program completes without it', async () => {
+    const approver = f.otherAuthorUser;
+    const [a, b] = [await f.publishedCourse(), await f.publishedCourse()];
+    const gate = await task({ title: 'Waivable gate', blocks_progress: true, requires_approval: true, default_approver_type: 'user', default_approver_id: approver.userId });
+    const p = await program([C(a), T(gate), C(b)]);
+    const learner = await f.newLearner();
+    const body = await enrollIn(p, learner);
+    const mine = as(learner);
+    const inT = taskEnrollment(body, gate);
+    expect((await mine.post(`${LEARNER_COURSES}/${courseEnrollment(body, a)}/complete`, {})).status).toBe(200);
+    const submitted = await mine.post(`/api/learner/tasks/${inT}/complete`, {});
+    const approvalId = submitted.body.enrollments[0].approval.id;
+    expect((await as(approver).get(APPROVALS)).body.approvals.map((x: Json) => x.id)).toContain(approvalId);
+    expect((await mine.post(`${LEARNER_COURSES}/${courseEnrollment(body, b)}/complete`, {})).body.code).toBe('BLOCKED_BY_CHECKPOINT');
+
+    // Who may not: the learner (403), another account (404); another task's path or a course enrollment's id is a 404.
+    const path = `${TASKS}/${gate.id}/enrollments/${inT}`;
+    expect((await mine.delete(path)).status).toBe(403);
+    expect((await f.stranger.delete(path)).status).toBe(404);
+    const other = await task({ title: 'Other' });
+    expect((await f.author.delete(`${TASKS}/${other.id}/enrollments/${inT}`)).body.code).toBe('ENROLLMENT_NOT_FOUND');
+    expect((await f.author.delete(`${TASKS}/${gate.id}/enrollments/${courseEnrollment(body, a)}`)).status).toBe(404);
+    expect((await f.author.delete(`${TASKS}/${gate.id}/enrollments/abc`)).status).toBe(400);
+
+    const removed = await f.author.delete(path);
+    expect(removed.status).toBe(204);
+    expect((await f.author.delete(path)).status).toBe(404);
+    expect((await f.author.get(`${TASKS}/${gate.id}/enrollments?state=removed`)).body.enrollments).toEqual([expect.objectContaining({ id: inT, removal_reason: 'removed' })]);
+    await f.eventOf('catalog.enrollment.removed', (d) => d.id === inT);
+    // The approval no longer waits: not listed, not decidable; the gate holds no more.
+    expect((await as(approver).get(APPROVALS)).body.approvals.map((x: Json) => x.id)).not.toContain(approvalId);
+    const late = await as(approver).post(`${APPROVALS}/${approvalId}/approve`, {});
+    expect([late.status, late.body.code]).toEqual([404, 'APPROVAL_NOT_FOUND']);
+    expect((await mine.get(`${LEARNER_COURSES}/${courseEnrollment(body, b)}`)).body.courses[0].blocked_by).toBeNull();
+    expect((await mine.post(`/api/learner/tasks/${inT}/complete`, {})).status).toBe(404);
+
+    // The program completes with B: the checkpoint the learner was taken out of is not theirs to do.
+    expect((await mine.post(`${LEARNER_COURSES}/${courseEnrollment(body, b)}/complete`, {})).status).toBe(200);
+    const done = await eventually(async () => {
+      const [e] = (await f.author.get(`${PROGRAMS}/${p.id}/enrollments?state=complete`)).body.program_enrollments;
+      return e;
+    });
+    expect(done).toMatchObject({ user_id: String(learner.userId), courses_count: 2, completed_courses_count: 2, tasks_count: 0, completed_tasks_count: 0 });
+  });
+
+  it('completes the program when the learner is taken out of the last open item', async () => {
+    const a = await f.publishedCourse();
+    const signOff = await task({ title: 'Last step' });
+    const p = await program([C(a), T(signOff)]);
+    const learner = await f.newLearner();
+    const body = await enrollIn(p, learner);
+    expect((await as(learner).post(`${LEARNER_COURSES}/${courseEnrollment(body, a)}/complete`, {})).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect((await f.author.get(`${PROGRAMS}/${p.id}/enrollments?state=complete`)).body.program_enrollments).toEqual([]);
+    expect((await f.author.delete(`${TASKS}/${signOff.id}/enrollments/${taskEnrollment(body, signOff)}`)).status).toBe(204);
+    await eventually(async () => ((await f.author.get(`${PROGRAMS}/${p.id}/enrollments?state=complete`)).body.program_enrollments.length === 1 ? true : undefined));
+  });
 });

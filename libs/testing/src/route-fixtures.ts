@@ -243,6 +243,15 @@ export const PARAM_FIXTURES: Record<string, ParamFixture> = {
   // one, none of the matrix's callers: a same-account learner gets the 404 of "not yours".
   'learning_items/:id': { tenant: true, create: courseEnrollment },
   'tasks/:enrollment_id': { tenant: true, create: async (ctx) => (await checkpointEnrollment(ctx)).enrollmentId },
+  // A fresh learner's enrollment in the path's task, published first (a draft takes no enrollments).
+  'enrollments/:enrollment_id': {
+    tenant: true,
+    create: async (ctx, earlier) => {
+      const published = await ctx.admin.patch(`/api/author/tasks/${earlier.id}`, { task: { is_published: true } });
+      if (published.status !== 200) throw new Error(`publishing task ${earlier.id} answered ${published.status}: ${published.text.slice(0, 300)}`);
+      return (await enrolledIn(ctx, 'tasks', earlier.id)).enrollmentId;
+    },
+  },
   'approvals/:id': { tenant: true, create: pendingApproval },
   'retain_quizzes/:id': { tenant: true, create: retainQuiz },
 };

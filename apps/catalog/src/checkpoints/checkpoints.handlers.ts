@@ -12,9 +12,10 @@ import {
   type ListEnrollmentsQuery,
   type RequestContext,
   type RpcRequest,
+  type TaskEnrollmentParams,
   type UploadRequestBody,
 } from '@lms/contracts';
-import { Handles, paged, reply } from '@lms/platform';
+import { Handles, noContent, paged, reply } from '@lms/platform';
 import type { Enrollment } from '../enrollments/enrollment.entity.js';
 import { toEnrollmentView } from '../enrollments/enrollment.views.js';
 import type { CheckpointApproval } from './checkpoint.entities.js';
@@ -34,6 +35,12 @@ export class CheckpointsHandlers {
   async enroll(@Payload() { ctx, params, body }: RpcRequest<CreateEnrollmentsBody, object, IdParams>) {
     const { created, skipped } = await this.checkpoints.enroll(ctx, params.id, body.enrollments);
     return reply({ ...(await this.present(ctx, created)), skipped }, { status: 201 });
+  }
+
+  @Handles(S.remove)
+  async remove(@Payload() { ctx, params }: RpcRequest<unknown, object, TaskEnrollmentParams>) {
+    await this.checkpoints.remove(ctx, params.id, params.enrollment_id);
+    return noContent();
   }
 
   @Handles(S.evidence)

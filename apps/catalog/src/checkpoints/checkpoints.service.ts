@@ -21,6 +21,7 @@ import {
 } from '@lms/platform';
 import { IdentityDirectory } from '../directory/identity-directory.js';
 import { EnrollmentLifecycle } from '../enrollments/enrollment-lifecycle.service.js';
+import { enrollmentNotFound } from '../enrollments/enrollment.errors.js';
 import { Enrollment } from '../enrollments/enrollment.entity.js';
 import { defaultDueAt, type EnrollResult, EnrollmentsService } from '../enrollments/enrollments.service.js';
 import { ProgramGate } from '../programs/program-gate.js';
@@ -175,10 +176,27 @@ export class CheckpointsService {
     });
   }
 
+  /**
+   * An author takes a learner out of a checkpoint (204): the enrollment is removed as history, like a course
+   * enrollment; its pending approval is no longer listed nor decidable. Another task's enrollment is a 404.
+   */
+  async remove(ctx: RequestContext, taskId: number, enrollmentId: number): Promise<void> {
+    this.enrollments.assertMayManage(ctx);
+    await this.db.transaction(async () => {
+      const e = await this.lifecycle.lockLive(ctx, enrollmentId, 'Task');
+      if (e.enrollableId !== taskId) throw enrollmentNotFound(enrollmentId);
+      await this.lifecycle.retire(ctx, e, 'removed');
+    });
+  }
+
   /** Approvals the caller may decide: all of the account for administrators, else the ones naming them. */
   async listApprovals(ctx: RequestContext, query: ListApprovalsQuery): Promise<[CheckpointApproval[], number]> {
     this.enrollments.assertMayManage(ctx);
-    const rows = await this.approvals.find(ctx, { where: { state: query.state ?? 'pending' }, order: { id: 'DESC' } });
+    const state = query.state ?? 'pending';
+    const qb = this.approvals.query(ctx, 'a').andWhere('a.state = :state', { state });
+    // A pending approval waits on a live enrollment; one whose learner was taken out (or deleted) waits on nothing.
+    if (state === 'pending') qb.andWhere(`EXISTS (SELECT 1 FROM "${this.db.schema}".enrollments e WHERE e.account_id = a.account_id AND e.id = a.enrollment_id AND e.deleted_at IS NULL)`);
+    const rows = await qb.orderBy('a.id', 'DESC').getMany();
     const mine = ctx.roles.includes('admin') ? rows : await this.decidable(ctx, rows);
     const { skip, take } = pageWindow(query);
     return [mine.slice(skip, skip + take), mine.length];
@@ -196,9 +214,9 @@ export class CheckpointsService {
       if (approval.userId === ctx.userId) throw ownApproval(id);
       if (!ctx.roles.includes('admin') && (await this.decidable(ctx, [approval])).length === 0) throw notYourApproval(id);
       if (approval.state !== 'pending') throw decided(id, approval.state);
+      const e = await this.lifecycle.lockLive(ctx, approval.enrollmentId, 'Task').catch(() => Promise.reject(approvalNotFound(id)));
       Object.assign(approval, { state: decision, approverId: ctx.userId, comment: comment ?? null, decidedAt: new Date() });
       const saved = await this.approvals.save(ctx, approval);
-      const e = await this.lifecycle.lockLive(ctx, approval.enrollmentId, 'Task');
       await this.lifecycle.moveCheckpoint(ctx, e, decision === 'approved' ? 'complete' : 'active');
       return saved;
     });

@@ -4,6 +4,8 @@ import {
   CatalogEnrollmentCompletedData,
   COURSE_TEMPLATE_PUBLISHED_EVENT,
   COURSE_TEMPLATE_UPDATED_EVENT,
+  ENROLLMENT_REMOVED_EVENT,
+  EnrollmentEventPayload,
   PROGRAM_UPDATED_EVENT,
   TASK_UPDATED_EVENT,
   USER_DELETED_EVENT,
@@ -16,8 +18,8 @@ import { Task } from '../tasks/task.entity.js';
 export const PROGRAM_PROGRESS_CONSUMER = 'catalog-program-progress';
 
 /**
- * A learner's standing in a program: its published courses and checkpoints now, how many of each they
- * completed, and when the last one.
+ * A learner's standing in a program: its published courses and checkpoints now (but those the learner was
+ * taken out of), how many of each they completed, and when the last one.
  */
 export interface ProgramStanding {
   courses: number;
@@ -78,7 +80,7 @@ export class ProgramProgress implements OnApplicationBootstrap, OnModuleDestroy 
       this.bus.events,
       {
         durable: PROGRAM_PROGRESS_CONSUMER,
-        types: [CATALOG_ENROLLMENT_COMPLETED_EVENT, PROGRAM_UPDATED_EVENT, COURSE_TEMPLATE_PUBLISHED_EVENT, COURSE_TEMPLATE_UPDATED_EVENT, TASK_UPDATED_EVENT, USER_DELETED_EVENT],
+        types: [CATALOG_ENROLLMENT_COMPLETED_EVENT, ENROLLMENT_REMOVED_EVENT, PROGRAM_UPDATED_EVENT, COURSE_TEMPLATE_PUBLISHED_EVENT, COURSE_TEMPLATE_UPDATED_EVENT, TASK_UPDATED_EVENT, USER_DELETED_EVENT],
         ...CONSUMER_RETRY,
       },
       async (event) => {
@@ -89,6 +91,10 @@ export class ProgramProgress implements OnApplicationBootstrap, OnModuleDestroy 
           await this.reachLater(scope, 'CourseTemplate', programId);
           await this.reachLater(scope, 'Task', programId);
           await this.completeThoseDone(scope, programId);
+        } else if (event.type === ENROLLMENT_REMOVED_EVENT) {
+          // Taken out of an item this program brought: what is left may be all done.
+          const data = await eventData<EnrollmentEventPayload>(EnrollmentEventPayload, event);
+          if (data.program_id !== null) await this.completeIfDone(scope, data.program_id, data.user_id);
         } else if (event.type === TASK_UPDATED_EVENT) await this.itemPublished(scope, 'Task', eventDataId(event, 'id'));
         else if (event.type === COURSE_TEMPLATE_PUBLISHED_EVENT || event.type === COURSE_TEMPLATE_UPDATED_EVENT) await this.itemPublished(scope, 'CourseTemplate', eventDataId(event, 'id'));
         else {
@@ -116,10 +122,15 @@ export class ProgramProgress implements OnApplicationBootstrap, OnModuleDestroy 
               max(e.completed_at) AS last
          FROM unnest($3::int[]) AS u(user_id)
          CROSS JOIN (${PUBLISHED_ITEMS}) AS i
-         LEFT JOIN LATERAL (SELECT e.completed_at FROM catalog.enrollments e
+         LEFT JOIN LATERAL (SELECT e.id, CASE WHEN e.state = 'complete' THEN e.completed_at END AS completed_at FROM catalog.enrollments e
                              WHERE e.account_id = $1 AND e.user_id = u.user_id AND e.enrollable_type = i.kind
-                               AND e.enrollable_id = i.item_id AND e.state = 'complete' AND e.deleted_at IS NULL
-                             ORDER BY e.completed_at DESC LIMIT 1) AS e ON true
+                               AND e.enrollable_id = i.item_id AND e.deleted_at IS NULL
+                             ORDER BY e.completed_at DESC NULLS LAST LIMIT 1) AS e ON true
+        -- An item the learner was taken out of (the enrollment this program brought, removed) is not theirs to do.
+        WHERE e.id IS NOT NULL
+           OR NOT EXISTS (SELECT 1 FROM catalog.enrollments r
+                           WHERE r.account_id = $1 AND r.user_id = u.user_id AND r.enrollable_type = i.kind
+                             AND r.enrollable_id = i.item_id AND r.program_id = $2 AND r.deleted_at IS NOT NULL)
         GROUP BY u.user_id`,
       [scope.accountId, programId, userIds],
     );

@@ -9,6 +9,7 @@ import { IsText } from './text.js';
 export const CHECKPOINT_SUBJECTS = {
   list: 'catalog.checkpoints.enrollments.list',
   enroll: 'catalog.checkpoints.enrollments.create',
+  remove: 'catalog.checkpoints.enrollments.delete',
   evidence: 'catalog.checkpoints.evidence',
   complete: 'catalog.checkpoints.complete',
   approvals: 'catalog.checkpoints.approvals.list',
@@ -20,6 +21,15 @@ export const APPROVAL_STATES = ['pending', 'approved', 'rejected'] as const;
 export type ApprovalState = (typeof APPROVAL_STATES)[number];
 
 export class CheckpointEnrollmentParams {
+  @QueryInt() @IsInt() @Min(1) @Max(MAX_ID)
+  enrollment_id: number;
+}
+
+/** A checkpoint enrollment under its task: `/api/author/tasks/:id/enrollments/:enrollment_id`. */
+export class TaskEnrollmentParams {
+  @QueryInt() @IsInt() @Min(1) @Max(MAX_ID)
+  id: number;
+
   @QueryInt() @IsInt() @Min(1) @Max(MAX_ID)
   enrollment_id: number;
 }

@@ -208,7 +208,7 @@ export interface ProgramEnrollmentView {
   required: boolean;
   end_at: string | null;
   completed_at: string | null;
-  /** Published courses of the program now, and how many of them the learner has completed. */
+  /** Published courses of the program now (but those the learner was taken out of), and how many of them the learner has completed. */
   courses_count: number;
   completed_courses_count: number;
   /** Published checkpoints (tasks) of the program now, and how many of them the learner has completed. */
@@ -229,9 +229,9 @@ export const PROGRAM_ENROLLMENT_SCHEMA: JsonSchema = {
     required: { type: 'boolean' },
     end_at: { type: ['string', 'null'], format: 'date-time', description: 'the due moment given at enrollment, if any' },
     completed_at: { type: ['string', 'null'], format: 'date-time', description: "when the learner's last course or checkpoint of the program completed" },
-    courses_count: { type: 'integer', minimum: 0, description: 'published courses of the program' },
+    courses_count: { type: 'integer', minimum: 0, description: 'published courses of the program, but those the learner was taken out of' },
     completed_courses_count: { type: 'integer', minimum: 0, description: 'of those, the ones the learner has completed' },
-    tasks_count: { type: 'integer', minimum: 0, description: 'published checkpoints (tasks) of the program' },
+    tasks_count: { type: 'integer', minimum: 0, description: 'published checkpoints (tasks) of the program, but those the learner was taken out of' },
     completed_tasks_count: { type: 'integer', minimum: 0, description: 'of those, the ones the learner has completed' },
     created_at: { type: 'string', format: 'date-time' },
     updated_at: { type: 'string', format: 'date-time' },

@@ -1,4 +1,4 @@
-import { APPROVAL_ITEM_SCHEMA, ApprovalDecisionBody, CHECKPOINT_ENROLLMENT_SCHEMA, CHECKPOINT_SUBJECTS as S, CheckpointEnrollmentParams, CreateEvidenceBody, EVIDENCE_SCHEMA, ListApprovalsQuery } from '../catalog/checkpoints.contract.js';
+import { APPROVAL_ITEM_SCHEMA, ApprovalDecisionBody, CHECKPOINT_ENROLLMENT_SCHEMA, CHECKPOINT_SUBJECTS as S, CheckpointEnrollmentParams, CreateEvidenceBody, EVIDENCE_SCHEMA, ListApprovalsQuery, TaskEnrollmentParams } from '../catalog/checkpoints.contract.js';
 import { CreateEnrollmentsBody, ListEnrollmentsQuery } from '../catalog/enrollments.contract.js';
 import { IdParams } from '../common/query.js';
 import { defineRoute } from './route.js';
@@ -17,6 +17,11 @@ export const CATALOG_CHECKPOINT_ROUTES = [
     method: 'POST', path: '/api/author/tasks/:id/enrollments', subject: S.enroll, status: 201,
     summary: "Enroll users or groups' learners in a published checkpoint; due date from the task's defaults when not given; a user enrolled already is skipped and reported",
     params: IdParams, body: CreateEnrollmentsBody, response: enrollments,
+  }),
+  defineRoute({
+    method: 'DELETE', path: '/api/author/tasks/:id/enrollments/:enrollment_id', subject: S.remove, status: 204,
+    summary: "Take a learner out of a checkpoint: the enrollment stays in the history (state=removed), its pending approval goes, and in a program it no longer holds the learner back nor counts towards completion",
+    params: TaskEnrollmentParams, response: { kind: 'empty' },
   }),
   defineRoute({
     method: 'POST', path: '/api/learner/tasks/:enrollment_id/evidence', subject: S.evidence, status: 201,
