@@ -1,5 +1,5 @@
 import { createTestDatabase, type TestDatabase } from '@lms/testing';
-import { type Database, openDatabase } from './database.js';
+import { type Database, openDatabase, prepare } from './database.js';
 
 describe('Database.onOwnConnection', () => {
   let testDb: TestDatabase;
@@ -35,5 +35,73 @@ describe('Database.onOwnConnection', () => {
     await expect(held).rejects.toThrow();
     const [row] = await db.onOwnConnection((query) => query('SELECT 2 AS two'));
     expect(row.two).toBe(2);
+  });
+});
+
+describe('Database.transaction', () => {
+  let testDb: TestDatabase;
+  let db: Database;
+
+  beforeAll(async () => {
+    testDb = await createTestDatabase();
+    db = await openDatabase({ url: testDb.url, schema: 'turns', entities: [], migrations: [] });
+  });
+  afterAll(async () => {
+    await db?.close();
+    await testDb?.drop();
+  });
+
+  /** Wraps the transaction's pg client to count the queries handed to it and not yet answered. */
+  function watchClient(): { readonly most: number } {
+    const client = (db.manager.queryRunner as unknown as { databaseConnection: { query: (...args: unknown[]) => unknown } }).databaseConnection;
+    const query = client.query.bind(client);
+    const seen = { open: 0, most: 0 };
+    client.query = (...args: unknown[]) => {
+      seen.most = Math.max(seen.most, ++seen.open);
+      const settle = () => void seen.open--;
+      const callback = args.find((a) => typeof a === 'function') ?? (args[0] as { callback?: unknown } | undefined)?.callback;
+      if (typeof callback === 'function') {
+        const done = callback as (...r: unknown[]) => void;
+        const wrapped = (...r: unknown[]) => (settle(), done(...r));
+        if (args.includes(callback)) args[args.indexOf(callback)] = wrapped;
+        else (args[0] as { callback: unknown }).callback = wrapped;
+        return query(...args);
+      }
+      const result = query(...args) as Promise<unknown>;
+      void result.then(settle, settle);
+      return result;
+    };
+    return seen;
+  }
+
+  it("gives a transaction's connection one query at a time, however many are started together, and answers each its own rows", async () => {
+    const statement = prepare('SELECT $1::int * 10 AS n');
+    const { rows, most } = await db.transaction(async () => {
+      const seen = watchClient();
+      const rows = await Promise.all([
+        ...[1, 2, 3, 4].map((i) => db.manager.query('SELECT pg_sleep(0.01), $1::int AS n', [i]).then((r: { n: number }[]) => r[0].n)),
+        ...[5, 6].map((i) => db.queryPrepared(statement, [i]).then((r) => r[0].n)),
+      ]);
+      return { rows, most: seen.most };
+    });
+    expect(rows).toEqual([1, 2, 3, 4, 50, 60]);
+    expect(most).toBe(1);
+  });
+
+  it('lets the queries after a failed one settle too, and rolls the transaction back', async () => {
+    await db.manager.query('CREATE TABLE IF NOT EXISTS turns.marks (n int)');
+    let settled: PromiseSettledResult<unknown>[] = [];
+    await expect(
+      db.transaction(async () => {
+        settled = await Promise.allSettled([
+          db.manager.query('INSERT INTO turns.marks VALUES (1)'),
+          db.manager.query('SELECT 1 / 0'),
+          db.manager.query('SELECT 2'),
+        ]);
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
+    expect(settled.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'rejected']);
+    expect(await db.manager.query('SELECT count(*)::int AS n FROM turns.marks')).toEqual([{ n: 0 }]);
   });
 });

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
-import type { DataSource, EntityManager, MixedList, EntitySchema } from 'typeorm';
+import type { DataSource, EntityManager, MixedList, EntitySchema, QueryRunner } from 'typeorm';
 import type { Logger } from '../observability/logger.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- TypeORM's own signature for entity and migration lists
@@ -15,6 +15,32 @@ export interface DatabaseOptions {
   poolSize?: number;
   logger?: Logger;
 }
+
+type Turns = <T>(run: () => Promise<T>) => Promise<T>;
+const turnsOf = new WeakMap<QueryRunner, Turns>();
+
+/**
+ * A transaction has one connection, and reads run side by side (`Promise.all`) reach it together. pg 8
+ * queues them but deprecates doing so (pg 9 drops it), so the transaction's queries take turns here: its
+ * runner's `query`, which every repository goes through, and the prepared statements sent to its client.
+ * The runner is made for one transaction and dropped after it, so the wrapper goes with it.
+ */
+function oneAtATime(runner: QueryRunner): void {
+  let tail: Promise<unknown> = Promise.resolve();
+  const turns: Turns = (run) => {
+    const next = tail.then(run);
+    tail = next.catch(() => undefined);
+    return next;
+  };
+  turnsOf.set(runner, turns);
+  const query = runner.query.bind(runner);
+  runner.query = ((...args: Parameters<QueryRunner['query']>) => turns(() => query(...args))) as QueryRunner['query'];
+}
+
+const inTurn = <T>(runner: QueryRunner | undefined, run: () => Promise<T>): Promise<T> => {
+  const turns = runner && turnsOf.get(runner);
+  return turns ? turns(run) : run();
+};
 
 /**
  * One service's connection to its own schema. `transaction` opens a transaction that every repository
@@ -38,7 +64,10 @@ export class Database {
   async transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     const current = this.scope.getStore();
     if (current) return work(current);
-    return this.dataSource.transaction((manager) => this.scope.run(manager, () => work(manager)));
+    return this.dataSource.transaction((manager) => {
+      if (manager.queryRunner) oneAtATime(manager.queryRunner);
+      return this.scope.run(manager, () => work(manager));
+    });
   }
 
   /**
@@ -71,7 +100,7 @@ export class Database {
     const client = (current.queryRunner as { databaseConnection?: PgClient } | undefined)?.databaseConnection;
     if (!client) return (await current.query(statement.sql, params)) as Record<string, unknown>[];
     try {
-      return await this.runPrepared(client, statement, params);
+      return await inTurn(current.queryRunner, () => this.runPrepared(client, statement, params));
     } catch (err) {
       // This connection would refuse the statement for good: closed, the pool replaces it on release.
       if (isStalePlan(err)) void client.end().catch(() => undefined);
