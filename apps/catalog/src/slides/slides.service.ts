@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Between, IsNull } from 'typeorm';
+import { Between, In, IsNull } from 'typeorm';
 import {
   type ListSlidesQuery,
   MAX_SLIDES_PER_COURSE,
@@ -64,7 +64,10 @@ export class SlidesService {
         count++;
       }
       await this.templates.markChanged(ctx, courseId);
-      return Promise.all(created.map((slide) => this.find(ctx, courseId, slide.id)));
+      // Read back, as the shifts moved the earlier ones: one query, in the order they were given.
+      const order = created.map((slide) => slide.id);
+      const fresh = await this.slides.find(ctx, { where: { id: In(order) } });
+      return fresh.sort((a, b) => order.indexOf(a.id) - order.indexOf(b.id));
     });
   }
 
