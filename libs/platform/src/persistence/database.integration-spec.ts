@@ -1,19 +1,19 @@
 import { createTestDatabase, type TestDatabase } from '@lms/testing';
 import { type Database, openDatabase, prepare } from './database.js';
 
+let testDb: TestDatabase;
+let db: Database;
+
+beforeAll(async () => {
+  testDb = await createTestDatabase();
+  db = await openDatabase({ url: testDb.url, schema: 'dbspec', entities: [], migrations: [] });
+});
+afterAll(async () => {
+  await db?.close();
+  await testDb?.drop();
+});
+
 describe('Database.onOwnConnection', () => {
-  let testDb: TestDatabase;
-  let db: Database;
-
-  beforeAll(async () => {
-    testDb = await createTestDatabase();
-    db = await openDatabase({ url: testDb.url, schema: 'ownconn', entities: [], migrations: [] });
-  });
-  afterAll(async () => {
-    await db?.close();
-    await testDb?.drop();
-  });
-
   it('holds session state on one connection, and hands it back clean', async () => {
     const pids = await db.onOwnConnection(async (query) => {
       const [a] = await query('SELECT pg_backend_pid() AS pid');
@@ -39,18 +39,6 @@ describe('Database.onOwnConnection', () => {
 });
 
 describe('Database.transaction', () => {
-  let testDb: TestDatabase;
-  let db: Database;
-
-  beforeAll(async () => {
-    testDb = await createTestDatabase();
-    db = await openDatabase({ url: testDb.url, schema: 'turns', entities: [], migrations: [] });
-  });
-  afterAll(async () => {
-    await db?.close();
-    await testDb?.drop();
-  });
-
   /** Wraps the transaction's pg client to count the queries handed to it and not yet answered. */
   function watchClient(): { readonly most: number } {
     const client = (db.manager.queryRunner as unknown as { databaseConnection: { query: (...args: unknown[]) => unknown } }).databaseConnection;
@@ -89,12 +77,12 @@ describe('Database.transaction', () => {
   });
 
   it('lets the queries after a failed one settle too, and rolls the transaction back', async () => {
-    await db.manager.query('CREATE TABLE IF NOT EXISTS turns.marks (n int)');
+    await db.manager.query('CREATE TABLE IF NOT EXISTS dbspec.marks (n int)');
     let settled: PromiseSettledResult<unknown>[] = [];
     await expect(
       db.transaction(async () => {
         settled = await Promise.allSettled([
-          db.manager.query('INSERT INTO turns.marks VALUES (1)'),
+          db.manager.query('INSERT INTO dbspec.marks VALUES (1)'),
           db.manager.query('SELECT 1 / 0'),
           db.manager.query('SELECT 2'),
         ]);
@@ -102,6 +90,6 @@ describe('Database.transaction', () => {
       }),
     ).rejects.toThrow('rolled back');
     expect(settled.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'rejected']);
-    expect(await db.manager.query('SELECT count(*)::int AS n FROM turns.marks')).toEqual([{ n: 0 }]);
+    expect(await db.manager.query('SELECT count(*)::int AS n FROM dbspec.marks')).toEqual([{ n: 0 }]);
   });
 });
