@@ -51,7 +51,8 @@ function bodySchema(shape: ResponseShape): JsonSchema | undefined {
           properties: Object.fromEntries(Object.entries(shape.linked).map(([key, item]) => [key, { type: 'array', items: item }])),
         };
       }
-      return { type: 'object', required: ['meta', shape.key], properties: props };
+      for (const [key, item] of Object.entries(shape.also ?? {})) props[key] = { type: 'array', items: item };
+      return { type: 'object', required: ['meta', shape.key, ...Object.keys(shape.also ?? {})], properties: props };
     }
     case 'object':
       return shape.key ? { type: 'object', required: [shape.key], properties: { [shape.key]: shape.item } } : shape.item;

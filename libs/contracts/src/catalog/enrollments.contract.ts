@@ -207,6 +207,17 @@ export const ENROLLMENT_SCHEMA: JsonSchema = {
   },
 };
 
+/** SkippedEnrollmentView: a user the request enrolled nowhere new (`skipped`). */
+export const SKIPPED_ENROLLMENT_SCHEMA: JsonSchema = {
+  type: 'object',
+  required: ['user_id', 'reason', 'enrollment_id'],
+  properties: {
+    user_id: { type: 'integer' },
+    reason: { type: 'string', enum: ['already_enrolled'] },
+    enrollment_id: { type: 'integer', description: 'the live enrollment the user already has' },
+  },
+};
+
 export const ENROLLMENT_LEARNER_SCHEMA: JsonSchema = {
   type: 'object',
   required: ['id', 'uid', 'name', 'email', 'avatar_url', 'deleted_at'],

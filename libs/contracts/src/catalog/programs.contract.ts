@@ -3,6 +3,7 @@ import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsBoolean, IsDefined,
 import { MAX_ID, PageQuery } from '../common/query.js';
 import type { JsonSchema } from '../routes/route.js';
 import { IsText } from './text.js';
+import { SKIPPED_ENROLLMENT_SCHEMA } from './enrollments.contract.js';
 import { NullAllowed } from '../common/documented.js';
 
 export const PROGRAM_SUBJECTS = {
@@ -187,6 +188,26 @@ export interface SkippedProgramTaskView {
   task_id: string;
   reason: 'not_published';
 }
+
+/** A user the program request enrolled nowhere new in one of its items (`skipped`): the course or the checkpoint is named. */
+export const SKIPPED_PROGRAM_ENROLLMENT_SCHEMA: JsonSchema = {
+  type: 'object',
+  required: ['user_id', 'reason', 'enrollment_id'],
+  properties: {
+    ...(SKIPPED_ENROLLMENT_SCHEMA.properties as Record<string, JsonSchema>),
+    course_template_id: { type: 'string', description: 'numeric text; the item is a course (else task_id names a checkpoint)' },
+    task_id: { type: 'string', description: 'numeric text; the item is a checkpoint' },
+  },
+};
+
+/** An item of the program nobody was enrolled in (`skipped_courses`, `skipped_tasks`), and why. */
+const skippedItem = (key: string): JsonSchema => ({
+  type: 'object',
+  required: [key, 'reason'],
+  properties: { [key]: { type: 'string', description: 'numeric text' }, reason: { type: 'string', enum: ['not_published'] } },
+});
+export const SKIPPED_PROGRAM_COURSE_SCHEMA = skippedItem('course_template_id');
+export const SKIPPED_PROGRAM_TASK_SCHEMA = skippedItem('task_id');
 
 export const PROGRAM_ENROLLMENT_STATES = ['incomplete', 'complete'] as const;
 export type ProgramEnrollmentState = (typeof PROGRAM_ENROLLMENT_STATES)[number];

@@ -1,5 +1,5 @@
 import { APPROVAL_ITEM_SCHEMA, ApprovalDecisionBody, CHECKPOINT_ENROLLMENT_SCHEMA, CHECKPOINT_SUBJECTS as S, CheckpointEnrollmentParams, CreateEvidenceBody, EVIDENCE_SCHEMA, ListApprovalsQuery, TaskEnrollmentParams } from '../catalog/checkpoints.contract.js';
-import { CreateEnrollmentsBody, ListEnrollmentsQuery } from '../catalog/enrollments.contract.js';
+import { CreateEnrollmentsBody, ListEnrollmentsQuery, SKIPPED_ENROLLMENT_SCHEMA } from '../catalog/enrollments.contract.js';
 import { IdParams } from '../common/query.js';
 import { defineRoute } from './route.js';
 
@@ -16,7 +16,7 @@ export const CATALOG_CHECKPOINT_ROUTES = [
   defineRoute({
     method: 'POST', path: '/api/author/tasks/:id/enrollments', subject: S.enroll, status: 201,
     summary: "Enroll users or groups' learners in a published checkpoint; due date from the task's defaults when not given; a user enrolled already is skipped and reported",
-    params: IdParams, body: CreateEnrollmentsBody, response: enrollments,
+    params: IdParams, body: CreateEnrollmentsBody, response: { ...enrollments, also: { skipped: SKIPPED_ENROLLMENT_SCHEMA } },
   }),
   defineRoute({
     method: 'DELETE', path: '/api/author/tasks/:id/enrollments/:enrollment_id', subject: S.remove, status: 204,

@@ -6,6 +6,7 @@ import {
   ENROLLMENT_SCHEMA,
   ENROLLMENT_SUBJECTS as S,
   ListEnrollmentsQuery,
+  SKIPPED_ENROLLMENT_SCHEMA,
   UpdateEnrollmentBody,
 } from '../catalog/enrollments.contract.js';
 import { defineRoute } from './route.js';
@@ -22,7 +23,7 @@ export const CATALOG_ENROLLMENT_ROUTES = [
   defineRoute({
     method: 'POST', path: '/api/author/course_templates/:course_template_id/enrollments', subject: S.create, status: 201,
     summary: 'Enroll users, or groups (their learners now and later); a user enrolled already is skipped and reported in `skipped`; 400 for an unknown user or group, or an archived or unpublished course',
-    params: CourseEnrollmentsParams, body: CreateEnrollmentsBody, response: enrollments,
+    params: CourseEnrollmentsParams, body: CreateEnrollmentsBody, response: { ...enrollments, also: { skipped: SKIPPED_ENROLLMENT_SCHEMA } },
   }),
   defineRoute({
     method: ['PATCH', 'PUT'], path: '/api/author/enrollments/:id', subject: S.update, status: 200,

@@ -1,6 +1,19 @@
 import { IdParams } from '../common/query.js';
+import { CHECKPOINT_ENROLLMENT_SCHEMA } from '../catalog/checkpoints.contract.js';
 import { ENROLLMENT_LEARNER_SCHEMA, ENROLLMENT_SCHEMA } from '../catalog/enrollments.contract.js';
-import { CreateProgramEnrollmentsBody, CreateProgramsBody, ListProgramEnrollmentsQuery, ListProgramsQuery, PROGRAM_ENROLLMENT_SCHEMA, PROGRAM_SCHEMA, PROGRAM_SUBJECTS as S, UpdateProgramBody } from '../catalog/programs.contract.js';
+import {
+  CreateProgramEnrollmentsBody,
+  CreateProgramsBody,
+  ListProgramEnrollmentsQuery,
+  ListProgramsQuery,
+  PROGRAM_ENROLLMENT_SCHEMA,
+  PROGRAM_SCHEMA,
+  PROGRAM_SUBJECTS as S,
+  SKIPPED_PROGRAM_COURSE_SCHEMA,
+  SKIPPED_PROGRAM_ENROLLMENT_SCHEMA,
+  SKIPPED_PROGRAM_TASK_SCHEMA,
+  UpdateProgramBody,
+} from '../catalog/programs.contract.js';
 import { defineRoute } from './route.js';
 
 const programs = { kind: 'envelope', key: 'programs', item: PROGRAM_SCHEMA } as const;
@@ -32,7 +45,10 @@ export const CATALOG_PROGRAM_ROUTES = [
     method: 'POST', path: `${PATH}/:id/enrollments`, subject: S.enroll, status: 201,
     summary: "Enroll users in a published program and every published course and checkpoint of it (the enrollments carry program_id; checkpoint enrollments are in `task_enrollments`, each user's program enrollment in `linked.program_enrollments`); users enrolled in an item already are skipped there and reported in `skipped`, unpublished items in `skipped_courses` / `skipped_tasks`",
     params: IdParams, body: CreateProgramEnrollmentsBody,
-    response: { kind: 'envelope', key: 'enrollments', item: ENROLLMENT_SCHEMA, linked: { learners: ENROLLMENT_LEARNER_SCHEMA, program_enrollments: PROGRAM_ENROLLMENT_SCHEMA } },
+    response: {
+      kind: 'envelope', key: 'enrollments', item: ENROLLMENT_SCHEMA, linked: { learners: ENROLLMENT_LEARNER_SCHEMA, program_enrollments: PROGRAM_ENROLLMENT_SCHEMA },
+      also: { task_enrollments: CHECKPOINT_ENROLLMENT_SCHEMA, skipped: SKIPPED_PROGRAM_ENROLLMENT_SCHEMA, skipped_courses: SKIPPED_PROGRAM_COURSE_SCHEMA, skipped_tasks: SKIPPED_PROGRAM_TASK_SCHEMA },
+    },
   }),
   defineRoute({
     method: 'GET', path: `${PATH}/:id/enrollments`, subject: S.enrollments, status: 200, paged: true,

@@ -36,8 +36,11 @@ export type DtoClass = new (...args: any[]) => object;
 export type JsonSchema = Record<string, unknown>;
 
 export type ResponseShape =
-  /** `{ meta: {}, [key]: [item…] }`, the spec's envelope; `linked` lists side-loaded collections. */
-  | { kind: 'envelope'; key: string; item: JsonSchema; linked?: Record<string, JsonSchema> }
+  /**
+   * `{ meta: {}, [key]: [item…] }`, the spec's envelope; `linked` lists side-loaded collections, `also` the
+   * further collections an answer always carries beside its own (`skipped` of an enrollment request).
+   */
+  | { kind: 'envelope'; key: string; item: JsonSchema; linked?: Record<string, JsonSchema>; also?: Record<string, JsonSchema> }
   /** An object returned directly or under a singular key (import profile, `lock`, `summary`…). */
   | { kind: 'object'; key?: string; item: JsonSchema }
   | { kind: 'empty' }
