@@ -1,4 +1,4 @@
-import { eventually } from '@lms/testing';
+import { eventually, undocumented } from '@lms/testing';
 import { COURSES } from './catalog-fixture.js';
 import { ENROLLMENTS, type EnrollmentFixture, enrollmentsOf, startEnrollmentFixture } from './enrollment-fixture.js';
 
@@ -48,6 +48,7 @@ describe('course enrollments, end to end', () => {
       { user_id: ann.userId, reason: 'already_enrolled', enrollment_id: a.id },
       { user_id: bob.userId, reason: 'already_enrolled', enrollment_id: b.id },
     ]);
+    expect(await undocumented(f.admin, 'POST', `${COURSES}/:course_template_id/enrollments`, 201, again.body)).toBeUndefined();
     await f.eventOf('catalog.enrollment.created', (d) => d.id === a.id && d.user_id === ann.userId && d.course_template_id === Number(course.id));
     const shown = await f.admin.get(`${COURSES}/${course.id}`);
     expect(shown.body.course_templates[0]).toMatchObject({ enrollments_count: 3, enrollment_counts: { all: 3, required: 2, optional: 1, not_started: 3 } });

@@ -1,4 +1,4 @@
-import { eventually, queryDatabase, type TestUser } from '@lms/testing';
+import { eventually, queryDatabase, type TestUser, undocumented } from '@lms/testing';
 import { COURSES, PROGRAMS, TASKS } from './catalog-fixture.js';
 import { type EnrollmentFixture, startEnrollmentFixture } from './enrollment-fixture.js';
 import { scorm12Package } from './scorm-packages.js';
@@ -117,6 +117,8 @@ describe('checkpoints in programs, end to end', () => {
     const p = await program([C(a), T(gate), C(b)]);
     const learner = await f.newLearner();
     const body = await enrollIn(p, learner);
+    // The answer is what /api/openapi.json documents, and nothing more (task_enrollments, skipped, skipped_courses, skipped_tasks).
+    expect(await undocumented(f.admin, 'POST', `${PROGRAMS}/:id/enrollments`, 201, body)).toBeUndefined();
     // Enrolling in the program enrolls in its checkpoint too, carrying the program.
     expect(body.task_enrollments).toEqual([expect.objectContaining({ task_id: Number(gate.id), program_id: Number(p.id), state: 'assigned', approval: null })]);
     expect(body.skipped_tasks).toEqual([]);

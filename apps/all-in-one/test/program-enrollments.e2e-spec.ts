@@ -1,4 +1,4 @@
-import { eventually } from '@lms/testing';
+import { eventually, undocumented } from '@lms/testing';
 import { COURSES, PROGRAMS } from './catalog-fixture.js';
 import { ENROLLMENTS, type EnrollmentFixture, enrollmentsOf, startEnrollmentFixture } from './enrollment-fixture.js';
 
@@ -34,6 +34,7 @@ describe('program enrollments, end to end', () => {
     expect(res.body.linked.learners.map((l: { id: string }) => Number(l.id)).sort()).toEqual([ann.userId, bob.userId].sort());
     expect(res.body.skipped).toEqual([]);
     expect(res.body.skipped_courses).toEqual([{ course_template_id: draft.id, reason: 'not_published' }]);
+    expect(await undocumented(f.author, 'POST', `${PROGRAMS}/:id/enrollments`, 201, res.body)).toBeUndefined();
     // Each course's own due-date rule applies.
     const inA = res.body.enrollments.find((e: { course_template_id: number }) => e.course_template_id === Number(a.id));
     expect(new Date(inA.end_at).getTime()).toBeGreaterThan(Date.now() + 6 * 86_400_000);
@@ -50,6 +51,7 @@ describe('program enrollments, end to end', () => {
     expect(res.status).toBe(201);
     expect(res.body.enrollments.map((e: { course_template_id: number }) => e.course_template_id)).toEqual([Number(b.id)]);
     expect(res.body.skipped).toEqual([{ user_id: cy.userId, reason: 'already_enrolled', enrollment_id: direct.enrollments[0].id, course_template_id: a.id }]);
+    expect(await undocumented(f.author, 'POST', `${PROGRAMS}/:id/enrollments`, 201, res.body)).toBeUndefined();
     const again = await enrollIn(p.id, { enrollments: [{ user_id: cy.userId }] });
     expect(again.status).toBe(201);
     expect(again.body.enrollments).toEqual([]);
