@@ -14,17 +14,21 @@ const pointerToken = (text: string) => text.replace(/~/g, '~0').replace(/\//g, '
  * leaves them open, so a field added later does not break a client; the service's own answers must still
  * send only what is documented, or the document would be out of date without anyone noticing.
  */
-function closed(node: unknown): any { // eslint-disable-line @typescript-eslint/no-explicit-any -- a JSON document of any shape
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a JSON document of any shape
+function closed(node: unknown): any {
   if (Array.isArray(node)) return node.map(closed);
   if (!node || typeof node !== 'object') return node;
-  const copy = Object.fromEntries(Object.entries(node).map(([key, value]) => [key, key === 'properties' ? Object.fromEntries(Object.entries(value as object).map(([name, schema]) => [name, closed(schema)])) : closed(value)]));
+  const each = (object: object, map: (value: unknown) => unknown) => Object.fromEntries(Object.entries(object).map(([key, value]) => [key, map(value)]));
+  // `properties` maps names to schemas: a field called `properties` is not a schema keyword.
+  const copy = Object.fromEntries(Object.entries(node).map(([key, value]) => [key, key === 'properties' ? each(value as object, closed) : closed(value)]));
   return 'properties' in copy && !('additionalProperties' in copy) ? { ...copy, additionalProperties: false } : copy;
 }
 
 /**
  * Checks an answer against the response the OpenAPI document gives its route, method and status (OpenAPI
- * 3.1 schemas are JSON Schema 2020-12), with every documented object closed to undocumented fields. What a client generated from the document expects is then what the
- * service sends. One validator per response, compiled on first use.
+ * 3.1 schemas are JSON Schema 2020-12), with every documented object closed to undocumented fields. What a
+ * client generated from the document expects is then what the service sends. One validator per response,
+ * compiled on first use.
  */
 export class ResponseSchemas {
   private readonly ajv = new Ajv2020({ strict: false, allErrors: true });
