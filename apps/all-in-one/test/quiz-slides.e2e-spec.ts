@@ -1,4 +1,4 @@
-import { type ApiClient, eventually, parseCsv, queryDatabase } from '@lms/testing';
+import { type ApiClient, eventually, parseCsv, queryDatabase, undocumented } from '@lms/testing';
 import { COURSES } from './catalog-fixture.js';
 import { ENROLLMENTS, type EnrollmentFixture, startEnrollmentFixture } from './enrollment-fixture.js';
 
@@ -278,6 +278,54 @@ describe('quiz slides, end to end', () => {
     const [enrollment] = (await f.enroll(plain.id, [{ user_id: s.users[0].userId }])).enrollments;
     expect((await f.admin.patch(`${ENROLLMENTS}/${enrollment.id}`, { enrollments: [{ score: 80 }] })).status).toBe(200);
     expect((await ann.post(`/api/learner/courses/${enrollment.id}/complete`)).body.courses[0]).toMatchObject({ state: 'complete', score: 80 });
+  });
+
+  it("lets an enrolled learner read the course's published slides in order, questions without their verdicts, with their own latest answer", async () => {
+    const s = await quizCourse({ max_quiz_attempts: 2, show_correct_response: true }, 2);
+    const [ann, bob] = s.clients;
+    const slidesPath = `/api/learner/courses/${s.course.id}/slides`;
+    await addSlide(s.course.id, { title: 'Draft only', type: 'content' });
+
+    const listed = await ann.get(slidesPath);
+    expect(listed.status).toBe(200);
+    expect(await undocumented(ann, 'GET', '/api/learner/courses/:course_id/slides', 200, listed.body)).toBeUndefined();
+    expect(listed.body.slides.map((x: Json) => [x.id, x.position, x.attributes.title])).toEqual([[s.intro, 1, 'Intro'], [s.quiz, 2, 'Sky colour'], [s.primes, 3, 'Primes']]);
+    const quiz = listed.body.slides[1];
+    expect(quiz.attributes.question).toEqual({ prompt: QUESTION.prompt, choices: CHOICES.map(({ id, text }) => ({ id, text })), multiple: false });
+    expect(JSON.stringify(listed.body)).not.toContain('"correct"');
+    expect([quiz.response, listed.body.slides[0].attributes.question]).toEqual([null, null]);
+
+    // A wrong answer with an attempt left: shown as the learner's, the correct choices still hidden; the other learner sees none of it.
+    await answer(ann, s.course.id, s.quiz, ['red']);
+    const one = await ann.get(`${slidesPath}/${s.quiz}`);
+    expect(one.status).toBe(200);
+    expect(one.body.slides[0].response).toMatchObject({ choice_ids: ['red'], correct: false, attempt: 1, attempts_remaining: 1 });
+    expect(one.body.slides[0].response).not.toHaveProperty('correct_choice_ids');
+    expect((await bob.get(`${slidesPath}/${s.quiz}`)).body.slides[0].response).toBeNull();
+    // The last attempt used: the latest answer, with the correct choices.
+    await answer(ann, s.course.id, s.quiz, ['green']);
+    expect((await ann.get(`${slidesPath}/${s.quiz}`)).body.slides[0].response).toMatchObject({ choice_ids: ['green'], attempt: 2, attempts_remaining: 0, correct_choice_ids: ['blue'] });
+
+    // Paged like every list.
+    const page = await ann.get(`${slidesPath}?per_page=2&page=2`);
+    expect([page.body.slides.map((x: Json) => x.id), page.headers.get('link')]).toEqual([[s.primes], expect.stringContaining('rel="first"')]);
+
+    // Not enrolled, another account, the author, a draft slide, another course: 404; a bad id 400.
+    const outsider = f.admin.as((await f.newLearner()).token);
+    for (const [label, api, path, code] of [
+      ['not enrolled', outsider, slidesPath, 'COURSE_TEMPLATE_NOT_FOUND'],
+      ['another account', f.stranger, slidesPath, 'COURSE_TEMPLATE_NOT_FOUND'],
+      ['the author, not enrolled', f.author, slidesPath, 'COURSE_TEMPLATE_NOT_FOUND'],
+      ['a slide never published', ann, `${slidesPath}/${(await f.author.get(`${COURSES}/${s.course.id}/slides`)).body.slides.at(-1).id}`, 'SLIDE_NOT_FOUND'],
+      ['an unknown slide', ann, `${slidesPath}/999999`, 'SLIDE_NOT_FOUND'],
+    ] as const) {
+      const res = await api.get(path);
+      expect([label, res.status, res.body.code]).toEqual([label, 404, code]);
+    }
+    expect((await ann.get('/api/learner/courses/abc/slides')).status).toBe(400);
+    // A course taken away from learners shows nothing.
+    expect((await f.author.patch(`${COURSES}/${s.course.id}`, { course_template: { is_published: false } })).status).toBe(200);
+    expect((await ann.get(slidesPath)).status).toBe(404);
   });
 
   it('replays a retried answer with the same Idempotency-Key instead of spending another attempt', async () => {

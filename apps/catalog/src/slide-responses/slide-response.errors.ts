@@ -4,6 +4,10 @@ import { badRequest, conflict, notFound } from '@lms/platform';
 export const quizSlideNotFound = (courseId: number, slideId: number) =>
   notFound('SLIDE_NOT_FOUND', `Course ${courseId} has no published slide ${slideId} in an enrollment of yours.`);
 
+/** The course's slides are its enrolled learners': an unknown, unpublished or archived course, or one the caller is not enrolled in. */
+export const courseNotYours = (courseId: number) =>
+  notFound('COURSE_TEMPLATE_NOT_FOUND', `Course template ${courseId} is not a published course you are enrolled in.`);
+
 export const slideHasNoQuestion = (slideId: number) => badRequest('SLIDE_HAS_NO_QUESTION', `Slide ${slideId} is not a quiz slide with a question to answer.`);
 
 export const unknownChoices = (slideId: number, ids: string[]) =>

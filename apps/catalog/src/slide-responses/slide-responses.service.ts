@@ -1,13 +1,22 @@
 import { Injectable } from '@nestjs/common';
-import { IsNull } from 'typeorm';
-import { MAX_SLIDE_ATTEMPTS, QUIZ_SLIDE_TYPES, type RequestContext, type SlideQuestionView, type SlideResponseView } from '@lms/contracts';
+import { IsNull, Not } from 'typeorm';
+import {
+  type LearnerSlideView,
+  type ListLearnerSlidesQuery,
+  MAX_SLIDE_ATTEMPTS,
+  pageWindow,
+  QUIZ_SLIDE_TYPES,
+  type RequestContext,
+  type SlideQuestionView,
+  type SlideResponseView,
+} from '@lms/contracts';
 import { Database, InjectTenantRepository, type TenantRepository, type TenantScope } from '@lms/platform';
 import { CourseTemplate } from '../course-templates/course-template.entity.js';
 import { EnrollmentLifecycle } from '../enrollments/enrollment-lifecycle.service.js';
 import { Enrollment } from '../enrollments/enrollment.entity.js';
 import { publishedFacts } from '../learner-courses/learner-course.views.js';
 import { Slide } from '../slides/slide.entity.js';
-import { attemptsExhausted, oneChoiceOnly, quizSlideNotFound, slideHasNoQuestion, unknownChoices } from './slide-response.errors.js';
+import { attemptsExhausted, courseNotYours, oneChoiceOnly, quizSlideNotFound, slideHasNoQuestion, unknownChoices } from './slide-response.errors.js';
 import { SlideResponse } from './slide-response.entity.js';
 
 /** The published question of a quiz slide, or undefined when the published slide has none. */
@@ -19,6 +28,47 @@ export function publishedQuestion(slide: Slide): SlideQuestionView | undefined {
 }
 
 const sameSet = (a: string[], b: string[]) => a.length === b.length && a.every((id) => b.includes(id));
+
+type CourseFacts = ReturnType<typeof publishedFacts>;
+
+/**
+ * One answer as its learner sees it. The correct choices are shown only when the course's
+ * `show_correct_response` is on and the slide is done for the learner (this answer correct, or no attempt
+ * left), so the limit on attempts still means something.
+ */
+function toResponseView(row: SlideResponse, facts: CourseFacts, question: SlideQuestionView): SlideResponseView {
+  const remaining = Math.max(0, (facts.maxQuizAttempts ?? MAX_SLIDE_ATTEMPTS) - row.attempt);
+  const reveal = facts.showCorrectResponse && (row.correct || remaining === 0);
+  return {
+    id: row.id,
+    course_id: row.courseTemplateId,
+    slide_id: row.slideId,
+    enrollment_id: row.enrollmentId,
+    choice_ids: row.choiceIds,
+    correct: row.correct,
+    attempt: row.attempt,
+    attempts_remaining: facts.maxQuizAttempts === null ? null : remaining,
+    ...(reveal ? { correct_choice_ids: question.choices.filter((c) => c.correct === true).map((c) => c.id) } : {}),
+    created_at: row.createdAt.toISOString(),
+  };
+}
+
+/** A published slide as its learner reads it: a question without the verdicts, and their latest answer. */
+function toLearnerSlideView(slide: Slide, facts: CourseFacts, latest: SlideResponse | undefined): LearnerSlideView {
+  const question = publishedQuestion(slide);
+  return {
+    id: slide.id,
+    course_id: slide.courseTemplateId,
+    position: slide.position!,
+    estimated_time: slide.estimatedTime,
+    attachments: slide.attachments,
+    attributes: {
+      ...slide.publishedAttributes!,
+      question: question ? { prompt: question.prompt, choices: question.choices.map(({ id, text }) => ({ id, text })), multiple: question.multiple === true } : null,
+    },
+    response: latest && question ? toResponseView(latest, facts, question) : null,
+  };
+}
 
 /**
  * Learners' answers to quiz slides (docs/catalog.md "Quiz slides"). An answer is the caller's, in their live
@@ -40,18 +90,9 @@ export class SlideResponsesService {
 
   async answer(ctx: RequestContext, courseId: number, slideId: number, choiceIds: string[]): Promise<SlideResponseView> {
     return this.db.transaction(async () => {
-      const course = await this.courses.findOne(ctx, { id: courseId });
-      if (!course || course.deletedAt !== null || !course.isPublished) throw quizSlideNotFound(courseId, slideId);
-      // The learner's own live enrollment, locked: their answers to this course are numbered one at a time.
-      const enrollment = await this.enrollments.findOne(
-        ctx,
-        { userId: ctx.userId, enrollableType: 'CourseTemplate', enrollableId: courseId, deletedAt: IsNull() },
-        { forUpdate: true },
-      );
-      if (!enrollment) throw quizSlideNotFound(courseId, slideId);
-      // Learners see the course as last published: a slide never published is not theirs to see.
-      const slide = await this.slides.findOne(ctx, { id: slideId, courseTemplateId: courseId });
-      if (!slide || slide.position === null || !slide.publishedAttributes) throw quizSlideNotFound(courseId, slideId);
+      // Locked: the learner's answers to this course are numbered one at a time.
+      const { course, enrollment } = await this.learnerEnrollment(ctx, courseId, () => quizSlideNotFound(courseId, slideId), true);
+      const slide = await this.publishedSlide(ctx, courseId, slideId);
       const question = publishedQuestion(slide);
       if (!question) throw slideHasNoQuestion(slideId);
 
@@ -81,22 +122,58 @@ export class SlideResponsesService {
       if (enrollment.state !== 'complete' && facts.courseType === 'native') {
         await this.lifecycle.track(ctx, enrollment.id, { score: (await this.quizScore(ctx, enrollment.id, courseId)) ?? null, progress: null });
       }
-      const remaining = limit - row.attempt;
-      // Shown only once the slide is done for the learner, so the limit on attempts still means something.
-      const reveal = facts.showCorrectResponse && (correct || remaining === 0);
-      return {
-        id: row.id,
-        course_id: courseId,
-        slide_id: slideId,
-        enrollment_id: enrollment.id,
-        choice_ids: row.choiceIds,
-        correct,
-        attempt: row.attempt,
-        attempts_remaining: facts.maxQuizAttempts === null ? null : remaining,
-        ...(reveal ? { correct_choice_ids: correctIds } : {}),
-        created_at: row.createdAt.toISOString(),
-      };
+      return toResponseView(row, facts, question);
     });
+  }
+
+  /** The published slides of a course the caller is enrolled in, in order, with their latest answers. */
+  async list(ctx: RequestContext, courseId: number, query: ListLearnerSlidesQuery): Promise<[LearnerSlideView[], number]> {
+    const { course, enrollment } = await this.learnerEnrollment(ctx, courseId, () => courseNotYours(courseId));
+    const { skip, take } = pageWindow(query);
+    const [rows, total] = await this.slides.findAndCount(ctx, { where: { courseTemplateId: courseId, position: Not(IsNull()) }, order: { position: 'ASC' }, skip, take });
+    return [await this.present(ctx, course, enrollment, rows), total];
+  }
+
+  async show(ctx: RequestContext, courseId: number, slideId: number): Promise<LearnerSlideView> {
+    const { course, enrollment } = await this.learnerEnrollment(ctx, courseId, () => quizSlideNotFound(courseId, slideId));
+    return (await this.present(ctx, course, enrollment, [await this.publishedSlide(ctx, courseId, slideId)]))[0];
+  }
+
+  /**
+   * The caller's live enrollment in a published, live course (any state: a completed learner may review), or
+   * the one 404 of design §10 for everything else: not enrolled, an unknown or another account's course.
+   */
+  private async learnerEnrollment(ctx: RequestContext, courseId: number, notYours: () => Error, lock = false): Promise<{ course: CourseTemplate; enrollment: Enrollment }> {
+    const course = await this.courses.findOne(ctx, { id: courseId });
+    if (!course || course.deletedAt !== null || !course.isPublished) throw notYours();
+    const enrollment = await this.enrollments.findOne(
+      ctx,
+      { userId: ctx.userId, enrollableType: 'CourseTemplate', enrollableId: courseId, deletedAt: IsNull() },
+      lock ? { forUpdate: true } : undefined,
+    );
+    if (!enrollment) throw notYours();
+    return { course, enrollment };
+  }
+
+  /** Learners see the course as last published: a slide never published is not theirs to see. */
+  private async publishedSlide(ctx: RequestContext, courseId: number, slideId: number): Promise<Slide> {
+    const slide = await this.slides.findOne(ctx, { id: slideId, courseTemplateId: courseId });
+    if (!slide || slide.position === null || !slide.publishedAttributes) throw quizSlideNotFound(courseId, slideId);
+    return slide;
+  }
+
+  private async present(ctx: RequestContext, course: CourseTemplate, enrollment: Enrollment, slides: Slide[]): Promise<LearnerSlideView[]> {
+    if (slides.length === 0) return [];
+    const latest = await this.responses
+      .query(ctx, 'r')
+      .andWhere('r.enrollment_id = :enrollmentId AND r.slide_id IN (:...slideIds)', { enrollmentId: enrollment.id, slideIds: slides.map((s) => s.id) })
+      .distinctOn(['r.slide_id'])
+      .orderBy('r.slide_id')
+      .addOrderBy('r.attempt', 'DESC')
+      .getMany();
+    const bySlide = new Map(latest.map((r) => [r.slideId, r]));
+    const facts = publishedFacts(course);
+    return slides.map((slide) => toLearnerSlideView(slide, facts, bySlide.get(slide.id)));
   }
 
   /**

@@ -1,11 +1,23 @@
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsDefined, IsObject, IsString, Matches, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsDefined, IsInt, IsObject, IsString, Matches, Max, Min, ValidateNested } from 'class-validator';
 import type { JsonSchema } from '../routes/route.js';
-import { CHOICE_ID, MAX_QUESTION_CHOICES } from './slides.contract.js';
+import { MAX_ID, PageQuery, QueryInt } from '../common/query.js';
+import { CHOICE_ID, LEARNER_SLIDE_ATTRIBUTES_SCHEMA, MAX_QUESTION_CHOICES, type SlideAttributesView } from './slides.contract.js';
 
 export const SLIDE_RESPONSE_SUBJECTS = {
   create: 'catalog.slide_responses.create',
+  /** The learner's side of a course's slides: their content as published, and the caller's latest answer. */
+  slides: 'catalog.slide_responses.slides.list',
+  slide: 'catalog.slide_responses.slides.show',
 } as const;
+
+/** `/api/learner/courses/:course_id/slides`: a course template the caller is enrolled in. */
+export class LearnerSlidesParams {
+  @QueryInt() @IsInt() @Min(1) @Max(MAX_ID)
+  course_id: number;
+}
+
+export class ListLearnerSlidesQuery extends PageQuery {}
 
 /** A learner answers a quiz slide of a course at most this many times when the course sets no `max_quiz_attempts`. */
 export const MAX_SLIDE_ATTEMPTS = 1000;
@@ -57,5 +69,32 @@ export const SLIDE_RESPONSE_SCHEMA: JsonSchema = {
       description: "only when the course's show_correct_response is true and the slide is done for the learner (this answer correct, or no attempt left)",
     },
     created_at: { type: 'string', format: 'date-time' },
+  },
+};
+
+/** A published slide of a course as its enrolled learner reads it, with their latest answer to it. */
+export interface LearnerSlideView {
+  id: number;
+  course_id: number;
+  /** Published position, 1..n. */
+  position: number;
+  estimated_time: number;
+  attachments: unknown[];
+  attributes: Omit<SlideAttributesView, 'question'> & { question: { prompt: string; choices: { id: string; text: string }[]; multiple: boolean } | null };
+  /** The caller's latest answer in their live enrollment, or null. */
+  response: SlideResponseView | null;
+}
+
+export const LEARNER_SLIDE_SCHEMA: JsonSchema = {
+  type: 'object',
+  required: ['id', 'course_id', 'position', 'estimated_time', 'attachments', 'attributes', 'response'],
+  properties: {
+    id: { type: 'integer' },
+    course_id: { type: 'integer' },
+    position: { type: 'integer', minimum: 1, description: 'published position' },
+    estimated_time: { type: 'integer', description: 'minutes' },
+    attachments: { type: 'array', items: { type: 'object' } },
+    attributes: LEARNER_SLIDE_ATTRIBUTES_SCHEMA,
+    response: { ...SLIDE_RESPONSE_SCHEMA, type: ['object', 'null'], description: "the caller's latest answer to the slide in their live enrollment, or null" },
   },
 };

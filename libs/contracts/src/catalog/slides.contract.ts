@@ -312,6 +312,25 @@ const SLIDE_ATTRIBUTES_SCHEMA: JsonSchema = {
   },
 };
 
+/** What a learner sees of a question: its choices, without which are correct. */
+const LEARNER_QUESTION_SCHEMA: JsonSchema = {
+  type: ['object', 'null'],
+  description: 'the question of a quiz slide, null on other slides; which choices are correct is not shown',
+  required: ['prompt', 'choices', 'multiple'],
+  properties: {
+    prompt: { type: 'string' },
+    choices: { type: 'array', items: { type: 'object', required: ['id', 'text'], properties: { id: { type: 'string' }, text: { type: 'string' } } } },
+    multiple: { type: 'boolean', description: 'several choices may be picked' },
+  },
+};
+
+/** A slide's published attributes as a learner reads them (`question` without the verdicts). */
+export const LEARNER_SLIDE_ATTRIBUTES_SCHEMA: JsonSchema = {
+  ...SLIDE_ATTRIBUTES_SCHEMA,
+  type: 'object',
+  properties: { ...(SLIDE_ATTRIBUTES_SCHEMA.properties as Record<string, JsonSchema>), question: LEARNER_QUESTION_SCHEMA },
+};
+
 export const ORDERED_SLIDE_SCHEMA: JsonSchema = {
   type: 'object',
   required: ['id', 'position', 'new_position', 'published_attributes', 'draft_attributes', 'published_at', 'estimated_time', 'attachments'],

@@ -1,9 +1,32 @@
 import { SlideCommentsParams } from '../catalog/slide-comments.contract.js';
-import { SLIDE_RESPONSE_SCHEMA, SLIDE_RESPONSE_SUBJECTS as S, SlideResponseBody } from '../catalog/slide-responses.contract.js';
+import {
+  LEARNER_SLIDE_SCHEMA,
+  LearnerSlidesParams,
+  ListLearnerSlidesQuery,
+  SLIDE_RESPONSE_SCHEMA,
+  SLIDE_RESPONSE_SUBJECTS as S,
+  SlideResponseBody,
+} from '../catalog/slide-responses.contract.js';
 import { defineRoute } from './route.js';
 
-/** Answers to quiz slides (issue 8; docs/catalog.md "Quiz slides"): the learner's own, in an enrollment of theirs. */
+const slides = { kind: 'envelope', key: 'slides', item: LEARNER_SLIDE_SCHEMA } as const;
+
+/**
+ * A course's slides as its learner reads them, and answers to quiz slides (issue 8; docs/catalog.md "Quiz
+ * slides"): the learner's own, in an enrollment of theirs.
+ */
 export const CATALOG_SLIDE_RESPONSE_ROUTES = [
+  defineRoute({
+    method: 'GET', path: '/api/learner/courses/:course_id/slides', subject: S.slides, status: 200, paged: true,
+    summary:
+      "The published slides of a course (course_id: the course template) in the caller's live enrollment in it, in order, each with the caller's latest answer; " +
+      'a question without which choices are correct (404 without an enrollment, or when the course is unpublished or archived)',
+    params: LearnerSlidesParams, query: ListLearnerSlidesQuery, response: slides,
+  }),
+  defineRoute({
+    method: 'GET', path: '/api/learner/courses/:course_id/slides/:slide_id', subject: S.slide, status: 200,
+    summary: 'One published slide of such a course, with the caller\'s latest answer', params: SlideCommentsParams, response: slides,
+  }),
   defineRoute({
     method: 'POST', path: '/api/learner/courses/:course_id/slides/:slide_id/responses', subject: S.create, status: 201, errors: [409],
     summary:
