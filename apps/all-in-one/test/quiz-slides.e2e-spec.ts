@@ -249,14 +249,16 @@ describe('quiz slides, end to end', () => {
 
     // Two questions: one right of two is 50, and the first answer starts the enrollment.
     expect((await answer(ann, s.course.id, s.quiz, ['blue'])).status).toBe(201);
-    expect(await learnerCourse(ann, s.enrollments[0].id)).toMatchObject({ state: 'active', score: 50 });
+    // The answer also says the learner reached slide 2 of 3.
+    expect(await learnerCourse(ann, s.enrollments[0].id)).toMatchObject({ state: 'active', score: 50, progress: 2, slide_total: 3 });
     expect((await answer(ann, s.course.id, s.primes, ['p2'])).body.response.correct).toBe(false);
     expect((await authorView(s.enrollments[0].id))?.score).toBe(50);
     // The latest answer counts: correcting the second question makes 100, getting the first wrong again 50.
     expect((await answer(ann, s.course.id, s.primes, ['p2', 'p7'])).body.response.correct).toBe(true);
     expect((await learnerCourse(ann, s.enrollments[0].id)).score).toBe(100);
     expect((await answer(ann, s.course.id, s.quiz, ['red'])).body.response.correct).toBe(false);
-    expect((await learnerCourse(ann, s.enrollments[0].id)).score).toBe(50);
+    // Going back to slide 2 does not take the learner's progress back from slide 3.
+    expect(await learnerCourse(ann, s.enrollments[0].id)).toMatchObject({ score: 50, progress: 3 });
     // Another learner's answers are theirs alone.
     expect((await learnerCourse(bob, s.enrollments[1].id)).score).toBeNull();
 

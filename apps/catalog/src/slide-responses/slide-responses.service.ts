@@ -75,7 +75,8 @@ function toLearnerSlideView(slide: Slide, facts: CourseFacts, latest: SlideRespo
  * enrollment in the course, to a slide of the course as last published; attempts are numbered per
  * enrollment and slide under the enrollment's row lock, so concurrent answers never exceed the course's
  * `max_quiz_attempts`. The write joins the request's transaction, so an Idempotency-Key replays it.
- * In a native course, the answers are the enrollment's score while it is open (`quizScore`).
+ * In a native course, the answers are the enrollment's score while it is open (`quizScore`), and its progress
+ * reaches the answered slide at least.
  */
 @Injectable()
 export class SlideResponsesService {
@@ -117,10 +118,12 @@ export class SlideResponsesService {
         choiceIds,
         correct,
       });
-      // The answer is the learner's work in the course, as a SCORM player's commit is: it starts the enrollment and
-      // sets its score. A completed enrollment keeps the score it completed with.
+      // The answer is the learner's work in the course, as a SCORM player's commit is: it starts the enrollment, sets
+      // its score, and the learner has reached this slide at least. A completed enrollment keeps what it completed with.
       if (enrollment.state !== 'complete' && facts.courseType === 'native') {
-        await this.lifecycle.track(ctx, enrollment.id, { score: (await this.quizScore(ctx, enrollment.id, courseId)) ?? null, progress: null });
+        const published = await this.slides.count(ctx, { courseTemplateId: courseId, position: Not(IsNull()) });
+        const progress = Math.max(enrollment.progress, slide.position! / published);
+        await this.lifecycle.track(ctx, enrollment.id, { score: (await this.quizScore(ctx, enrollment.id, courseId)) ?? null, progress });
       }
       return toResponseView(row, facts, question);
     });
