@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { type ExportPage, QUIZ_SLIDE_TYPES, type RequestContext } from '@lms/contracts';
 import { Database, notFound } from '@lms/platform';
+import { publishedQuestionSql } from '../slide-responses/slide-responses.service.js';
 import { cursorOf, exportPage } from './export-page.js';
 
 export const QUIZ_REPORT_COLUMNS = {
@@ -75,7 +76,7 @@ export class QuizReportService {
            LEFT JOIN answered a ON a.slide_id = sl.id
           WHERE sl.account_id = $1 AND ($2::int IS NULL OR sl.course_template_id = $2)
             AND (a.slide_id IS NOT NULL
-                 OR (sl.position IS NOT NULL AND sl.published_attributes->>'type' = ANY($7) AND jsonb_typeof(sl.published_attributes->'question') = 'object')))
+                 OR (${publishedQuestionSql('sl', '$7')})))
        SELECT q.course_template_id, c.title AS course_title,
               CASE q.kind WHEN 1 THEN 'Retain quiz, day ' || q.interval_days WHEN 2 THEN 'SCORM package' ELSE q.label END AS quiz,
               CASE q.kind WHEN 1 THEN 'retain_quiz' WHEN 2 THEN 'scorm' ELSE 'quiz_slide' END AS quiz_type,

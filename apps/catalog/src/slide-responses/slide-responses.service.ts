@@ -14,7 +14,7 @@ import { Database, InjectTenantRepository, type TenantRepository, type TenantSco
 import { CourseTemplate } from '../course-templates/course-template.entity.js';
 import { EnrollmentLifecycle } from '../enrollments/enrollment-lifecycle.service.js';
 import { Enrollment } from '../enrollments/enrollment.entity.js';
-import { publishedFacts } from '../learner-courses/learner-course.views.js';
+import { type LearnerCourseFacts, publishedFacts } from '../learner-courses/learner-course.views.js';
 import { Slide } from '../slides/slide.entity.js';
 import { attemptsExhausted, courseNotYours, oneChoiceOnly, quizSlideNotFound, slideHasNoQuestion, unknownChoices } from './slide-response.errors.js';
 import { SlideResponse } from './slide-response.entity.js';
@@ -27,16 +27,22 @@ export function publishedQuestion(slide: Slide): SlideQuestionView | undefined {
   return question && Array.isArray(question.choices) && question.choices.length > 0 ? question : undefined;
 }
 
-const sameSet = (a: string[], b: string[]) => a.length === b.length && a.every((id) => b.includes(id));
+/**
+ * The same test in SQL, on slides aliased `alias`, with the quiz slide types (`QUIZ_SLIDE_TYPES`) as
+ * parameter `types`: a published slide of a quiz type whose published attributes hold a question.
+ */
+export const publishedQuestionSql = (alias: string, types: string) =>
+  `${alias}.position IS NOT NULL AND ${alias}.published_attributes->>'type' = ANY(${types}) AND jsonb_typeof(${alias}.published_attributes->'question') = 'object'`;
 
-type CourseFacts = ReturnType<typeof publishedFacts>;
+const correctChoiceIds = (question: SlideQuestionView) => question.choices.filter((c) => c.correct === true).map((c) => c.id);
+const sameSet = (a: string[], b: string[]) => a.length === b.length && a.every((id) => b.includes(id));
 
 /**
  * One answer as its learner sees it. The correct choices are shown only when the course's
  * `show_correct_response` is on and the slide is done for the learner (this answer correct, or no attempt
  * left), so the limit on attempts still means something.
  */
-function toResponseView(row: SlideResponse, facts: CourseFacts, question: SlideQuestionView): SlideResponseView {
+function toResponseView(row: SlideResponse, facts: LearnerCourseFacts, question: SlideQuestionView): SlideResponseView {
   const remaining = Math.max(0, (facts.maxQuizAttempts ?? MAX_SLIDE_ATTEMPTS) - row.attempt);
   const reveal = facts.showCorrectResponse && (row.correct || remaining === 0);
   return {
@@ -48,13 +54,13 @@ function toResponseView(row: SlideResponse, facts: CourseFacts, question: SlideQ
     correct: row.correct,
     attempt: row.attempt,
     attempts_remaining: facts.maxQuizAttempts === null ? null : remaining,
-    ...(reveal ? { correct_choice_ids: question.choices.filter((c) => c.correct === true).map((c) => c.id) } : {}),
+    ...(reveal ? { correct_choice_ids: correctChoiceIds(question) } : {}),
     created_at: row.createdAt.toISOString(),
   };
 }
 
 /** A published slide as its learner reads it: a question without the verdicts, and their latest answer. */
-function toLearnerSlideView(slide: Slide, facts: CourseFacts, latest: SlideResponse | undefined): LearnerSlideView {
+function toLearnerSlideView(slide: Slide, facts: LearnerCourseFacts, latest: SlideResponse | undefined): LearnerSlideView {
   const question = publishedQuestion(slide);
   return {
     id: slide.id,
@@ -107,8 +113,7 @@ export class SlideResponsesService {
       const used = await this.responses.count(ctx, { enrollmentId: enrollment.id, slideId });
       if (used >= limit) throw attemptsExhausted(slideId, limit);
 
-      const correctIds = question.choices.filter((c) => c.correct === true).map((c) => c.id);
-      const correct = sameSet(choiceIds, correctIds);
+      const correct = sameSet(choiceIds, correctChoiceIds(question));
       const row = await this.responses.insert(ctx, {
         enrollmentId: enrollment.id,
         courseTemplateId: courseId,
@@ -193,8 +198,7 @@ export class SlideResponsesService {
            SELECT r.correct FROM ${s}.slide_responses r
             WHERE r.account_id = sl.account_id AND r.enrollment_id = $3 AND r.slide_id = sl.id
             ORDER BY r.attempt DESC LIMIT 1) latest ON true
-        WHERE sl.account_id = $1 AND sl.course_template_id = $2 AND sl.position IS NOT NULL
-          AND sl.published_attributes->>'type' = ANY($4) AND jsonb_typeof(sl.published_attributes->'question') = 'object'`,
+        WHERE sl.account_id = $1 AND sl.course_template_id = $2 AND ${publishedQuestionSql('sl', '$4')}`,
       [scope.accountId, courseId, enrollmentId, QUIZ_SLIDE_TYPES],
     )) as { questions: number; correct: number }[];
     return row.questions === 0 ? undefined : Math.round((100 * row.correct) / row.questions);
