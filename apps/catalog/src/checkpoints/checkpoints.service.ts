@@ -21,7 +21,6 @@ import {
 } from '@lms/platform';
 import { IdentityDirectory } from '../directory/identity-directory.js';
 import { EnrollmentLifecycle } from '../enrollments/enrollment-lifecycle.service.js';
-import { enrollmentNotFound } from '../enrollments/enrollment.errors.js';
 import { Enrollment } from '../enrollments/enrollment.entity.js';
 import { defaultDueAt, type EnrollResult, EnrollmentsService } from '../enrollments/enrollments.service.js';
 import { ProgramGate } from '../programs/program-gate.js';
@@ -182,11 +181,7 @@ export class CheckpointsService {
    */
   async remove(ctx: RequestContext, taskId: number, enrollmentId: number): Promise<void> {
     this.enrollments.assertMayManage(ctx);
-    await this.db.transaction(async () => {
-      const e = await this.lifecycle.lockLive(ctx, enrollmentId, 'Task');
-      if (e.enrollableId !== taskId) throw enrollmentNotFound(enrollmentId);
-      await this.lifecycle.retire(ctx, e, 'removed');
-    });
+    await this.lifecycle.remove(ctx, enrollmentId, { type: 'Task', id: taskId });
   }
 
   /** Approvals the caller may decide: all of the account for administrators, else the ones naming them. */

@@ -96,10 +96,14 @@ export class EnrollmentLifecycle {
     });
   }
 
-  /** Removes a live enrollment (204); it stays as history, listed with `state=removed`. */
-  async remove(ctx: RequestContext, id: number): Promise<void> {
+  /**
+   * Removes a live enrollment (204); it stays as history, listed with `state=removed`. A course enrollment
+   * by default; with `item`, an enrollment in that item only (another item's is the 404 of an unknown id).
+   */
+  async remove(ctx: RequestContext, id: number, item?: { type: EnrollableType; id: number }): Promise<void> {
     await this.db.transaction(async () => {
-      const e = await this.lockLive(ctx, id);
+      const e = await this.lockLive(ctx, id, item?.type);
+      if (item && e.enrollableId !== item.id) throw enrollmentNotFound(id);
       await this.retire(ctx, e, 'removed');
     });
   }
