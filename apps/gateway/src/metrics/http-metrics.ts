@@ -1,9 +1,11 @@
 import { Injectable, type OnModuleDestroy } from '@nestjs/common';
-import { collectDefaultMetrics, Histogram, register, Registry } from 'prom-client';
+import { ensureDefaultMetrics } from '@lms/platform';
+import { Histogram, register, Registry } from 'prom-client';
 
 /**
  * Prometheus metrics of one gateway. Its own registry, not prom-client's global one, so several
- * gateways in one process (all-in-one, tests) never clash over metric names.
+ * gateways in one process (all-in-one, tests) never clash over metric names; the process metrics are the
+ * global registry's, collected once per process.
  */
 @Injectable()
 export class HttpMetrics implements OnModuleDestroy {
@@ -13,7 +15,7 @@ export class HttpMetrics implements OnModuleDestroy {
   private readonly children = new Map<string, { observe(value: number): void }>();
 
   constructor() {
-    collectDefaultMetrics({ register: this.registry });
+    ensureDefaultMetrics();
     this.duration = new Histogram({
       name: 'http_request_duration_seconds',
       help: 'HTTP requests by method, route path template and status',
@@ -34,16 +36,9 @@ export class HttpMetrics implements OnModuleDestroy {
     child.observe(seconds);
   }
 
-  /** This gateway's metrics, plus the process-wide ones: in all-in-one mode, the services' RPC metrics. */
+  /** This gateway's metrics, plus the process-wide ones: process metrics and, in all-in-one mode, the services' RPC metrics. */
   text(): Promise<string> {
-    // A name this gateway already exports (process metrics, when something else collects them too) is not repeated.
-    const own = new Set(this.registry.getMetricsAsArray().map((metric) => metric.name));
-    const shared = new Registry();
-    for (const { name } of register.getMetricsAsArray()) {
-      const metric = own.has(name) ? undefined : register.getSingleMetric(name);
-      if (metric) shared.registerMetric(metric);
-    }
-    return Registry.merge([this.registry, shared]).metrics();
+    return Registry.merge([this.registry, register]).metrics();
   }
 
   get contentType(): string {
