@@ -59,6 +59,32 @@ describe('retention of finished work', () => {
     expect((await t.api.as(admin.token).get(`${DOWNLOADS}/${recent}`)).body.download.state).toBe('done');
   }, 60_000);
 
+  it('removes a data dump a newer one replaced, with its file, once no signed URL of it can still be valid', async () => {
+    const api = t.api.as(admin.token);
+    const dumps = () => queryDatabase<{ id: string; status: string }>(t.db.url, "SELECT id, status FROM jobs.jobs WHERE account_id = $1 AND kind = 'data_dump' ORDER BY created_at", [cast.accountId]);
+    /** Asks for a dump, waits for it, and answers the signed URL the download now redirects to. */
+    const completeDump = async () => {
+      expect((await api.post('/api/admin/data_dumps', { only: ['groups'] })).status).toBe(200);
+      await eventually(async () => ((await api.get('/api/admin/data_dumps')).body.data_dumps[0]?.status === 'complete' ? true : undefined), 30_000, 100);
+      const redirect = await api.get('/api/admin/data_dumps/download');
+      expect(redirect.status).toBe(302);
+      return `${t.system.url}${redirect.headers.get('location')}`;
+    };
+    const first = await completeDump();
+    const second = await completeDump();
+    expect(second).not.toBe(first);
+    // Replaced, but a URL handed out before the second one was complete still serves the first.
+    const [replaced, current] = await dumps();
+    expect([replaced.status, current.status]).toEqual(['done', 'done']);
+    expect((await fetch(first)).status).toBe(200);
+
+    await queryDatabase(t.db.url, "UPDATE jobs.jobs SET finished_at = now() - interval '6 minutes' WHERE id = $1", [current.id]);
+    await eventually(async () => ((await dumps()).length === 1 ? true : undefined), 15_000, 200);
+    expect((await dumps()).map((d) => d.id)).toEqual([current.id]);
+    expect((await fetch(first)).status).toBe(404);
+    expect((await fetch(second)).status).toBe(200);
+  }, 60_000);
+
   it('removes settled notification deliveries past the retention, and never a pending or sending one', async () => {
     const insert = (status: string, age: string) =>
       queryDatabase<{ id: string }>(

@@ -112,12 +112,13 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
       if (!executor) throw new Error(`no executor for job kind '${row.kind}'`);
       const result = await executor.run(job, this.contextOf(job));
       const file = result.file;
-      await this.updateOwned(jobId, attempt, `status = 'done', progress = 100, finished_at = now(), file_key = $3, file_name = $4, file_size = $5, result = $6`, [
+      const recorded = await this.updateOwned(jobId, attempt, `status = 'done', progress = 100, finished_at = now(), file_key = $3, file_name = $4, file_size = $5, result = $6`, [
         file?.key ?? null,
         file?.name ?? null,
         file?.size ?? null,
         result.result ? JSON.stringify(result.result) : null,
       ]);
+      if (!recorded && file) await this.dropIfForgotten(jobId, file.key);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       if (err instanceof JobFailed) {
@@ -153,12 +154,28 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
     await this.db.manager.query(`UPDATE ${this.table()} SET ${set}, updated_at = now() WHERE id = $1`, [jobId, ...params]);
   }
 
-  /** Applies `set` only while `attempt` still owns the running job; `$2` is the attempt, the parameters are `$3`, ... */
-  private async updateOwned(jobId: string, attempt: number, set: string, params: unknown[]): Promise<void> {
-    await this.db.manager.query(`UPDATE ${this.table()} SET ${set}, updated_at = now() WHERE id = $1 AND attempts = $2 AND status = 'running'`, [
+  /**
+   * Applies `set` only while `attempt` still owns the running job; `$2` is the attempt, the parameters are `$3`, ...
+   * Answers whether it did.
+   */
+  private async updateOwned(jobId: string, attempt: number, set: string, params: unknown[]): Promise<boolean> {
+    const [, count] = (await this.db.manager.query(`UPDATE ${this.table()} SET ${set}, updated_at = now() WHERE id = $1 AND attempts = $2 AND status = 'running'`, [
       jobId,
       attempt,
       ...params,
-    ]);
+    ])) as [unknown[], number];
+    return count > 0;
+  }
+
+  /**
+   * The file of a run whose job was deleted meanwhile (a newer data dump replaced it) is named by no row: it
+   * goes. While the row lives, the file stays: its key is the job's, so another attempt that owns the job
+   * now wrote, or will write, the same key.
+   */
+  private async dropIfForgotten(jobId: string, key: string): Promise<void> {
+    const rows = (await this.db.manager.query(`SELECT 1 FROM ${this.table()} WHERE id = $1`, [jobId])) as unknown[];
+    if (rows.length > 0) return;
+    await this.files.delete(key);
+    this.logger.info({ jobId, key }, 'job deleted while it ran: its file removed');
   }
 }

@@ -20,6 +20,7 @@ const slow = {
     }
     const name = 'slow.txt';
     const stored = await context.files.put(jobFileKey(job, name), body());
+    process.stdout.write(`stored ${job.id} attempt ${job.attempt}\n`);
     return { file: { key: stored.key, name, size: stored.size } };
   },
 };

@@ -96,6 +96,17 @@ describeWithNats('jobs-worker: a work queue shared by replicas', () => {
     expect(objects.map((o) => o.name)).toEqual([`jobs/${id}/slow.txt`]);
   }, 60_000);
 
+  it('removes the file of a run whose job was deleted while it ran (a newer data dump replaced it): no row names it', async () => {
+    const id = await enqueueJob(db, outbox, scope, { kind: 'test.slow', params: { chunks: 10, delayMs: 100 } });
+    const holder = await eventually(async () => workers.find((w) => w.output.some((line) => line.startsWith(`running ${id} attempt 1`))), 20_000, 50);
+    await eventually(async () => ((await jobRow(id))?.progress >= 10 ? true : undefined), 20_000, 50);
+    await queryDatabase(testDb.url, 'DELETE FROM jobs.jobs WHERE id = $1', [id]);
+    // The run goes on to the end and stores its file; then it finds its job gone.
+    await eventually(async () => (holder.output.includes(`stored ${id} attempt 1`) ? true : undefined), 20_000, 50);
+    const store = await new Objm(nc).open(filesBucket(namespace));
+    await eventually(async () => ((await store.list()).some((o) => o.name.startsWith(`jobs/${id}/`)) ? undefined : true), 10_000, 100);
+  }, 60_000);
+
   it('ends a job that keeps failing `failed` with each attempt\'s error after bounded retries, and dead-letters it', async () => {
     const id = await enqueueJob(db, outbox, scope, { kind: 'test.fail' });
     const failed = await eventually(async () => {

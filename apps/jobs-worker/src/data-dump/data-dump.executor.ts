@@ -1,6 +1,6 @@
-import { DATA_DUMP_JOB, DATA_DUMP_FILE_NAME, dataDumpFileKey, DUMP_SERVICES, dumpSubjects, type DumpCsvReply, type DumpModelsReply, type RequestContext } from '@lms/contracts';
+import { DATA_DUMP_JOB, DATA_DUMP_FILE_NAME, DUMP_SERVICES, dumpSubjects, type DumpCsvReply, type DumpModelsReply, type RequestContext } from '@lms/contracts';
 import { type ContextSeal, csvLine, type MessageBus, requestSigned, type SignedRequestOptions, signedRequestsTo } from '@lms/platform';
-import type { Job, JobContext, JobExecutor, JobResult } from '../job-executor.js';
+import { type Job, type JobContext, type JobExecutor, jobFileKey, type JobResult } from '../job-executor.js';
 import { pagesAhead } from '../pages-ahead.js';
 import { zipStream, type ZipEntry } from './zip-stream.js';
 
@@ -40,7 +40,8 @@ export class DataDumpExecutor implements JobExecutor {
         await context.progress((done * 100) / Math.max(parts.length, 1));
       }
     })(this);
-    const key = dataDumpFileKey(job.accountId);
+    // The job's own key: a late run of a replaced dump can never write over the file of the one that replaced it.
+    const key = jobFileKey(job, DATA_DUMP_FILE_NAME);
     const stored = await context.files.put(key, zipStream(entries));
     return { file: { key, name: DATA_DUMP_FILE_NAME, size: stored.size } };
   }

@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { DOWNLOAD_JOB } from '@lms/contracts';
-import { Database, type FileStore, intSetting, LOGGER, type Logger, PeriodicTask } from '@lms/platform';
+import { DATA_DUMP_JOB, DOWNLOAD_JOB } from '@lms/contracts';
+import { Database, FILE_URL_TTL_SECONDS, type FileStore, intSetting, LOGGER, type Logger, PeriodicTask } from '@lms/platform';
 import { FILE_STORE } from '../job-executor.js';
 
 /** How long finished work is kept (docs/jobs.md "Retention"); read once at start. */
@@ -37,11 +37,11 @@ async function batches(batch: () => Promise<number>): Promise<number> {
 }
 
 /**
- * Removes finished work past its retention: downloads with their files, settled notification deliveries.
- * Every jobs-worker replica sweeps on its own timer; each batch takes its rows with SKIP LOCKED, so replicas
- * sweeping at once share the work instead of waiting on each other. A download's file is deleted before its
- * row, in the row's transaction: a worker killed between the two leaves a row whose file is gone (the next
- * sweep removes it), never a file no row names.
+ * Removes finished work past its retention: downloads with their files, data dumps a newer one replaced
+ * with their files, settled notification deliveries. Every jobs-worker replica sweeps on its own timer; each
+ * batch takes its rows with SKIP LOCKED, so replicas sweeping at once share the work instead of waiting on
+ * each other. A file is deleted before its row's deletion commits: a worker killed between the two leaves a
+ * row whose file is gone (the next sweep removes it), never a file no row names.
  */
 @Injectable()
 export class RetentionSweeper implements OnApplicationBootstrap, OnModuleDestroy {
@@ -55,7 +55,7 @@ export class RetentionSweeper implements OnApplicationBootstrap, OnModuleDestroy
   ) {
     this.task = new PeriodicTask('retention sweep', policy.intervalMs, async () => {
       const removed = await this.sweep(new Date());
-      if (removed.downloads + removed.deliveries > 0) logger.info(removed, 'retention sweep removed finished work');
+      if (removed.downloads + removed.dumps + removed.deliveries > 0) logger.info(removed, 'retention sweep removed finished work');
     }, logger);
   }
 
@@ -68,25 +68,60 @@ export class RetentionSweeper implements OnApplicationBootstrap, OnModuleDestroy
   }
 
   /** Removes what is past retention at `now` (a parameter, so a test drives the clock); answers the counts. */
-  async sweep(now: Date): Promise<{ downloads: number; deliveries: number }> {
+  async sweep(now: Date): Promise<{ downloads: number; dumps: number; deliveries: number }> {
     const day = 86_400_000;
     const downloadsBefore = new Date(now.getTime() - this.policy.downloadDays * day);
+    // A dump's signed URL was handed out until the newer one was complete, and lives FILE_URL_TTL_SECONDS.
+    const replacedBefore = new Date(now.getTime() - FILE_URL_TTL_SECONDS * 1000);
     const deliveriesBefore = new Date(now.getTime() - this.policy.deliveryDays * day);
-    return { downloads: await batches(() => this.sweepDownloads(downloadsBefore)), deliveries: await batches(() => this.sweepDeliveries(deliveriesBefore)) };
+    return {
+      downloads: await batches(() => this.sweepDownloads(downloadsBefore)),
+      dumps: await batches(() => this.sweepReplacedDumps(replacedBefore)),
+      deliveries: await batches(() => this.sweepDeliveries(deliveriesBefore)),
+    };
   }
 
-  private async sweepDownloads(before: Date): Promise<number> {
-    const jobs = `"${this.db.schema}".jobs`;
+  private sweepDownloads(before: Date): Promise<number> {
+    return this.removeJobs(
+      `SELECT id, account_id, kind, file_key FROM ${this.jobs} WHERE kind = $1 AND status IN ('done', 'failed') AND finished_at < $2 ORDER BY finished_at LIMIT $3 FOR UPDATE SKIP LOCKED`,
+      [DOWNLOAD_JOB, before, BATCH],
+    );
+  }
+
+  /** Complete data dumps of an account that has a newer complete one, finished before `before`. */
+  private sweepReplacedDumps(before: Date): Promise<number> {
+    return this.removeJobs(
+      `SELECT old.id, old.account_id, old.kind, old.file_key FROM ${this.jobs} old
+        WHERE old.kind = $1 AND old.status = 'done'
+          AND EXISTS (SELECT 1 FROM ${this.jobs} newer WHERE newer.account_id = old.account_id AND newer.kind = old.kind AND newer.status = 'done'
+                        AND newer.created_at > old.created_at AND newer.finished_at < $2)
+        ORDER BY old.created_at LIMIT $3 FOR UPDATE OF old SKIP LOCKED`,
+      [DATA_DUMP_JOB, before, BATCH],
+    );
+  }
+
+  /**
+   * Deletes the job rows `select` locks, then, before the commit, each of their files no remaining row of the
+   * account names (before each dump had its own file, one key served them all).
+   */
+  private removeJobs(select: string, params: unknown[]): Promise<number> {
     return this.db.transaction(async (m) => {
-      const rows = (await m.query(
-        `SELECT id, file_key FROM ${jobs} WHERE kind = $1 AND status IN ('done', 'failed') AND finished_at < $2 ORDER BY finished_at LIMIT $3 FOR UPDATE SKIP LOCKED`,
-        [DOWNLOAD_JOB, before, BATCH],
-      )) as { id: string; file_key: string | null }[];
+      const rows = (await m.query(select, params)) as { id: string; account_id: number; kind: string; file_key: string | null }[];
       if (rows.length === 0) return 0;
-      for (const row of rows) if (row.file_key) await this.files.delete(row.file_key);
-      await m.query(`DELETE FROM ${jobs} WHERE id = ANY($1::uuid[])`, [rows.map((r) => r.id)]);
+      await m.query(`DELETE FROM ${this.jobs} WHERE id = ANY($1::uuid[])`, [rows.map((r) => r.id)]);
+      const named = rows.filter((r) => r.file_key !== null);
+      const unnamed = (await m.query(
+        `SELECT DISTINCT k.file_key FROM unnest($1::int[], $2::text[], $3::text[]) AS k (account_id, kind, file_key)
+          WHERE NOT EXISTS (SELECT 1 FROM ${this.jobs} j WHERE j.account_id = k.account_id AND j.kind = k.kind AND j.file_key = k.file_key)`,
+        [named.map((r) => r.account_id), named.map((r) => r.kind), named.map((r) => r.file_key)],
+      )) as { file_key: string }[];
+      for (const { file_key } of unnamed) await this.files.delete(file_key);
       return rows.length;
     });
+  }
+
+  private get jobs(): string {
+    return `"${this.db.schema}".jobs`;
   }
 
   private async sweepDeliveries(before: Date): Promise<number> {

@@ -26,8 +26,9 @@ const toView = (row: DumpRow): DataDumpView => ({ status: STATUS[row.status], da
 
 /**
  * The account's data dump (docs/jobs.md). One at a time: a new one replaces the previous when it is
- * complete (it is written over the account's one dump file), so the last complete dump stays downloadable
- * while its successor is pending; older ones are forgotten.
+ * complete, so the last complete dump stays downloadable while its successor is pending. Each dump has its
+ * own file; a replaced one goes with its file in the retention sweep (jobs-worker), once no signed URL of it
+ * can still be valid.
  */
 @Injectable()
 export class DataDumpsService {
@@ -62,11 +63,9 @@ export class DataDumpsService {
     const id = await this.db.transaction(async (manager) => {
       // Serialises dumps of one account, so two POSTs at once leave one current dump.
       await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`data-dump:${ctx.accountId}`]);
-      await manager.query(
-        `DELETE FROM ${this.table} WHERE account_id = $1 AND kind = $2 AND id IS DISTINCT FROM (
-           SELECT id FROM ${this.table} WHERE account_id = $1 AND kind = $2 AND status = 'done' ORDER BY created_at DESC LIMIT 1)`,
-        [ctx.accountId, DATA_DUMP_JOB],
-      );
+      // Earlier dumps not complete are forgotten (one still running removes its file when it ends: job-runner.ts).
+      // Complete ones, with their files, are the retention sweep's.
+      await manager.query(`DELETE FROM ${this.table} WHERE account_id = $1 AND kind = $2 AND status <> 'done'`, [ctx.accountId, DATA_DUMP_JOB]);
       return enqueueJob(this.db, this.outbox, ctx, { kind: DATA_DUMP_JOB, params: only ? { only } : {}, createdBy: ctx.userId });
     });
     const [row] = (await this.db.manager.query(`SELECT id, status, created_at, file_key FROM ${this.table} WHERE id = $1`, [id])) as DumpRow[];

@@ -16,5 +16,3 @@ export interface JobRequestedData {
 export const DATA_DUMP_JOB = 'data_dump';
 /** The name a data dump downloads as. */
 export const DATA_DUMP_FILE_NAME = 'data_dump.zip';
-/** One file per account: an account holds one dump at a time, and each new one replaces it whole. */
-export const dataDumpFileKey = (accountId: number): string => `dumps/${accountId}/${DATA_DUMP_FILE_NAME}`;
