@@ -250,6 +250,27 @@ describe('SCORM packages, their player and tracking, end to end', () => {
     expect(await openPlayer(cy, c.id)).toMatchObject({ playerLaunchType: 'new_window', scoLaunchType: 'new_window' });
   });
 
+  it('QuizReport shows a SCORM course\'s attempts, completions, average score and pass rate from its registrations', async () => {
+    const course = await scormCourse({ passing_threshold: 70 });
+    expect((await upload(course.id, scorm12Package())).status).toBe(200);
+    const played = async (cmi?: Json) => {
+      const learner = await f.newLearner();
+      const player = await openPlayer(learner, (await enrollmentOf(course.id, learner)).id);
+      if (cmi) expect((await commitSco(player, 0, cmi)).status).toBe(200);
+    };
+    await played(passed12(80)); // passed
+    await played({ core: { lesson_status: 'failed', score: { raw: '40', min: '0', max: '100' } } }); // failed, not complete
+    await played({ core: { lesson_status: 'completed', score: { raw: '90', min: '0', max: '100' } } }); // no verdict: the threshold judges
+    await played({ core: { lesson_status: 'incomplete', exit: 'suspend' }, suspend_data: 'p1' }); // started, no score
+    await played(); // launched, nothing committed: not an attempt
+
+    const report = await f.admin.get(`/api/admin/reports/QuizReport?course_template_id=${course.id}`);
+    expect(report.status).toBe(200);
+    expect(report.body.reports[0].data).toEqual([
+      { course_template_id: Number(course.id), course_title: course.title, quiz: 'SCORM package', quiz_type: 'scorm', interval_days: null, attempts: 4, completed: 2, average_score: 70, pass_rate: 0.6667 },
+    ]);
+  });
+
   describeWithBrowser('in a browser', () => {
     let browser: Browser;
 

@@ -16,7 +16,8 @@ export const QUIZ_REPORT_COLUMNS = {
  *   pass_rate = share of those at or above the course's `passing_threshold` (null without one);
  * - a SCORM course's package (`scorm_registrations`, one per attempt): attempts = registrations with at
  *   least one commit, completed = completed ones, average_score over the scores reported (percent), pass_rate
- *   = `success_status` passed among passed and failed, or, without a status, score against the threshold.
+ *   = `success_status` passed among passed and failed, or, without a verdict (none, or `unknown`), score against
+ *   the threshold.
  * - a course's published quiz slide with a question (`slide_responses`, docs/catalog.md "Quiz slides"), over
  *   the learners' live enrollments: attempts = answers given, completed = learners who answered,
  *   average_score = percent of them whose latest answer is correct (each learner's latest answer scores 100
@@ -60,8 +61,9 @@ export class QuizReportService {
                 count(*) FILTER (WHERE r.commits > 0),
                 count(*) FILTER (WHERE r.completed_at IS NOT NULL),
                 avg(r.score),
-                count(*) FILTER (WHERE r.success_status = 'passed' OR (r.success_status IS NULL AND r.score >= c.passing_threshold)),
-                count(*) FILTER (WHERE r.success_status IN ('passed', 'failed') OR (r.success_status IS NULL AND r.score IS NOT NULL AND c.passing_threshold IS NOT NULL))
+                -- A package that gives no verdict records 'unknown' (or nothing yet): the score meets the threshold or not.
+                count(*) FILTER (WHERE r.success_status = 'passed' OR (coalesce(r.success_status, 'unknown') NOT IN ('passed', 'failed') AND r.score >= c.passing_threshold)),
+                count(*) FILTER (WHERE r.success_status IN ('passed', 'failed') OR (r.score IS NOT NULL AND c.passing_threshold IS NOT NULL))
            FROM ${s}.scorm_registrations r
            JOIN ${s}.course_templates c ON c.account_id = r.account_id AND c.id = r.course_template_id
           WHERE r.account_id = $1 AND ($2::int IS NULL OR r.course_template_id = $2)
