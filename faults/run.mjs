@@ -318,7 +318,10 @@ async function workerKilledMidDump(extra) {
   const seconds = (performance.now() - since) / 1000;
   if (finished.job?.status !== 'done') throw new Error(`the dump ended ${finished.job?.status ?? 'nowhere'}`);
   if (finished.job.attempts < 2) extra.failure = 'the dump finished in its first attempt: the worker was not killed mid-run';
-  const dumps = (await sql(system.databaseUrl, "SELECT count(*)::int AS n FROM jobs.jobs WHERE kind = 'data_dump' AND status = 'done'"))[0].n;
+  // Complete dumps from this POST on (a dump an earlier one replaced stays until the retention sweep).
+  const dumps = (
+    await sql(system.databaseUrl, "SELECT count(*)::int AS n FROM jobs.jobs WHERE kind = 'data_dump' AND status = 'done' AND created_at >= (SELECT created_at FROM jobs.jobs WHERE id = $1)", [running.job.id])
+  )[0].n;
   extra.duplicates = dumps - 1;
   const download = await probe.call('GET', '/api/admin/data_dumps/download');
   if (download.status !== 302) extra.failure = `the dump's download answered ${download.status}`;
