@@ -274,10 +274,25 @@ async function benchBare(raw, databaseUrl, namespace) {
  */
 const IDLE_AFTER_MS = 38_000;
 
-/** Idle resident memory of each process of a topology (after its load and IDLE_AFTER_MS of quiet) and its time to ready. */
+/** CPU an idle process still uses (timers, pollers, metrics), measured after its memory was read. */
+const IDLE_CPU_MS = 10_000;
+
+/**
+ * Idle resident memory of each process of a topology (after its load and IDLE_AFTER_MS of quiet), then
+ * their CPU over IDLE_CPU_MS more of quiet (ms a second), and the topology's time to ready.
+ */
 async function idleMemory(topology) {
   await sleep(IDLE_AFTER_MS);
-  return { topology: topology.name, readyMs: topology.readyMs, processes: topology.handles.map((handle) => ({ name: handle.name, rssMiB: residentMiB([handle]) })), totalMiB: residentMiB(topology.handles), totalPssMiB: residentMiB(topology.handles, 'pss') };
+  const processes = topology.handles.map((handle) => ({ name: handle.name, rssMiB: residentMiB([handle]) }));
+  const totalMiB = residentMiB(topology.handles);
+  const totalPssMiB = residentMiB(topology.handles, 'pss');
+  const cpuBefore = topology.handles.map((handle) => cpuTimeMs([handle]));
+  await sleep(IDLE_CPU_MS);
+  topology.handles.forEach((handle, i) => {
+    const after = cpuTimeMs([handle]);
+    processes[i].idleCpuMsPerS = after === undefined || cpuBefore[i] === undefined ? undefined : ((after - cpuBefore[i]) * 1000) / IDLE_CPU_MS;
+  });
+  return { topology: topology.name, readyMs: topology.readyMs, processes, totalMiB, totalPssMiB };
 }
 
 const started = new Date();
@@ -389,6 +404,8 @@ try {
   if (floor) process.stdout.write(`${floor}\n\n`);
   for (const m of memory) {
     process.stdout.write(`${m.topology}: ready ${(m.readyMs / 1000).toFixed(1)} s after start; idle RSS ${m.totalMiB.toFixed(0)} MiB (${m.processes.map((p) => `${p.name} ${p.rssMiB.toFixed(0)}`).join(', ')}; descendants such as Postgres included), PSS ${m.totalPssMiB.toFixed(0)} MiB (shared pages counted once)\n`);
+    const idleCpu = m.processes.filter((p) => p.idleCpuMsPerS !== undefined);
+    if (idleCpu.length > 0) process.stdout.write(`${m.topology}: idle CPU, ms a second: ${idleCpu.map((p) => `${p.name} ${p.idleCpuMsPerS.toFixed(1)}`).join(', ')}\n`);
   }
   if (memory.length > 0) process.stdout.write('\n');
   if (eventDelivery) process.stdout.write(`${formatEventTable(eventDelivery)}\n\n`);
