@@ -77,6 +77,13 @@ describe('retention of finished work', () => {
     const [replaced, current] = await dumps();
     expect([replaced.status, current.status]).toEqual(['done', 'done']);
     expect((await fetch(first)).status).toBe(200);
+    // A dump from before each had its own file: its row names the current dump's file, which must stay.
+    await queryDatabase(
+      t.db.url,
+      `INSERT INTO jobs.jobs (id, account_id, kind, status, file_key, file_name, created_at, finished_at)
+       SELECT gen_random_uuid(), account_id, kind, 'done', file_key, file_name, created_at - interval '1 hour', finished_at - interval '1 hour' FROM jobs.jobs WHERE id = $1`,
+      [current.id],
+    );
 
     await queryDatabase(t.db.url, "UPDATE jobs.jobs SET finished_at = now() - interval '6 minutes' WHERE id = $1", [current.id]);
     await eventually(async () => ((await dumps()).length === 1 ? true : undefined), 15_000, 200);

@@ -85,6 +85,7 @@ export class RetentionSweeper implements OnApplicationBootstrap, OnModuleDestroy
     return this.removeJobs(
       `SELECT id, account_id, kind, file_key FROM ${this.jobs} WHERE kind = $1 AND status IN ('done', 'failed') AND finished_at < $2 ORDER BY finished_at LIMIT $3 FOR UPDATE SKIP LOCKED`,
       [DOWNLOAD_JOB, before, BATCH],
+      false,
     );
   }
 
@@ -97,25 +98,29 @@ export class RetentionSweeper implements OnApplicationBootstrap, OnModuleDestroy
                         AND newer.created_at > old.created_at AND newer.finished_at < $2)
         ORDER BY old.created_at LIMIT $3 FOR UPDATE OF old SKIP LOCKED`,
       [DATA_DUMP_JOB, before, BATCH],
+      // Dumps made before each had its own file shared one key per account.
+      true,
     );
   }
 
   /**
-   * Deletes the job rows `select` locks, then, before the commit, each of their files no remaining row of the
-   * account names (before each dump had its own file, one key served them all).
+   * Deletes the job rows `select` locks and, before that commits, their files; with `sharedKeys`, only the
+   * files no remaining row of the account and kind names.
    */
-  private removeJobs(select: string, params: unknown[]): Promise<number> {
+  private removeJobs(select: string, params: unknown[], sharedKeys: boolean): Promise<number> {
     return this.db.transaction(async (m) => {
       const rows = (await m.query(select, params)) as { id: string; account_id: number; kind: string; file_key: string | null }[];
       if (rows.length === 0) return 0;
       await m.query(`DELETE FROM ${this.jobs} WHERE id = ANY($1::uuid[])`, [rows.map((r) => r.id)]);
       const named = rows.filter((r) => r.file_key !== null);
-      const unnamed = (await m.query(
-        `SELECT DISTINCT k.file_key FROM unnest($1::int[], $2::text[], $3::text[]) AS k (account_id, kind, file_key)
-          WHERE NOT EXISTS (SELECT 1 FROM ${this.jobs} j WHERE j.account_id = k.account_id AND j.kind = k.kind AND j.file_key = k.file_key)`,
-        [named.map((r) => r.account_id), named.map((r) => r.kind), named.map((r) => r.file_key)],
-      )) as { file_key: string }[];
-      for (const { file_key } of unnamed) await this.files.delete(file_key);
+      const keys = sharedKeys
+        ? ((await m.query(
+            `SELECT DISTINCT k.file_key FROM unnest($1::int[], $2::text[], $3::text[]) AS k (account_id, kind, file_key)
+              WHERE NOT EXISTS (SELECT 1 FROM ${this.jobs} j WHERE j.account_id = k.account_id AND j.kind = k.kind AND j.file_key = k.file_key)`,
+            [named.map((r) => r.account_id), named.map((r) => r.kind), named.map((r) => r.file_key)],
+          )) as { file_key: string }[]).map((r) => r.file_key)
+        : named.map((r) => r.file_key!);
+      for (const key of keys) await this.files.delete(key);
       return rows.length;
     });
   }
