@@ -379,6 +379,20 @@ describe.each(kinds)('events over the %s log', (kind, makeHarness) => {
     }
   });
 
+  it('keeps polling after quiet polls have stretched its wait: an event no nudge announced (another replica\'s, killed after its commit) is published', async () => {
+    const seen = await recordDeliveries('f_idle', ['evtest.f2.*']);
+    const idle = new OutboxRelay(db, log, logger, { intervalMs: 20, idleIntervalMs: 200 });
+    relays.push(idle);
+    idle.start();
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 600)); // quiet polls: the wait is at its longest
+      const event = await commitEvent('evtest.f2.unannounced'); // this relay is not told
+      await waitUntil('the polling relay has published', () => seen.includes(event.id));
+    } finally {
+      await idle.stop();
+    }
+  });
+
   it('reports its backlog on /metrics while it cannot publish: the events waiting and the age of the oldest', async () => {
     await relay.runOnce();
     const busAway: EventLog = {

@@ -8,8 +8,14 @@ import { eventTable } from './event-tables.js';
 import { PostgresEventLog } from './postgres-event-log.js';
 
 export interface OutboxRelayOptions {
-  /** Poll interval when idle. */
+  /** Poll interval after a run that published something (or failed). */
   intervalMs?: number;
+  /**
+   * The longest wait between polls: each poll that finds nothing doubles the wait, from `intervalMs` up to this.
+   * A commit in this process nudges the relay at once whatever the wait; the poll is for what another
+   * replica, killed after its commit, left behind.
+   */
+  idleIntervalMs?: number;
   /** Rows claimed per transaction. */
   batchSize?: number;
   /** Published rows older than this are deleted (at most once an hour). */
@@ -19,6 +25,11 @@ export interface OutboxRelayOptions {
 const HOUR_MS = 3_600_000;
 /** How soon a relay that found another replica's relay publishing tries again: its own events may wait. */
 const LOCKED_OUT_RETRY_MS = 50;
+
+/** The wait before the next poll: `intervalMs`, doubled for each quiet poll in a row after the first, up to `idleIntervalMs`. */
+export function relayPollDelay(intervalMs: number, idleIntervalMs: number, quietRuns: number): number {
+  return Math.min(intervalMs * 2 ** Math.min(Math.max(quietRuns - 1, 0), 16), Math.max(idleIntervalMs, intervalMs));
+}
 
 /**
  * Publishes the outbox's committed events to the event log, oldest first, with the event id as
@@ -33,6 +44,9 @@ const LOCKED_OUT_RETRY_MS = 50;
  */
 export class OutboxRelay {
   private readonly intervalMs: number;
+  private readonly idleIntervalMs: number;
+  /** Polls in a row that found nothing to publish. */
+  private quietRuns = 0;
   private readonly batchSize: number;
   private readonly retentionMs: number;
   private timer?: NodeJS.Timeout;
@@ -61,6 +75,7 @@ export class OutboxRelay {
     options: OutboxRelayOptions = {},
   ) {
     this.intervalMs = options.intervalMs ?? 1_000;
+    this.idleIntervalMs = Math.max(this.intervalMs, options.idleIntervalMs ?? 5_000);
     this.batchSize = options.batchSize ?? 100;
     this.retentionMs = options.retentionMs ?? 7 * 24 * HOUR_MS;
     const url = (db.dataSource.options as { url?: string }).url;
@@ -158,29 +173,38 @@ export class OutboxRelay {
 
   private tick(): void {
     this.timer = undefined;
-    this.running = this.work().finally(() => {
+    this.running = this.work().then((quiet) => {
       this.running = undefined;
+      this.quietRuns = quiet ? this.quietRuns + 1 : 0;
       if (!this.started) return;
       const now = this.again;
       this.again = false;
-      this.schedule(now ? 0 : this.lockedOut ? LOCKED_OUT_RETRY_MS : this.intervalMs);
+      this.schedule(now ? 0 : this.lockedOut ? LOCKED_OUT_RETRY_MS : this.pollDelay());
     });
   }
 
-  /** One tick: drain full batches back to back, then purge old rows. Never rejects. */
-  private async work(): Promise<void> {
+  private pollDelay(): number {
+    return relayPollDelay(this.intervalMs, this.idleIntervalMs, this.quietRuns);
+  }
+
+  /** One tick: drain full batches back to back, then purge old rows. Answers whether it found nothing to do; never rejects. */
+  private async work(): Promise<boolean> {
+    let published = 0;
     try {
       let count: number;
       do {
         count = await this.runOnce();
+        published += count;
         if (count > 0) this.logger.debug({ count }, 'outbox events published');
       } while (count === this.batchSize && this.started);
       if (Date.now() - this.lastPurge > HOUR_MS) {
         this.lastPurge = Date.now();
         await this.purge();
       }
+      return published === 0 && !this.lockedOut;
     } catch (err) {
       this.logger.error({ err }, 'outbox relay failed; retrying at the next tick');
+      return false;
     }
   }
 
