@@ -75,7 +75,7 @@ export class OutboxRelay {
     options: OutboxRelayOptions = {},
   ) {
     this.intervalMs = options.intervalMs ?? 1_000;
-    this.idleIntervalMs = Math.max(this.intervalMs, options.idleIntervalMs ?? 5_000);
+    this.idleIntervalMs = options.idleIntervalMs ?? 5_000;
     this.batchSize = options.batchSize ?? 100;
     this.retentionMs = options.retentionMs ?? 7 * 24 * HOUR_MS;
     const url = (db.dataSource.options as { url?: string }).url;
@@ -179,12 +179,8 @@ export class OutboxRelay {
       if (!this.started) return;
       const now = this.again;
       this.again = false;
-      this.schedule(now ? 0 : this.lockedOut ? LOCKED_OUT_RETRY_MS : this.pollDelay());
+      this.schedule(now ? 0 : this.lockedOut ? LOCKED_OUT_RETRY_MS : relayPollDelay(this.intervalMs, this.idleIntervalMs, this.quietRuns));
     });
-  }
-
-  private pollDelay(): number {
-    return relayPollDelay(this.intervalMs, this.idleIntervalMs, this.quietRuns);
   }
 
   /** One tick: drain full batches back to back, then purge old rows. Answers whether it found nothing to do; never rejects. */
