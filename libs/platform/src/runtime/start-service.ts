@@ -78,9 +78,10 @@ export async function startService(definition: ServiceDefinition, runtime: Runti
   );
   const app = await NestFactory.createMicroservice(ServiceRootModule, { strategy: transport, logger: new NestLogger(logger) });
   app.useGlobalFilters(new PassThroughRpcFilter());
-  await app.init();
   transport.useDirectHandlers(directHandlers((controller) => controllerInstance(app, controller)));
   await definition.onReady?.({ runtime: serviceRuntime, db, outbox, get: (token) => app.get(token) });
+  // listen() initialises the app, then serves. No init() before it: this @nestjs/microservices with this
+  // @nestjs/core calls the init and bootstrap hooks again in init(), and every event consumer subscribed twice.
   await app.listen();
   outbox.onAdded(() => relay.nudge());
   relay.start();
