@@ -4,7 +4,7 @@ import { createTestDatabase, testNatsUrl, uniqueName, type TestDatabase } from '
 import { AckPolicy, DeliverPolicy, jetstream, JetStreamApiError, jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import type { ConsumerOptions, DeliveryInfo, EventLog, Subscription } from '../messaging/message-bus.js';
+import { type ConsumerOptions, type DeliveryInfo, type EventLog, LeaseLost, type Subscription } from '../messaging/message-bus.js';
 import { createLogger } from '../observability/logger.js';
 import { openDatabase, type Database } from '../persistence/database.js';
 import { eventTablesDown, eventTablesUp } from './event-tables.js';
@@ -589,6 +589,23 @@ describe.each(kinds)('events over the %s log', (kind, makeHarness) => {
     // Lower bounds only: a loaded machine may be late, never early (timer granularity aside).
     expect(at[1] - at[0]).toBeGreaterThanOrEqual(350);
     expect(at[2] - at[1]).toBeGreaterThanOrEqual(750);
+  });
+
+  it('leaves a delivery whose handler lost its lease to the log: neither acknowledged nor retried, it comes again after the lease', async () => {
+    const at: { deliveryCount: number; at: number }[] = [];
+    subscriptions.push(
+      await log.consume(options('t_lease', ['evtest.t.created'], { maxDeliver: 3, backoffMs: [8_000], ackWaitMs: 1_000 }), async (_e, info) => {
+        at.push({ deliveryCount: info.deliveryCount, at: Date.now() });
+        if (info.deliveryCount === 1) throw new LeaseLost('a later delivery owns this work');
+      }),
+    );
+    await log.publish(cloudEvent('evtest.t.created'));
+    await waitUntil('the event is delivered again', () => at.length === 2, 8_000);
+    // Not acknowledged: it came again. Not retried: it came after the lease (1 s), not after the back-off (8 s).
+    expect(at[1].deliveryCount).toBe(2);
+    expect(at[1].at - at[0].at).toBeGreaterThanOrEqual(900);
+    expect(at[1].at - at[0].at).toBeLessThan(6_000);
+    expect(await log.deadLetters('t_lease')).toEqual([]);
   });
 
   // Only a foreign publisher on the NATS server can write one; the Postgres log's only writer is `publish`.

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { CloudEvent } from '@lms/contracts';
-import type { ConsumerOptions, Subscription } from '../messaging/message-bus.js';
+import { type ConsumerOptions, LeaseLost, type Subscription } from '../messaging/message-bus.js';
 import { subjectMatches } from '../messaging/subject-match.js';
 import { InProcessEventLog } from './in-process-event-log.js';
 
@@ -178,6 +178,21 @@ describe('InProcessEventLog', () => {
     expect(attempts).toEqual([1, 2, 3]);
     expect(await log.deadLetters('retry')).toEqual([{ durable: 'retry', event: bad, error: 'cannot do this job', deliveries: 3 }]);
     expect(await log.deadLetters('other')).toEqual([]);
+  });
+
+  it('neither retries nor dead-letters a delivery whose handler lost its lease (nothing else holds it here)', async () => {
+    const deliveries: number[] = [];
+    await consume(options('lease', ['l.>'], { maxDeliver: 1 }), async (_e, info) => {
+      deliveries.push(info.deliveryCount);
+      throw new LeaseLost('a later delivery owns this work');
+    });
+    await log.publish(event('l.thing.happened'));
+    const barrier = event('l.barrier.reached');
+    await log.publish(barrier);
+    await waitUntil('both are delivered', () => deliveries.length === 2);
+    // A failure on its only delivery would be dead-lettered before the event behind it is delivered.
+    expect(deliveries).toEqual([1, 1]);
+    expect(await log.deadLetters('lease')).toEqual([]);
   });
 
   it('dead-letters a malformed event at once without calling the handler', async () => {

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { CloudEvent } from '@lms/contracts';
-import type { ConsumerOptions, DeadLetter, DeliveryInfo, EventLog, Subscription } from '../messaging/message-bus.js';
+import { type ConsumerOptions, type DeadLetter, type DeliveryInfo, type EventLog, LeaseLost, type Subscription } from '../messaging/message-bus.js';
 import { decodeCloudEvent } from './cloud-event.js';
 import { assertConsumerOptions, DUPLICATE_WINDOW_MS, errorMessage, retryDelayMs } from './delivery-policy.js';
 import { subjectMatcher } from '../messaging/subject-match.js';
@@ -159,6 +159,7 @@ export class InProcessEventLog implements EventLog {
     try {
       await member.handler(decoded.event, { deliveryCount: delivery.deliveries });
     } catch (err) {
+      if (err instanceof LeaseLost) return; // no leases here: nothing else holds the event, so it is settled
       const { options } = durable;
       if (delivery.deliveries >= options.maxDeliver) {
         this.deadLetter(durable.name, decoded.event, errorMessage(err), delivery.deliveries);

@@ -18,7 +18,7 @@ import {
 } from '@nats-io/jetstream';
 import { headers, nanos, type Msg, type NatsConnection } from '@nats-io/transport-node';
 import { ReplyInbox } from '../messaging/reply-inbox.js';
-import type { ConsumerOptions, DeadLetter, DeliveryInfo, EventLog, Subscription } from '../messaging/message-bus.js';
+import { type ConsumerOptions, type DeadLetter, type DeliveryInfo, type EventLog, LeaseLost, type Subscription } from '../messaging/message-bus.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import { decodeCloudEvent } from './cloud-event.js';
 import { assertConsumerOptions, DEFAULT_ACK_WAIT_MS, DUPLICATE_WINDOW_MS, errorMessage, retryDelayMs } from './delivery-policy.js';
@@ -203,7 +203,9 @@ export class JetStreamEventLog implements EventLog {
       msg.ack();
     } catch (err) {
       const log = { err, durable: options.durable, eventId: event.id, type: event.type, deliveryCount };
-      if (deliveryCount >= options.maxDeliver) {
+      if (err instanceof LeaseLost) {
+        this.logger.warn(log, 'event handler lost its lease; the later delivery settles the event');
+      } else if (deliveryCount >= options.maxDeliver) {
         await this.giveUp(msg, options, event, errorMessage(err), deliveryCount);
       } else {
         this.logger.warn(log, 'event handler failed; will retry');

@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomInt } from 'node:crypto';
 import type { CloudEvent } from '@lms/contracts';
 import pg from 'pg';
-import type { ConsumerOptions, DeadLetter, DeliveryInfo, EventLog, Subscription } from '../messaging/message-bus.js';
+import { type ConsumerOptions, type DeadLetter, type DeliveryInfo, type EventLog, LeaseLost, type Subscription } from '../messaging/message-bus.js';
 import { subjectMatcher } from '../messaging/subject-match.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import { decodeCloudEvent } from './cloud-event.js';
@@ -390,6 +390,8 @@ export class PostgresEventLog implements EventLog {
     }
     if (!failure) {
       await this.settle(claimed, options, 'ack');
+    } else if (failure.err instanceof LeaseLost) {
+      this.logger.warn({ err: failure.err, durable: options.durable, eventId: event.id, type: event.type, deliveryCount }, 'event handler lost its lease; the later delivery settles the event');
     } else if (deliveryCount >= options.maxDeliver) {
       await this.giveUp(claimed, options, errorMessage(failure.err));
     } else {

@@ -18,6 +18,15 @@ export class RequestTimeoutError extends Error {
   }
 }
 
+/**
+ * Thrown by an event handler that finds its work taken over by a later delivery of the same event: its
+ * lease ran out while it worked (a stalled process), and the log handed the event to another replica. The
+ * log then neither acknowledges nor retries this delivery and leaves the event to the later one. On
+ * JetStream an acknowledgement names the event, not the delivery: this one's would settle the later
+ * delivery too, which then could never come again should its own worker die.
+ */
+export class LeaseLost extends Error {}
+
 export interface ConsumerOptions {
   /** Durable consumer name; replicas sharing it split the events. */
   durable: string;
