@@ -35,7 +35,7 @@ export class JobFailed extends Error {}
 
 /**
  * Runs one kind of job. `run` may be called again for the same job after a worker died mid-run, so it
- * writes its file at a key derived from the job id (a second run replaces it) and has no other side effect.
+ * writes its file at `jobFileKey` (its attempt's own) and has no other side effect.
  */
 export interface JobExecutor {
   kind: string;
@@ -50,5 +50,9 @@ export interface JobExecutor {
 export const JOB_EXECUTORS = Symbol('JOB_EXECUTORS');
 export const FILE_STORE = Symbol('FILE_STORE');
 
-/** The key of a job's file: one per job, so every attempt writes the same one. */
-export const jobFileKey = (job: Pick<Job, 'id'>, name: string): string => `jobs/${job.id}/${name}`;
+/**
+ * The key of an attempt's file (`jobs/<job id>/<attempt>/<name>`). Each attempt writes its own, so one that
+ * lost its lease and lives on cannot replace the file a later attempt recorded; the runner removes the
+ * files of attempts that did not record theirs.
+ */
+export const jobFileKey = (job: Pick<Job, 'id' | 'attempt'>, name: string): string => `jobs/${job.id}/${job.attempt}/${name}`;

@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { type CloudEvent, JOB_REQUESTED_EVENT, type JobRequestedData, JOBS_WORKER_CONSUMER, type JobStatus } from '@lms/contracts';
-import { Database, type DeliveryInfo, type FileStore, LOGGER, type Logger, MESSAGE_BUS, type MessageBus, type Subscription } from '@lms/platform';
-import { FILE_STORE, JOB_EXECUTORS, type Job, type JobContext, type JobExecutor, JobFailed } from './job-executor.js';
+import { Database, type DeliveryInfo, type FileStore, LeaseLost, LOGGER, type Logger, MESSAGE_BUS, type MessageBus, type Subscription } from '@lms/platform';
+import { FILE_STORE, JOB_EXECUTORS, type Job, type JobContext, type JobExecutor, JobFailed, jobFileKey, type JobResult } from './job-executor.js';
 
 export interface RetryPolicy {
   /** Attempts a job gets before it ends `failed`. */
@@ -35,7 +35,8 @@ interface JobRow {
  *
  * The log delivers a job until it is acknowledged: a worker killed mid-run leaves it to be delivered again,
  * and a failing run is retried after a back-off. Every state change is guarded by the attempt that made
- * it, so a worker that lost its lease cannot complete a job another attempt now owns. After maxAttempts
+ * it, so a worker that lost its lease cannot complete a job another attempt now owns (nor settle the event
+ * that attempt holds, nor touch its file: each attempt writes its own). After maxAttempts
  * failed (or lost) attempts the next delivery marks the job `failed` and is dead-lettered by the log.
  */
 @Injectable()
@@ -84,6 +85,8 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
       [jobId, event.accountid],
     )) as JobRow[];
     if (!row || row.status === 'done' || row.status === 'failed') return; // gone, or finished by an earlier delivery
+    // A delivery no newer than the job's attempt waited in a stalled worker while a later one took the job over.
+    if (row.attempts >= attempt) throw new LeaseLost(`job ${jobId}: delivery ${attempt} is older than attempt ${row.attempts}`);
 
     const lost = row.status === 'running' ? [`attempt ${row.attempts} stopped before it finished (its worker was lost)`] : [];
     const { maxAttempts } = this.retry;
@@ -107,31 +110,32 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
     }
 
     await this.update(jobId, `status = 'running', attempts = $2, progress = 0, started_at = coalesce(started_at, now()), error_messages = error_messages || $3::text[]`, [attempt, lost]);
+    let result: JobResult;
     try {
       const executor = this.byKind.get(row.kind);
       if (!executor) throw new Error(`no executor for job kind '${row.kind}'`);
-      const result = await executor.run(job, this.contextOf(job));
-      const file = result.file;
-      const recorded = await this.updateOwned(jobId, attempt, `status = 'done', progress = 100, finished_at = now(), file_key = $3, file_name = $4, file_size = $5, result = $6`, [
-        file?.key ?? null,
-        file?.name ?? null,
-        file?.size ?? null,
-        result.result ? JSON.stringify(result.result) : null,
-      ]);
-      if (!recorded && file) await this.dropIfForgotten(jobId, file.key);
+      result = await executor.run(job, this.contextOf(job));
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       if (err instanceof JobFailed) {
         // Final: no retry would change the answer. Acknowledged, so the log does not deliver it again.
-        await this.updateOwned(jobId, attempt, `status = 'failed', finished_at = now(), error_messages = error_messages || $3::text[]`, [[message]]);
+        await this.settle(job, `status = 'failed', finished_at = now(), error_messages = error_messages || $3::text[]`, [[message]]);
         this.logger.warn({ jobId, kind: row.kind, attempt, err }, 'job failed');
         return;
       }
       // Back to `pending` while it waits for its retry; the message stays with the job.
-      await this.updateOwned(jobId, attempt, `status = 'pending', error_messages = error_messages || $3::text[]`, [[`attempt ${attempt}: ${message}`]]);
+      await this.settle(job, `status = 'pending', error_messages = error_messages || $3::text[]`, [[`attempt ${attempt}: ${message}`]]);
       this.logger.warn({ jobId, kind: row.kind, attempt, err }, 'job attempt failed');
       throw err;
     }
+    const { file } = result;
+    await this.settle(job, `status = 'done', progress = 100, finished_at = now(), file_key = $3, file_name = $4, file_size = $5, result = $6`, [
+      file?.key ?? null,
+      file?.name ?? null,
+      file?.size ?? null,
+      result.result ? JSON.stringify(result.result) : null,
+    ], file);
+    if (file && attempt > 1) await this.dropEarlierAttempts(job, file.key);
   }
 
   private contextOf(job: Job): JobContext {
@@ -168,14 +172,26 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /**
-   * The file of a run whose job was deleted meanwhile (a newer data dump replaced it) is named by no row: it
-   * goes. While the row lives, the file stays: its key is the job's, so another attempt that owns the job
-   * now wrote, or will write, the same key.
+   * Records this attempt's end while it still owns the job. Otherwise its file, at a key of this attempt's
+   * own, is named by no row and goes; and unless the job itself is gone (a newer data dump replaced it), a
+   * later delivery owns the event now: LeaseLost leaves the event to that one to settle.
    */
-  private async dropIfForgotten(jobId: string, key: string): Promise<void> {
-    const rows = (await this.db.manager.query(`SELECT 1 FROM ${this.table()} WHERE id = $1`, [jobId])) as unknown[];
-    if (rows.length > 0) return;
-    await this.files.delete(key);
-    this.logger.info({ jobId, key }, 'job deleted while it ran: its file removed');
+  private async settle(job: Job, set: string, params: unknown[], file?: { key: string }): Promise<void> {
+    if (await this.updateOwned(job.id, job.attempt, set, params)) return;
+    if (file) {
+      await this.files.delete(file.key);
+      this.logger.info({ jobId: job.id, attempt: job.attempt, key: file.key }, 'attempt no longer owns its job: its file removed');
+    }
+    const rows = (await this.db.manager.query(`SELECT 1 FROM ${this.table()} WHERE id = $1`, [job.id])) as unknown[];
+    if (rows.length > 0) throw new LeaseLost(`job ${job.id}: attempt ${job.attempt} lost its lease to a later attempt`);
+  }
+
+  /** What an earlier attempt, killed after storing its file and before recording it, left at its own key. */
+  private async dropEarlierAttempts(job: Job, key: string): Promise<void> {
+    const name = key.slice(key.lastIndexOf('/') + 1);
+    for (let attempt = 1; attempt < job.attempt; attempt += 1) {
+      const earlier = jobFileKey({ id: job.id, attempt }, name);
+      if (earlier !== key) await this.files.delete(earlier);
+    }
   }
 }

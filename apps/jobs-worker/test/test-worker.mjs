@@ -1,5 +1,6 @@
 // A jobs-worker process with two job kinds of the tests' own, from the build `npm test` makes first:
 // `test.slow` writes its file in `chunks` pieces `delayMs` apart (time to kill the worker mid-run),
+// and its first attempt waits `firstHoldsMs` after storing it,
 // `test.fail` always throws. Short back-offs and lease keep the specs quick.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { runStandalone } from '@lms/platform';
@@ -21,6 +22,8 @@ const slow = {
     const name = 'slow.txt';
     const stored = await context.files.put(jobFileKey(job, name), body());
     process.stdout.write(`stored ${job.id} attempt ${job.attempt}\n`);
+    // The first attempt can wait between storing its file and recording it: time to kill its worker there.
+    if (job.attempt === 1) await sleep(Number(job.params.firstHoldsMs ?? 0));
     return { file: { key: stored.key, name, size: stored.size } };
   },
 };

@@ -39,6 +39,24 @@ describeWithNats('jobs-worker: a work queue shared by replicas', () => {
     workers.push(worker);
     return worker;
   };
+  /** Two workers share the queue at the start of each test (a test may kill one). */
+  const twoLiveWorkers = async (): Promise<void> => {
+    const missing = 2 - workers.filter((w) => w.child.exitCode === null && w.child.signalCode === null).length;
+    if (missing <= 0) return;
+    const port = await freePortBlock(missing);
+    await Promise.all(Array.from({ length: missing }, (_, i) => (launch(port + i), readyOn(port + i))));
+  };
+  const holderOf = (id: string, attempt: number) =>
+    eventually(async () => workers.find((w) => w.output.some((line) => line.startsWith(`running ${id} attempt ${attempt}`))), 20_000, 50);
+  const objectsOf = async (id: string) => {
+    const store = await new Objm(nc).open(filesBucket(namespace));
+    return (await store.list()).filter((o) => o.name.startsWith(`jobs/${id}/`)).map((o) => o.name);
+  };
+  const doneRow = (id: string) =>
+    eventually(async () => {
+      const row = await jobRow(id);
+      return row.status === 'done' ? row : undefined;
+    }, 30_000, 100);
   const jobRow = async (id: string) => (await queryDatabase<JobRow>(testDb.url, 'SELECT status, attempts, error_messages, file_key, file_size, progress FROM jobs.jobs WHERE id = $1', [id]))[0];
 
   beforeAll(async () => {
@@ -52,11 +70,9 @@ describeWithNats('jobs-worker: a work queue shared by replicas', () => {
     outbox.onAdded(() => relay.nudge());
     relay.start();
     nc = await connect({ servers: natsUrl });
-    const port = await freePortBlock(2);
-    launch(port);
-    launch(port + 1);
-    await Promise.all([readyOn(port), readyOn(port + 1)]);
   }, 90_000);
+
+  beforeEach(() => twoLiveWorkers(), 90_000);
 
   afterAll(async () => {
     for (const w of workers) w.child.kill('SIGKILL');
@@ -71,40 +87,76 @@ describeWithNats('jobs-worker: a work queue shared by replicas', () => {
 
   it('finishes a job once, with one file, after the worker holding it is killed with SIGKILL', async () => {
     const id = await enqueueJob(db, outbox, scope, { kind: 'test.slow', params: { chunks: 20, delayMs: 150 } });
-    const holder = await eventually(async () => workers.find((w) => w.output.some((line) => line.startsWith(`running ${id} attempt 1`))), 20_000, 50);
+    const holder = await holderOf(id, 1);
     await eventually(async () => ((await jobRow(id)).progress >= 10 ? true : undefined), 20_000, 50); // mid-run, part of the file written
     holder.child.kill('SIGKILL');
     await holder.exited;
 
-    const done = await eventually(async () => {
-      const row = await jobRow(id);
-      return row.status === 'done' ? row : undefined;
-    }, 30_000, 100);
-    const survivor = workers.find((w) => w !== holder)!;
+    const done = await doneRow(id);
+    const survivor = workers.find((w) => w !== holder && w.output.some((line) => line.startsWith(`running ${id} `)))!;
     expect(survivor.output.filter((line) => line.startsWith(`running ${id} `))).toEqual([`running ${id} attempt 2`]);
     expect(done.attempts).toBe(2);
     expect(done.error_messages).toEqual(['attempt 1 stopped before it finished (its worker was lost)']);
-    expect(done.file_key).toBe(`jobs/${id}/slow.txt`);
+    expect(done.file_key).toBe(`jobs/${id}/2/slow.txt`);
 
     const expected = Array.from({ length: 20 }, (_, i) => `chunk ${i}\n`).join('');
     const file = await new ObjectFileStore(nc, namespace, false).open(done.file_key!);
     expect(await text(file!.stream)).toBe(expected);
     expect(Number(done.file_size)).toBe(expected.length);
-    // One object in the bucket for the job: the second attempt replaced what the first had begun.
-    const store = await new Objm(nc).open(filesBucket(namespace));
-    const objects = (await store.list()).filter((o) => o.name.startsWith(`jobs/${id}/`));
-    expect(objects.map((o) => o.name)).toEqual([`jobs/${id}/slow.txt`]);
+    // One object in the bucket for the job: the first attempt's unfinished put left none.
+    expect(await objectsOf(id)).toEqual([`jobs/${id}/2/slow.txt`]);
+  }, 60_000);
+
+  it('removes the file of an attempt killed after storing it and before recording it, once a later attempt is done', async () => {
+    const id = await enqueueJob(db, outbox, scope, { kind: 'test.slow', params: { chunks: 5, delayMs: 50, firstHoldsMs: 30_000 } });
+    const holder = await holderOf(id, 1);
+    await eventually(async () => (holder.output.includes(`stored ${id} attempt 1`) ? true : undefined), 20_000, 50);
+    expect(await objectsOf(id)).toEqual([`jobs/${id}/1/slow.txt`]);
+    holder.child.kill('SIGKILL');
+    await holder.exited;
+
+    const done = await doneRow(id);
+    expect(done.attempts).toBe(2);
+    expect(done.file_key).toBe(`jobs/${id}/2/slow.txt`);
+    expect(await objectsOf(id)).toEqual([`jobs/${id}/2/slow.txt`]);
+  }, 60_000);
+
+  it('lets a worker that lost its lease and lives on neither settle the job nor its event, nor replace its file', async () => {
+    const id = await enqueueJob(db, outbox, scope, { kind: 'test.slow', params: { chunks: 20, delayMs: 150 } });
+    const stalled = await holderOf(id, 1);
+    await eventually(async () => ((await jobRow(id)).progress >= 10 ? true : undefined), 20_000, 50);
+    // A stalled process (a paused VM, a long pause) renews no lease: the other worker takes the job over.
+    stalled.child.kill('SIGSTOP');
+    const successor = await holderOf(id, 2);
+    expect(successor).not.toBe(stalled);
+    successor.child.kill('SIGSTOP');
+    stalled.child.kill('SIGCONT');
+    // The stalled worker runs on to the end and stores its attempt's file, finds the job owned by attempt 2,
+    // and removes that file.
+    await eventually(async () => (stalled.output.includes(`stored ${id} attempt 1`) ? true : undefined), 20_000, 50);
+    await eventually(async () => ((await objectsOf(id)).length === 0 ? true : undefined), 10_000, 50);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await jobRow(id)).toMatchObject({ status: 'running', attempts: 2 });
+    // Had it acknowledged its delivery, JetStream would have settled attempt 2's with it, and with attempt
+    // 2's worker gone the job would stay `running` for ever.
+    successor.child.kill('SIGKILL');
+    await successor.exited;
+
+    const done = await doneRow(id);
+    expect(stalled.output.filter((line) => line.startsWith(`running ${id} `))).toEqual([`running ${id} attempt 1`, `running ${id} attempt 3`]);
+    expect(done.attempts).toBe(3);
+    expect(done.error_messages).toEqual(['attempt 1 stopped before it finished (its worker was lost)', 'attempt 2 stopped before it finished (its worker was lost)']);
+    expect(await objectsOf(id)).toEqual([`jobs/${id}/3/slow.txt`]);
   }, 60_000);
 
   it('removes the file of a run whose job was deleted while it ran (a newer data dump replaced it): no row names it', async () => {
     const id = await enqueueJob(db, outbox, scope, { kind: 'test.slow', params: { chunks: 10, delayMs: 100 } });
-    const holder = await eventually(async () => workers.find((w) => w.output.some((line) => line.startsWith(`running ${id} attempt 1`))), 20_000, 50);
+    const holder = await holderOf(id, 1);
     await eventually(async () => ((await jobRow(id))?.progress >= 10 ? true : undefined), 20_000, 50);
     await queryDatabase(testDb.url, 'DELETE FROM jobs.jobs WHERE id = $1', [id]);
     // The run goes on to the end and stores its file; then it finds its job gone.
     await eventually(async () => (holder.output.includes(`stored ${id} attempt 1`) ? true : undefined), 20_000, 50);
-    const store = await new Objm(nc).open(filesBucket(namespace));
-    await eventually(async () => ((await store.list()).some((o) => o.name.startsWith(`jobs/${id}/`)) ? undefined : true), 10_000, 100);
+    await eventually(async () => ((await objectsOf(id)).length === 0 ? true : undefined), 10_000, 100);
   }, 60_000);
 
   it('ends a job that keeps failing `failed` with each attempt\'s error after bounded retries, and dead-letters it', async () => {

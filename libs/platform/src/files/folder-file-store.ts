@@ -46,8 +46,11 @@ export class FolderFileStore implements FileStore {
     }
   }
 
+  /** Removes the file and what writers of it killed mid-write left. */
   async delete(key: string): Promise<void> {
     assertFileKey(key);
-    await rm(join(this.root, key), { force: true });
+    const path = join(this.root, key);
+    await rm(path, { force: true });
+    await this.removePartials(path);
   }
 }
