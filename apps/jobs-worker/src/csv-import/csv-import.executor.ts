@@ -125,14 +125,12 @@ function summarize(rows: number, outcomes: ImportRowOutcome[]): Outcome & { coun
   return { rows, counts, errors, changes, error: null };
 }
 
+/** Only while this attempt owns the job: a stalled attempt that lost its lease must not overwrite a later one's outcome. */
 async function record(db: Database, job: Job, outcome: Outcome): Promise<void> {
-  await db.manager.query(`UPDATE "${db.schema}".import_runs SET rows = $3, counts = $4, errors = $5, changes = $6, error = $7 WHERE job_id = $1 AND account_id = $2`, [
-    job.id,
-    job.accountId,
-    outcome.rows,
-    JSON.stringify(outcome.counts),
-    JSON.stringify(outcome.errors),
-    JSON.stringify(outcome.changes),
-    outcome.error,
-  ]);
+  const schema = `"${db.schema}"`;
+  await db.manager.query(
+    `UPDATE ${schema}.import_runs r SET rows = $4, counts = $5, errors = $6, changes = $7, error = $8
+       FROM ${schema}.jobs j WHERE r.job_id = $1 AND r.account_id = $2 AND j.id = r.job_id AND j.attempts = $3 AND j.status = 'running'`,
+    [job.id, job.accountId, job.attempt, outcome.rows, JSON.stringify(outcome.counts), JSON.stringify(outcome.errors), JSON.stringify(outcome.changes), outcome.error],
+  );
 }
