@@ -27,7 +27,7 @@ describe('data dumps', () => {
     const redirect = await api.get(`${DUMPS}/download`);
     expect(redirect.status).toBe(302);
     const location = redirect.headers.get('location')!;
-    expect(location).toMatch(/^\/files\/jobs\/[0-9a-f-]{36}\/data_dump\.zip\?/); // each dump its own file
+    expect(location).toMatch(/^\/files\/jobs\/[0-9a-f-]{36}\/[0-9]+\/data_dump\.zip\?/); // each dump its own file
     const file = await fetch(`${t.system.url}${location}`);
     expect(file.status).toBe(200);
     expect(file.headers.get('content-type')).toBe('application/zip');

@@ -32,7 +32,7 @@ describe('downloads', () => {
     const redirect = await api.get(url);
     expect(redirect.status).toBe(302);
     const location = redirect.headers.get('location')!;
-    expect(location).toMatch(new RegExp(`^/files/jobs/[0-9a-f-]{36}/${name}\\?`));
+    expect(location).toMatch(new RegExp(`^/files/jobs/[0-9a-f-]{36}/[0-9]+/${name}\\?`));
     const file = await fetch(`${t.system.url}${location}`);
     expect(file.status).toBe(200);
     expect(file.headers.get('content-type')).toMatch(/^text\/csv/);

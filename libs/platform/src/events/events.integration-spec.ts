@@ -594,18 +594,18 @@ describe.each(kinds)('events over the %s log', (kind, makeHarness) => {
   it('leaves a delivery whose handler lost its lease to the log: neither acknowledged nor retried, it comes again after the lease', async () => {
     const at: { deliveryCount: number; at: number }[] = [];
     subscriptions.push(
-      await log.consume(options('t_lease', ['evtest.t.created'], { maxDeliver: 3, backoffMs: [8_000], ackWaitMs: 1_000 }), async (_e, info) => {
+      await log.consume(options('lease', ['evtest.lease.created'], { maxDeliver: 3, backoffMs: [8_000], ackWaitMs: 1_000 }), async (_e, info) => {
         at.push({ deliveryCount: info.deliveryCount, at: Date.now() });
         if (info.deliveryCount === 1) throw new LeaseLost('a later delivery owns this work');
       }),
     );
-    await log.publish(cloudEvent('evtest.t.created'));
+    await log.publish(cloudEvent('evtest.lease.created'));
     await waitUntil('the event is delivered again', () => at.length === 2, 8_000);
     // Not acknowledged: it came again. Not retried: it came after the lease (1 s), not after the back-off (8 s).
     expect(at[1].deliveryCount).toBe(2);
     expect(at[1].at - at[0].at).toBeGreaterThanOrEqual(900);
     expect(at[1].at - at[0].at).toBeLessThan(6_000);
-    expect(await log.deadLetters('t_lease')).toEqual([]);
+    expect(await log.deadLetters('lease')).toEqual([]);
   });
 
   // Only a foreign publisher on the NATS server can write one; the Postgres log's only writer is `publish`.
