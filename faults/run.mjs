@@ -17,6 +17,8 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Objm } from '@nats-io/obj';
+import { connect } from '@nats-io/transport-node';
 import pg from 'pg';
 import { SMTPServer } from 'smtp-server';
 import { freePort, killAllNow, waitReady } from '../bench/processes.mjs';
@@ -325,7 +327,21 @@ async function workerKilledMidDump(extra) {
   extra.duplicates = dumps - 1;
   const download = await probe.call('GET', '/api/admin/data_dumps/download');
   if (download.status !== 302) extra.failure = `the dump's download answered ${download.status}`;
+  // One file: the one its row names (the killed attempt's, at a key of its own, is not left beside it).
+  const files = await filesOfJob(running.job.id);
+  if (files.join() !== finished.job.file_key) extra.failure = `the dump left ${files.length} files (${files.join(', ')}), its row names ${finished.job.file_key}`;
   return seconds;
+}
+
+/** The job's objects in the system's file bucket. */
+async function filesOfJob(id) {
+  const nc = await connect({ servers: system.natsUrl });
+  try {
+    const store = await new Objm(nc).open('FILES');
+    return (await store.list()).filter((o) => o.name.startsWith(`jobs/${id}/`)).map((o) => o.name);
+  } finally {
+    await nc.close();
+  }
 }
 
 async function workerKilledMidClone(extra) {
@@ -417,8 +433,9 @@ fails on any loss, duplicate, hang or stranded event.
   cut (the gateway itself was down). A write answered 503 or 504 may or may not have happened (the caller
   retries with an \`Idempotency-Key\`: docs/idempotency.md); it is never counted as acknowledged.
 - **lost**: acknowledged writes missing afterwards, and e-mails recorded sent that never reached the SMTP
-  server. **duplicates**: summary counts above the completions made, dumps done more than once, clones
-  copied twice, and e-mails received more than once outside the window below. **e-mails resent**: messages
+  server. **duplicates**: summary counts above the completions made, dumps done more than once (and the
+  killed dump must leave one file, the one its row names), clones copied twice, and e-mails received more
+  than once outside the window below. **e-mails resent**: messages
   received again because the scenario killed their sender (the worker, or Postgres before the \`sent\`
   commit) after the SMTP server accepted them: SMTP has no idempotency key, so notification e-mail is at
   least once (docs/jobs.md, "the window"); each resend keeps its delivery's Message-ID and was claimed once
