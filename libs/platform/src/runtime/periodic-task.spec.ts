@@ -23,6 +23,23 @@ describe('PeriodicTask', () => {
     expect(stopped).toBe(true);
   });
 
+  it('keeps one timer when started twice, and stop ends it', async () => {
+    let runs = 0;
+    const task = new PeriodicTask('twice', 20, async () => {
+      runs += 1;
+    }, logger);
+    task.start();
+    task.start();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await task.stop();
+    const atStop = runs;
+    // One timer ticks at most 10 times in 200 ms (fewer on a busy machine); two would tick about 20.
+    expect(atStop).toBeGreaterThanOrEqual(1);
+    expect(atStop).toBeLessThanOrEqual(11);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(runs).toBe(atStop);
+  });
+
   it('logs a failed run and runs again at the next tick', async () => {
     const warnings: unknown[] = [];
     const warn = { ...logger, warn: (...args: unknown[]) => void warnings.push(args) } as typeof logger;

@@ -17,8 +17,12 @@ export class PeriodicTask {
     private readonly logger: Logger,
   ) {}
 
-  /** Ticks every interval, and at once when `now` (work missed while the process was down). */
+  /**
+   * Ticks every interval, and at once when `now` (work missed while the process was down). Started already,
+   * it does nothing: a second timer would be one `stop` never clears.
+   */
   start({ now = false } = {}): void {
+    if (this.timer) return;
     if (now) this.tick();
     this.timer = setInterval(() => this.tick(), this.intervalMs);
     this.timer.unref();
@@ -36,6 +40,7 @@ export class PeriodicTask {
 
   async stop(): Promise<void> {
     clearInterval(this.timer);
+    this.timer = undefined;
     await this.running;
   }
 }
