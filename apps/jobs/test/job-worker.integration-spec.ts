@@ -43,8 +43,10 @@ describeWithNats('jobs-worker: a work queue shared by replicas', () => {
   const twoLiveWorkers = async (): Promise<void> => {
     const missing = 2 - workers.filter((w) => w.child.exitCode === null && w.child.signalCode === null).length;
     if (missing <= 0) return;
-    const port = await freePortBlock(missing);
-    await Promise.all(Array.from({ length: missing }, (_, i) => (launch(port + i), readyOn(port + i))));
+    const first = await freePortBlock(missing);
+    const ports = Array.from({ length: missing }, (_, i) => first + i);
+    for (const port of ports) launch(port);
+    await Promise.all(ports.map(readyOn));
   };
   const holderOf = (id: string, attempt: number) =>
     eventually(async () => workers.find((w) => w.output.some((line) => line.startsWith(`running ${id} attempt ${attempt}`))), 20_000, 50);
