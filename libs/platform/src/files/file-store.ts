@@ -6,6 +6,11 @@ export interface StoredFile {
   size: number;
 }
 
+/** A stored file as a listing reports it. */
+export interface ListedFile extends StoredFile {
+  modifiedAt: Date;
+}
+
 /** A file opened for reading: it streams, it is never read whole into memory. */
 export interface OpenedFile extends StoredFile {
   stream: Readable;
@@ -21,6 +26,14 @@ export interface FileStore {
   /** Undefined when there is no file at `key`. */
   open(key: string): Promise<OpenedFile | undefined>;
   delete(key: string): Promise<void>;
+  /** The files whose keys start with `prefix`, in no particular order; read as the caller reads. */
+  list(prefix: string): AsyncIterable<ListedFile>;
+  /**
+   * Removes what no reader can reach and no writer will come back for, when its last write is older than
+   * `before`: the partial writes of writers killed mid-write, and what the store keeps of deleted files.
+   * Answers how many things went. A write still under way wrote recently, so it is kept.
+   */
+  removeLeftovers(before: Date): Promise<number>;
 }
 
 /** `jobs/<uuid>/dump.zip`: letters, digits, `_ . -` in `/`-separated segments, none of them `.` or `..`. */

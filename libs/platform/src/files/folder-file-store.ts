@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { assertFileKey, type FileStore, type OpenedFile, type StoredFile } from './file-store.js';
+import { assertFileKey, type FileStore, type ListedFile, type OpenedFile, type StoredFile } from './file-store.js';
+
+const PARTIAL = '.partial';
 
 /** Embedded mode's file store: files under a folder, each written to a temporary name and renamed into place. */
 export class FolderFileStore implements FileStore {
@@ -14,7 +16,7 @@ export class FolderFileStore implements FileStore {
     assertFileKey(key);
     const path = join(this.root, key);
     await mkdir(dirname(path), { recursive: true });
-    const partial = `${path}.${randomUUID()}.partial`;
+    const partial = `${path}.${randomUUID()}${PARTIAL}`;
     try {
       await pipeline(Readable.from(source), createWriteStream(partial));
       // rename replaces atomically: a reader sees the old file or the new one, never a half-written one.
@@ -31,7 +33,7 @@ export class FolderFileStore implements FileStore {
   private async removePartials(path: string): Promise<void> {
     const prefix = `${basename(path)}.`;
     const names = await readdir(dirname(path)).catch(() => [] as string[]);
-    await Promise.all(names.filter((n) => n.startsWith(prefix) && n.endsWith('.partial')).map((n) => rm(join(dirname(path), n), { force: true })));
+    await Promise.all(names.filter((n) => n.startsWith(prefix) && n.endsWith(PARTIAL)).map((n) => rm(join(dirname(path), n), { force: true })));
   }
 
   async open(key: string): Promise<OpenedFile | undefined> {
@@ -52,5 +54,55 @@ export class FolderFileStore implements FileStore {
     const path = join(this.root, key);
     await rm(path, { force: true });
     await this.removePartials(path);
+  }
+
+  async *list(prefix: string): AsyncGenerator<ListedFile> {
+    for await (const key of this.keys(prefix)) {
+      if (key.endsWith(PARTIAL)) continue;
+      const found = await stat(join(this.root, key)).catch(() => undefined); // deleted meanwhile
+      if (found) yield { key, size: found.size, modifiedAt: found.mtime };
+    }
+  }
+
+  /**
+   * Partial writes older than `before`, and the folders deletes left empty (unchanged since `before`: a put
+   * under way creates its folder and writes into it at once). The top folders (`jobs`, `uploads`) stay.
+   */
+  async removeLeftovers(before: Date): Promise<number> {
+    let removed = 0;
+    for await (const key of this.keys('', (folder) => this.removeIfEmpty(folder, before).then((gone) => void (removed += gone ? 1 : 0)))) {
+      if (!key.endsWith(PARTIAL)) continue;
+      const path = join(this.root, key);
+      const found = await stat(path).catch(() => undefined);
+      if (found && found.mtime < before) {
+        await rm(path, { force: true });
+        removed += 1;
+      }
+    }
+    return removed;
+  }
+
+  private async removeIfEmpty(folder: string, before: Date): Promise<boolean> {
+    if (!folder.includes('/')) return false;
+    const path = join(this.root, folder);
+    const found = await stat(path).catch(() => undefined);
+    if (!found || found.mtime >= before) return false;
+    // Refused when not empty: nothing else to check, and no race with a file written meanwhile.
+    return rmdir(path).then(
+      () => true,
+      () => false,
+    );
+  }
+
+  /** The keys of every file under the root whose key starts with `prefix`, partial writes included; `after` sees each folder once walked. */
+  private async *keys(prefix: string, after?: (folder: string) => Promise<void>, folder = ''): AsyncGenerator<string> {
+    const entries = await readdir(join(this.root, folder), { withFileTypes: true }).catch(() => []);
+    for (const entry of entries) {
+      const key = folder ? `${folder}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) {
+        if (key.startsWith(prefix) || prefix.startsWith(`${key}/`)) yield* this.keys(prefix, after, key);
+      } else if (key.startsWith(prefix)) yield key;
+    }
+    if (folder && after) await after(folder);
   }
 }

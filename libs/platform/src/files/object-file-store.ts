@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { jetstream } from '@nats-io/jetstream';
+import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { type ObjectInfo, Objm, StorageType, type ObjectStore } from '@nats-io/obj';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { streamPrefix } from '../messaging/nats-access.js';
 import { scavengingEvery } from '../runtime/heap-memory.js';
-import { assertFileKey, type FileStore, type OpenedFile, type StoredFile } from './file-store.js';
+import { assertFileKey, type FileStore, type ListedFile, type OpenedFile, type StoredFile } from './file-store.js';
 
 /**
  * The two buckets: `FILES` (what the system keeps and serves: dumps, downloads, SCORM package files) and
@@ -91,6 +91,73 @@ export class ObjectFileStore implements FileStore {
     assertFileKey(key);
     const store = await this.open$();
     if (await store.info(key)) await store.delete(key);
+  }
+
+  /**
+   * Reads each object's metadata (one request per object whose name starts with `prefix`: the name is in
+   * its metadata subject). Meant for sweeps, not for requests.
+   */
+  async *list(prefix: string): AsyncGenerator<ListedFile> {
+    const jsm = await this.manager();
+    const metas = this.subjectPrefix('M');
+    for (const subject of await this.subjects(jsm, `${metas}>`)) {
+      if (!Buffer.from(subject.slice(metas.length), 'base64url').toString().startsWith(prefix)) continue;
+      const info = await this.metaAt(jsm, subject);
+      if (info && !info.deleted) yield { key: info.name, size: info.size, modifiedAt: new Date(info.mtime) };
+    }
+  }
+
+  /**
+   * Two things a deleted or never finished object leaves in the stream: the chunks of a put whose writer
+   * died before it wrote the object's metadata (no metadata names their nuid), and a deleted object's
+   * metadata (its marker, kept for ever by the client). Both go once their last message is older than `before`.
+   */
+  async removeLeftovers(before: Date): Promise<number> {
+    const jsm = await this.manager();
+    const [metas, chunks] = [this.subjectPrefix('M'), this.subjectPrefix('C')];
+    const subjects = await this.subjects(jsm, `$O.${this.bucket}.>`);
+    const named = new Set<string>();
+    const leftovers: string[] = [];
+    for (const subject of subjects.filter((s) => s.startsWith(metas))) {
+      const info = await this.metaAt(jsm, subject);
+      if (info && !info.deleted) named.add(info.nuid);
+      else if (info) leftovers.push(subject);
+    }
+    leftovers.push(...subjects.filter((s) => s.startsWith(chunks) && !named.has(s.slice(chunks.length))));
+    let removed = 0;
+    for (const subject of leftovers) {
+      const last = await jsm.streams.getMessage(this.stream, { last_by_subj: subject });
+      if (last && last.time < before) {
+        await jsm.streams.purge(this.stream, { filter: subject });
+        removed += 1;
+      }
+    }
+    return removed;
+  }
+
+  private get stream(): string {
+    return `OBJ_${this.bucket}`;
+  }
+
+  /** `M`: one subject per object, named by its name in base64url, the last message its metadata; `C`: one per put, named by its nuid, its chunks. */
+  private subjectPrefix(kind: 'M' | 'C'): string {
+    return `$O.${this.bucket}.${kind}.`;
+  }
+
+  private async manager(): Promise<JetStreamManager> {
+    await this.open$(); // a writer creates the bucket: a sweep before any put finds it empty
+    return jetstreamManager(this.nc);
+  }
+
+  /** The stream's subjects matching `filter` (the server pages them; the client gathers the pages). */
+  private async subjects(jsm: JetStreamManager, filter: string): Promise<string[]> {
+    const info = await jsm.streams.info(this.stream, { subjects_filter: filter });
+    return Object.keys(info.state.subjects ?? {});
+  }
+
+  private async metaAt(jsm: JetStreamManager, subject: string): Promise<ObjectInfo | undefined> {
+    const message = await jsm.streams.getMessage(this.stream, { last_by_subj: subject });
+    return message ? message.json<ObjectInfo>() : undefined;
   }
 
   private open$(): Promise<ObjectStore> {
