@@ -1,16 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import { eventually, queryDatabase, type TestCast, type TestUser } from '@lms/testing';
+import { createFileStore, type FileStore, loadConfig } from '@lms/platform';
+import { deleteNamespaceStreams, eventually, queryDatabase, TEST_CONTEXT_SIGNING_KEY, testNatsUrl, type TestCast, type TestUser, uniqueName } from '@lms/testing';
 import { startTestSystem, type TestSystem } from './test-system.js';
 
 const DOWNLOADS = '/api/downloads';
 
-/** The retention sweep of jobs-worker (docs/jobs.md "Retention"), with a 1 s interval and 1-day retention. */
+/** The retention sweep of jobs-worker (docs/jobs.md "Retention"), with a 1 s interval and 1-day retention; the file sweep every second, on files of any age. */
 describe('retention of finished work', () => {
-  const settings = { RETENTION_INTERVAL_MS: '1000', DOWNLOAD_RETENTION_DAYS: '1', NOTIFICATION_RETENTION_DAYS: '1' };
+  const settings = { RETENTION_INTERVAL_MS: '1000', DOWNLOAD_RETENTION_DAYS: '1', NOTIFICATION_RETENTION_DAYS: '1', FILE_SWEEP_INTERVAL_MS: '1000', FILE_SWEEP_MIN_AGE_MS: '0' };
+  const namespace = uniqueName('retention');
+  const natsUrl = testNatsUrl();
   const saved: Record<string, string | undefined> = {};
   let t: TestSystem;
   let cast: TestCast;
   let admin: TestUser;
+  /** The store jobs-worker writes, as the system configures it. */
+  let files: FileStore;
 
   const finishedDownload = async () => {
     const api = t.api.as(admin.token);
@@ -31,13 +36,15 @@ describe('retention of finished work', () => {
       saved[key] = process.env[key];
       process.env[key] = value;
     }
-    t = await startTestSystem();
+    t = await startTestSystem({ NATS_NAMESPACE: namespace });
+    files = createFileStore(loadConfig({ NATS_NAMESPACE: namespace, ...(natsUrl ? { NATS_URL: natsUrl, CONTEXT_SIGNING_KEY: TEST_CONTEXT_SIGNING_KEY } : {}) }), t.system.bus, { writer: true });
     cast = await t.factory.cast();
     admin = await t.factory.user(cast.accountId, ['admin']);
   }, 60_000);
 
   afterAll(async () => {
     await t?.close();
+    if (natsUrl) await deleteNamespaceStreams(natsUrl, namespace);
     for (const [key, value] of Object.entries(saved)) {
       if (value === undefined) delete process.env[key];
       else process.env[key] = value;
@@ -109,4 +116,30 @@ describe('retention of finished work', () => {
     await eventually(async () => ((await ids()).length === 3 ? true : undefined), 15_000, 200);
     expect((await ids()).map((r) => r.id)).toEqual([oldPending.id, oldSending.id, newSent.id]);
   }, 30_000);
+
+  it('removes job files no job names, and keeps every file a job names or an unfinished job may yet name', async () => {
+    const [named, unfinished] = [await finishedDownload(), await finishedDownload()];
+    const keyOf = async (id: string) => (await queryDatabase<{ file_key: string }>(t.db.url, 'SELECT file_key FROM jobs.jobs WHERE id = $1', [id]))[0].file_key;
+    const namedKey = await keyOf(named);
+    await queryDatabase(t.db.url, "UPDATE jobs.jobs SET status = 'running' WHERE id = $1", [unfinished]);
+    const put = (key: string) => files.put(key, [Buffer.from(key)]);
+    const noJob = `jobs/${randomUUID()}/1/users.csv`; // a forgotten dump's, say: its row is gone
+    const notNamed = `jobs/${named}/7/users.csv`; // an attempt's the job does not name
+    const mayBeNamed = `jobs/${unfinished}/2/users.csv`; // its attempt may still record it
+    const notOurs = 'reports/users.csv';
+    for (const key of [noJob, notNamed, mayBeNamed, notOurs]) await put(key);
+    const exists = async (key: string) => (await files.open(key).then((f) => (f?.stream.destroy(), f !== undefined)));
+
+    await eventually(async () => (!(await exists(noJob)) && !(await exists(notNamed)) ? true : undefined), 15_000, 200);
+    expect(await exists(namedKey)).toBe(true);
+    expect(await exists(mayBeNamed)).toBe(true);
+    expect(await exists(notOurs)).toBe(true);
+    expect((await fetch(await signedUrl(named))).status).toBe(200);
+
+    // Finished without naming it, the job's extra file goes too.
+    await queryDatabase(t.db.url, "UPDATE jobs.jobs SET status = 'done' WHERE id = $1", [unfinished]);
+    await eventually(async () => (!(await exists(mayBeNamed)) ? true : undefined), 15_000, 200);
+    expect(await exists(await keyOf(unfinished))).toBe(true);
+    await files.delete(notOurs);
+  }, 60_000);
 });

@@ -11,6 +11,10 @@ export interface RetentionPolicy {
   deliveryDays: number;
   /** How often each worker replica sweeps. */
   intervalMs: number;
+  /** How often the file store is swept for files no job names (once for all replicas). */
+  fileSweepIntervalMs: number;
+  /** A file younger than this is never swept: its attempt may be about to record it. */
+  fileMinAgeMs: number;
 }
 
 export function retentionPolicy(env: NodeJS.ProcessEnv = process.env): RetentionPolicy {
@@ -18,6 +22,8 @@ export function retentionPolicy(env: NodeJS.ProcessEnv = process.env): Retention
     downloadDays: intSetting(env, 'DOWNLOAD_RETENTION_DAYS', 7, 1, 3650),
     deliveryDays: intSetting(env, 'NOTIFICATION_RETENTION_DAYS', 90, 1, 3650),
     intervalMs: intSetting(env, 'RETENTION_INTERVAL_MS', 3_600_000, 1_000, 86_400_000),
+    fileSweepIntervalMs: intSetting(env, 'FILE_SWEEP_INTERVAL_MS', 86_400_000, 1_000, 30 * 86_400_000),
+    fileMinAgeMs: intSetting(env, 'FILE_SWEEP_MIN_AGE_MS', 3_600_000, 0, 30 * 86_400_000),
   };
 }
 
@@ -25,6 +31,9 @@ export const RETENTION_POLICY = Symbol('RETENTION_POLICY');
 
 /** Rows removed per statement: a sweep never holds many locks, nor one long transaction. */
 const BATCH = 500;
+
+/** `jobs/<job id>/...`: the file keys jobs write (`jobFileKey`, and `jobs/<job id>/<name>` before attempts had their own). */
+const JOB_FILE_KEY = /^jobs\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\//;
 
 /** Runs `batch` until one removes fewer than BATCH rows; answers how many went in all. */
 async function batches(batch: () => Promise<number>): Promise<number> {
@@ -54,13 +63,19 @@ export class RetentionSweeper implements OnApplicationBootstrap, OnModuleDestroy
     @Inject(RETENTION_POLICY) private readonly policy: RetentionPolicy,
   ) {
     this.task = new PeriodicTask('retention sweep', policy.intervalMs, async () => {
-      const removed = await this.sweep(new Date());
+      const now = new Date();
+      const removed = await this.sweep(now);
       if (removed.downloads + removed.dumps + removed.deliveries > 0) logger.info(removed, 'retention sweep removed finished work');
+      if (await this.claimFileSweep()) {
+        const files = await this.sweepFiles(new Date(now.getTime() - policy.fileMinAgeMs));
+        logger.info(files, 'file sweep done');
+      }
     }, logger);
   }
 
+  /** At once, then every interval: a worker that scales to zero between jobs may not live a whole interval. */
   onApplicationBootstrap(): void {
-    this.task.start();
+    this.task.start({ now: true });
   }
 
   onModuleDestroy(): Promise<void> {
@@ -123,6 +138,54 @@ export class RetentionSweeper implements OnApplicationBootstrap, OnModuleDestroy
       for (const key of keys) await this.files.delete(key);
       return rows.length;
     });
+  }
+
+  /**
+   * Whether this replica sweeps the file store now: once per FILE_SWEEP_INTERVAL_MS for all replicas, as
+   * recorded in `sweeps` (listing a bucket reads every job file's metadata, too much to do hourly in each).
+   */
+  async claimFileSweep(): Promise<boolean> {
+    const claimed = (await this.db.manager.query(
+      `INSERT INTO "${this.db.schema}".sweeps AS s (name, last_run_at) VALUES ('files', now())
+         ON CONFLICT (name) DO UPDATE SET last_run_at = now() WHERE s.last_run_at <= now() - make_interval(secs => $1 / 1000.0)
+       RETURNING name`,
+      [this.policy.fileSweepIntervalMs],
+    )) as unknown[];
+    return claimed.length > 0;
+  }
+
+  /**
+   * Removes job files last written before `before` that no job names, and whose job no attempt may still
+   * complete: the file of a worker killed between storing it and learning its job was forgotten, and that of
+   * an attempt killed after storing its file on a job that then failed. Then what the store keeps of killed
+   * writes and deleted files (`removeLeftovers`). Files outside `jobs/` are not the jobs service's to judge.
+   */
+  async sweepFiles(before: Date): Promise<{ files: number; leftovers: number }> {
+    let files = 0;
+    let batch: { key: string; jobId: string }[] = [];
+    const flush = async () => {
+      files += await this.removeUnnamed(batch);
+      batch = [];
+    };
+    for await (const file of this.files.list('jobs/')) {
+      const jobId = JOB_FILE_KEY.exec(file.key)?.[1];
+      if (!jobId || file.modifiedAt >= before) continue;
+      batch.push({ key: file.key, jobId });
+      if (batch.length === BATCH) await flush();
+    }
+    await flush();
+    return { files, leftovers: await this.files.removeLeftovers(before) };
+  }
+
+  private async removeUnnamed(batch: { key: string; jobId: string }[]): Promise<number> {
+    if (batch.length === 0) return 0;
+    const unnamed = (await this.db.manager.query(
+      `SELECT k.key FROM unnest($1::text[], $2::uuid[]) AS k (key, job_id)
+        WHERE NOT EXISTS (SELECT 1 FROM ${this.jobs} j WHERE j.id = k.job_id AND (j.file_key = k.key OR j.status IN ('pending', 'running')))`,
+      [batch.map((f) => f.key), batch.map((f) => f.jobId)],
+    )) as { key: string }[];
+    for (const { key } of unnamed) await this.files.delete(key);
+    return unnamed.length;
   }
 
   private get jobs(): string {
