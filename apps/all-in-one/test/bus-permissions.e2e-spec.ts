@@ -152,7 +152,13 @@ describeWithServer('the bus with per-deployable NATS users and subject permissio
   it('lets jobs-worker write files and the gateway stream them at a signed URL, but not write them', async () => {
     const key = `jobs/${uniqueName('job')}/dump.zip`;
     const content = Buffer.from('PK zip bytes, as far as this test cares');
-    await new ObjectFileStore(await connectAs('jobs-worker'), namespace).put(key, [content]);
+    const worker = new ObjectFileStore(await connectAs('jobs-worker'), namespace);
+    await worker.put(key, [content]);
+    // Its sweeps list the bucket and purge what killed writes and deletes leave.
+    const listed: string[] = [];
+    for await (const file of worker.list('jobs/')) listed.push(file.key);
+    expect(listed).toContain(key);
+    await expect(worker.removeLeftovers(new Date(0))).resolves.toBe(0);
     const res = await fetch(`${api.baseUrl}${signFileUrl(configFor('gateway').fileUrlSigningKey, key, 'dump.zip')}`);
     expect(res.status).toBe(200);
     expect(Buffer.from(await res.arrayBuffer()).equals(content)).toBe(true);
@@ -171,6 +177,9 @@ describeWithServer('the bus with per-deployable NATS users and subject permissio
     await expect(new ObjectFileStore(catalog, namespace, false, 1, 'UPLOADS').put('uploads/forged', [content])).rejects.toThrow();
     await expect(new ObjectFileStore(await connectAs('identity'), namespace, false, 1, 'UPLOADS').open('uploads/one')).rejects.toThrow();
     await gatewayUploads.delete('uploads/one');
+    // The gateway sweeps what a killed replica staged: it lists the bucket and purges its leftovers.
+    for await (const file of gatewayUploads.list('uploads/')) expect(file.key).not.toBe('uploads/one');
+    await expect(gatewayUploads.removeLeftovers(new Date(Date.now() + 60_000))).resolves.toBe(1); // the deleted file's marker
   });
 
   it('lets identity publish its own events to JetStream', async () => {

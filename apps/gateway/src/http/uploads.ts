@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import type { RouteDefinition, UploadedFile, UploadRequestBody } from '@lms/contracts';
 import busboy from 'busboy';
-import { createFileStore, type FileStore } from '@lms/platform';
+import { createFileStore, type FileStore, PeriodicTask } from '@lms/platform';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { GATEWAY_DEPS, type GatewayDeps } from '../gateway-deps.js';
 import { ProblemError } from './problem.js';
@@ -43,13 +43,18 @@ const badMultipart = (detail: string) => new ProblemError(400, 'MULTIPART_INVALI
 
 const tooLarge = (limit: number) => new ProblemError(413, 'UPLOAD_TOO_LARGE', `The file is larger than ${limit} bytes (UPLOAD_MAX_BYTES).`);
 
+/** How often each gateway replica sweeps the staged uploads its peers (or it, before a restart) left. */
+const SWEEP_INTERVAL_MS = 3_600_000;
+
 /**
  * Upload routes (design: a file never crosses the bus): the body streams into the `UPLOADS` bucket, counted against UPLOAD_MAX_BYTES on the way, and the service gets its key. The staged file
- * is deleted once the service has answered: the service keeps what it needs under its own keys.
+ * is deleted once the service has answered: the service keeps what it needs under its own keys. A gateway
+ * killed meanwhile leaves its staged file; every replica sweeps such files hourly (`sweep`).
  */
 @Injectable()
-export class Uploads {
+export class Uploads implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly files: FileStore;
+  private readonly sweeper: PeriodicTask;
 
   /** How long the service may take over a staged file (UPLOAD_TIMEOUT_MS). */
   get timeoutMs(): number {
@@ -58,6 +63,32 @@ export class Uploads {
 
   constructor(@Inject(GATEWAY_DEPS) private readonly deps: GatewayDeps) {
     this.files = createFileStore(deps.runtime.config, deps.runtime.bus, { writer: true, bucket: 'UPLOADS' });
+    this.sweeper = new PeriodicTask('staged upload sweep', SWEEP_INTERVAL_MS, () => this.sweep(new Date()), deps.runtime.logger);
+  }
+
+  onApplicationBootstrap(): void {
+    this.sweeper.start();
+  }
+
+  onModuleDestroy(): Promise<void> {
+    return this.sweeper.stop();
+  }
+
+  /**
+   * Removes staged files no request can still be using: staged (their last write) longer ago than the
+   * service may take over one, plus an hour; and the store's leftovers of killed writes. Answers how many.
+   */
+  async sweep(now: Date): Promise<{ staged: number; leftovers: number }> {
+    const before = new Date(now.getTime() - this.timeoutMs - 3_600_000);
+    let staged = 0;
+    for await (const file of this.files.list('uploads/')) {
+      if (file.modifiedAt >= before) continue;
+      await this.files.delete(file.key);
+      staged += 1;
+    }
+    const swept = { staged, leftovers: await this.files.removeLeftovers(before) };
+    if (swept.staged + swept.leftovers > 0) this.deps.runtime.logger.info(swept, 'staged uploads left by stopped requests removed');
+    return swept;
   }
 
   /** The upload of an upload route (415 when the body is not one of its types); the body of any other route must not be one. */
