@@ -17,8 +17,11 @@ import { configEnvVars, listDeployables, ROOT } from './deploy-facts.mjs';
 import { natsPasswordVariable, renderAuthorization } from './nats-authorization.mjs';
 
 const NAMESPACE = 'learning-service';
-/** The work queue jobs-worker scales on: the events stream (no NATS_NAMESPACE in production) and the workers' durable consumer. */
+/** The queues jobs-worker scales on: the events stream (no NATS_NAMESPACE in production) and each durable consumer the workers serve. */
 const { JOBS_WORKER_CONSUMER } = await import(path.join(ROOT, 'libs/contracts/src/jobs/jobs.contract.ts'));
+// Read, not imported: that contract's DTOs carry decorators, which type stripping cannot run.
+const NOTIFICATIONS_CONSUMER = /export const NOTIFICATIONS_CONSUMER = '([^']+)'/.exec(readFileSync(path.join(ROOT, 'libs/contracts/src/jobs/notifications.contract.ts'), 'utf8'))[1];
+const WORKER_CONSUMERS = [JOBS_WORKER_CONSUMER, NOTIFICATIONS_CONSUMER];
 const JOBS_STREAM = 'EVENTS';
 const PART_OF = 'learning-service';
 
@@ -252,17 +255,29 @@ function checkDeployment(deployment, context, problems) {
 /** Where KEDA reads the JetStream consumer lag: the monitoring port of the infrastructure overlay's NATS. */
 const NATS_MONITORING_ENDPOINT = 'nats.nats.svc.cluster.local:8222';
 
-/** What the KEDA schema cannot say: the ScaledObject watches the workers' real queue. */
+/**
+ * What the KEDA schema cannot say: the ScaledObject watches the workers' real queues, every one of them (a
+ * queue without a trigger waits while no worker runs), and a worker scaled to zero still wakes for its sweeps.
+ */
 function checkScaledObject(object, problems) {
   const where = `ScaledObject/${object.metadata?.name}`;
   const spec = object.spec ?? {};
-  if ((spec.triggers ?? []).length === 0) problems.push(`${where}: no triggers`);
-  const queue = (spec.triggers ?? []).find((trigger) => trigger.type === 'nats-jetstream');
-  if (queue && (queue.metadata?.stream !== JOBS_STREAM || queue.metadata?.consumer !== JOBS_WORKER_CONSUMER)) {
-    problems.push(`${where}: nats-jetstream trigger must watch stream ${JOBS_STREAM}, consumer ${JOBS_WORKER_CONSUMER} (the workers' work queue)`);
+  const triggers = spec.triggers ?? [];
+  if (triggers.length === 0) problems.push(`${where}: no triggers`);
+  const queues = triggers.filter((trigger) => trigger.type === 'nats-jetstream');
+  for (const queue of queues) {
+    if (queue.metadata?.stream !== JOBS_STREAM || !WORKER_CONSUMERS.includes(queue.metadata?.consumer)) {
+      problems.push(`${where}: a nats-jetstream trigger must watch stream ${JOBS_STREAM}, consumer ${WORKER_CONSUMERS.join(' or ')} (the workers' queues)`);
+    }
+    if (queue.metadata?.natsServerMonitoringEndpoint !== NATS_MONITORING_ENDPOINT) {
+      problems.push(`${where}: natsServerMonitoringEndpoint must be ${NATS_MONITORING_ENDPOINT} (the NATS of k8s/overlays/infrastructure)`);
+    }
   }
-  if (queue && queue.metadata?.natsServerMonitoringEndpoint !== NATS_MONITORING_ENDPOINT) {
-    problems.push(`${where}: natsServerMonitoringEndpoint must be ${NATS_MONITORING_ENDPOINT} (the NATS of k8s/overlays/infrastructure)`);
+  for (const consumer of WORKER_CONSUMERS) {
+    if (!queues.some((queue) => queue.metadata?.consumer === consumer)) problems.push(`${where}: no trigger on consumer ${consumer}: its events would wait while no worker runs`);
+  }
+  if ((spec.minReplicaCount ?? 1) === 0 && !triggers.some((trigger) => trigger.type === 'cron')) {
+    problems.push(`${where}: minReplicaCount 0 needs a cron trigger, or no worker runs the retention and file sweeps while no job comes`);
   }
   // KEDA refuses a fallback beside CPU or memory triggers.
   if (spec.fallback && (spec.triggers ?? []).some((trigger) => trigger.type === 'cpu' || trigger.type === 'memory')) problems.push(`${where}: fallback is not supported with cpu or memory triggers`);
@@ -563,7 +578,11 @@ const goodScaledObject = () => ({
   metadata: { name: 'jobs-worker', namespace: NAMESPACE },
   spec: {
     scaleTargetRef: { name: 'jobs-worker' },
-    triggers: [{ type: 'nats-jetstream', metadata: { natsServerMonitoringEndpoint: NATS_MONITORING_ENDPOINT, account: '$G', stream: JOBS_STREAM, consumer: JOBS_WORKER_CONSUMER, lagThreshold: '1' } }],
+    minReplicaCount: 0,
+    triggers: [
+      ...WORKER_CONSUMERS.map((consumer) => ({ type: 'nats-jetstream', metadata: { natsServerMonitoringEndpoint: NATS_MONITORING_ENDPOINT, account: '$G', stream: JOBS_STREAM, consumer, lagThreshold: '1' } })),
+      { type: 'cron', metadata: { timezone: 'Etc/UTC', start: '0 * * * *', end: '10 * * * *', desiredReplicas: '1' } },
+    ],
   },
 });
 const scaledObject = (objects) => find(objects, 'ScaledObject', 'jobs-worker');
@@ -573,6 +592,8 @@ const KEDA_BAD_CASES = [
   ['trigger metadata not a string (KEDA schema)', (o) => (scaledObject(o).spec.triggers[0].metadata.lagThreshold = 1), 'schema'],
   ['another consumer', (o) => (scaledObject(o).spec.triggers[0].metadata.consumer = 'jobs'), 'must watch stream'],
   ['another NATS', (o) => (scaledObject(o).spec.triggers[0].metadata.natsServerMonitoringEndpoint = 'nats:8222'), 'natsServerMonitoringEndpoint'],
+  ['no trigger on the notifications queue', (o) => scaledObject(o).spec.triggers.splice(1, 1), `no trigger on consumer ${NOTIFICATIONS_CONSUMER}`],
+  ['scaled to zero without a cron trigger', (o) => scaledObject(o).spec.triggers.pop(), 'needs a cron trigger'],
 ];
 
 const INFRASTRUCTURE = 'k8s/overlays/infrastructure';
