@@ -57,52 +57,43 @@ export class FolderFileStore implements FileStore {
   }
 
   async *list(prefix: string): AsyncGenerator<ListedFile> {
-    for await (const key of this.keys(prefix)) {
-      if (key.endsWith(PARTIAL)) continue;
+    for await (const { key, folder } of this.walk(prefix)) {
+      if (folder || key.endsWith(PARTIAL)) continue;
       const found = await stat(join(this.root, key)).catch(() => undefined); // deleted meanwhile
       if (found) yield { key, size: found.size, modifiedAt: found.mtime };
     }
   }
 
   /**
-   * Partial writes older than `before`, and the folders deletes left empty (unchanged since `before`: a put
-   * under way creates its folder and writes into it at once). The top folders (`jobs`, `uploads`) stay.
+   * Partial writes, and the folders deletes left empty, unchanged since `before`: a put under way creates
+   * its folder and writes into it at once. The top folders (`jobs`, `uploads`) stay.
    */
   async removeLeftovers(before: Date): Promise<number> {
     let removed = 0;
-    for await (const key of this.keys('', (folder) => this.removeIfEmpty(folder, before).then((gone) => void (removed += gone ? 1 : 0)))) {
-      if (!key.endsWith(PARTIAL)) continue;
+    for await (const { key, folder } of this.walk('')) {
+      if (!folder && !key.endsWith(PARTIAL)) continue;
       const path = join(this.root, key);
       const found = await stat(path).catch(() => undefined);
-      if (found && found.mtime < before) {
-        await rm(path, { force: true });
-        removed += 1;
-      }
+      if (!found || found.mtime >= before) continue;
+      if (!folder) await rm(path, { force: true });
+      // rmdir refuses a folder that is not empty, so a file written into it meanwhile keeps it.
+      else if (!key.includes('/') || !(await rmdir(path).then(() => true, () => false))) continue;
+      removed += 1;
     }
     return removed;
   }
 
-  private async removeIfEmpty(folder: string, before: Date): Promise<boolean> {
-    if (!folder.includes('/')) return false;
-    const path = join(this.root, folder);
-    const found = await stat(path).catch(() => undefined);
-    if (!found || found.mtime >= before) return false;
-    // Refused when not empty: nothing else to check, and no race with a file written meanwhile.
-    return rmdir(path).then(
-      () => true,
-      () => false,
-    );
-  }
-
-  /** The keys of every file under the root whose key starts with `prefix`, partial writes included; `after` sees each folder once walked. */
-  private async *keys(prefix: string, after?: (folder: string) => Promise<void>, folder = ''): AsyncGenerator<string> {
-    const entries = await readdir(join(this.root, folder), { withFileTypes: true }).catch(() => []);
+  /** The files and folders under the root whose keys start with `prefix` (partial writes included), each folder after its contents. */
+  private async *walk(prefix: string, parent = ''): AsyncGenerator<{ key: string; folder: boolean }> {
+    const entries = await readdir(join(this.root, parent), { withFileTypes: true }).catch(() => []);
     for (const entry of entries) {
-      const key = folder ? `${folder}/${entry.name}` : entry.name;
-      if (entry.isDirectory()) {
-        if (key.startsWith(prefix) || prefix.startsWith(`${key}/`)) yield* this.keys(prefix, after, key);
-      } else if (key.startsWith(prefix)) yield key;
+      const key = parent ? `${parent}/${entry.name}` : entry.name;
+      if (!entry.isDirectory()) {
+        if (key.startsWith(prefix)) yield { key, folder: false };
+      } else if (key.startsWith(prefix) || prefix.startsWith(`${key}/`)) {
+        yield* this.walk(prefix, key);
+        yield { key, folder: true };
+      }
     }
-    if (folder && after) await after(folder);
   }
 }
