@@ -128,7 +128,8 @@ export class ObjectFileStore implements FileStore {
     for (const subject of leftovers) {
       const last = await jsm.streams.getMessage(this.stream, { last_by_subj: subject });
       if (last && last.time < before) {
-        await jsm.streams.purge(this.stream, { filter: subject });
+        // Up to the message looked at: an object put under a deleted name meanwhile keeps its metadata.
+        await jsm.streams.purge(this.stream, { filter: subject, seq: last.seq + 1 });
         removed += 1;
       }
     }
