@@ -14,6 +14,13 @@ import { assertFileKey, type FileStore, type ListedFile, type OpenedFile, type S
  */
 export type FileBucket = 'FILES' | 'UPLOADS';
 
+/** A page of a stream's subjects, as `STREAM.INFO` with `subjects_filter` answers it. */
+interface SubjectsPage {
+  state?: { subjects?: Record<string, number> };
+  limit?: number;
+  error?: { description: string };
+}
+
 /** Chunks (128 KiB each) asked for ahead of the reader: what a reading stream holds at most. */
 const CHUNKS_AHEAD = 8;
 
@@ -95,45 +102,54 @@ export class ObjectFileStore implements FileStore {
 
   /**
    * Reads each object's metadata (one request per object whose name starts with `prefix`: the name is in
-   * its metadata subject). Meant for sweeps, not for requests.
+   * its metadata subject), a page of subjects at a time. Meant for sweeps, not for requests.
    */
   async *list(prefix: string): AsyncGenerator<ListedFile> {
     const jsm = await this.manager();
     const metas = this.subjectPrefix('M');
-    for (const subject of await this.subjects(jsm, `${metas}>`)) {
-      if (!Buffer.from(subject.slice(metas.length), 'base64url').toString().startsWith(prefix)) continue;
-      const info = await this.metaAt(jsm, subject);
-      if (info && !info.deleted) yield { key: info.name, size: info.size, modifiedAt: new Date(info.mtime) };
+    for await (const page of this.subjectPages(`${metas}>`)) {
+      for (const subject of page.subjects) {
+        if (!Buffer.from(subject.slice(metas.length), 'base64url').toString().startsWith(prefix)) continue;
+        const info = await this.metaAt(jsm, subject);
+        if (info && !info.deleted) yield { key: info.name, size: info.size, modifiedAt: new Date(info.mtime) };
+      }
     }
   }
 
   /**
-   * Two things a deleted or never finished object leaves in the stream: the chunks of a put whose writer
-   * died before it wrote the object's metadata (no metadata names their nuid), and a deleted object's
-   * metadata (its marker, kept for ever by the client). Both go once their last message is older than `before`.
+   * Two things a deleted or never finished object leaves in the stream: a deleted object's metadata (its
+   * marker, kept for ever by the client), and the chunks of a put whose writer died before it wrote the
+   * object's metadata (no metadata names their nuid). Both go once their last message is older than
+   * `before`. What it holds at once: a page of subjects, and the nuids of the live objects.
    */
   async removeLeftovers(before: Date): Promise<number> {
     const jsm = await this.manager();
     const [metas, chunks] = [this.subjectPrefix('M'), this.subjectPrefix('C')];
-    const subjects = await this.subjects(jsm, `$O.${this.bucket}.>`);
     const named = new Set<string>();
-    const leftovers: string[] = [];
-    for (const subject of subjects.filter((s) => s.startsWith(metas))) {
-      const info = await this.metaAt(jsm, subject);
-      if (info && !info.deleted) named.add(info.nuid);
-      else if (info) leftovers.push(subject);
-    }
-    leftovers.push(...subjects.filter((s) => s.startsWith(chunks) && !named.has(s.slice(chunks.length))));
     let removed = 0;
-    for (const subject of leftovers) {
-      const last = await jsm.streams.getMessage(this.stream, { last_by_subj: subject });
-      if (last && last.time < before) {
-        // Up to the message looked at: an object put under a deleted name meanwhile keeps its metadata.
-        await jsm.streams.purge(this.stream, { filter: subject, seq: last.seq + 1 });
-        removed += 1;
+    for await (const page of this.subjectPages(`${metas}>`)) {
+      for (const subject of page.subjects) {
+        const info = await this.metaAt(jsm, subject);
+        if (info && !info.deleted) named.add(info.nuid);
+        else if (info && (await this.purgeIfOlder(jsm, subject, before))) page.removed += 1;
       }
+      removed += page.removed;
+    }
+    for await (const page of this.subjectPages(`${chunks}>`)) {
+      for (const subject of page.subjects) {
+        if (!named.has(subject.slice(chunks.length)) && (await this.purgeIfOlder(jsm, subject, before))) page.removed += 1;
+      }
+      removed += page.removed;
     }
     return removed;
+  }
+
+  private async purgeIfOlder(jsm: JetStreamManager, subject: string, before: Date): Promise<boolean> {
+    const last = await jsm.streams.getMessage(this.stream, { last_by_subj: subject });
+    if (!last || last.time >= before) return false;
+    // Up to the message looked at: an object put under a deleted name meanwhile keeps its metadata.
+    await jsm.streams.purge(this.stream, { filter: subject, seq: last.seq + 1 });
+    return true;
   }
 
   private get stream(): string {
@@ -150,10 +166,21 @@ export class ObjectFileStore implements FileStore {
     return jetstreamManager(this.nc);
   }
 
-  /** The stream's subjects matching `filter` (the server pages them; the client gathers the pages). */
-  private async subjects(jsm: JetStreamManager, filter: string): Promise<string[]> {
-    const info = await jsm.streams.info(this.stream, { subjects_filter: filter });
-    return Object.keys(info.state.subjects ?? {});
+  /**
+   * The stream's subjects matching `filter`, a page at a time as the server pages them (a bucket of many
+   * objects is never held whole). The reader counts in `removed` the subjects of its page it purged, so the
+   * next page starts where it should.
+   */
+  private async *subjectPages(filter: string): AsyncGenerator<{ subjects: string[]; removed: number }> {
+    for (let offset = 0; ; ) {
+      const reply = (await this.nc.request(`$JS.API.STREAM.INFO.${this.stream}`, JSON.stringify({ subjects_filter: filter, offset }), { timeout: 10_000 })).json<SubjectsPage>();
+      if (reply.error) throw new Error(`stream info of ${this.stream}: ${reply.error.description}`);
+      const page = { subjects: Object.keys(reply.state?.subjects ?? {}), removed: 0 };
+      if (page.subjects.length === 0) return;
+      yield page;
+      if (!reply.limit || page.subjects.length < reply.limit) return;
+      offset += page.subjects.length - page.removed;
+    }
   }
 
   private async metaAt(jsm: JetStreamManager, subject: string): Promise<ObjectInfo | undefined> {
