@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { type CloudEvent, JOB_REQUESTED_EVENT, type JobRequestedData, JOBS_WORKER_CONSUMER, type JobStatus } from '@lms/contracts';
-import { Database, type DeliveryInfo, type FileStore, LeaseLost, LOGGER, type Logger, MESSAGE_BUS, type MessageBus, type Subscription } from '@lms/platform';
+import { Database, type DeliveryInfo, type FileStore, LeaseLost, LOGGER, type Logger, MESSAGE_BUS, type MessageBus, queryResult, type Subscription } from '@lms/platform';
 import { FILE_STORE, JOB_EXECUTORS, type Job, type JobContext, type JobExecutor, JobFailed, jobFileKey, type JobResult } from './job-executor.js';
 
 export interface RetryPolicy {
@@ -163,12 +163,8 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
    * Answers whether it did.
    */
   private async updateOwned(jobId: string, attempt: number, set: string, params: unknown[]): Promise<boolean> {
-    const [, count] = (await this.db.manager.query(`UPDATE ${this.table()} SET ${set}, updated_at = now() WHERE id = $1 AND attempts = $2 AND status = 'running'`, [
-      jobId,
-      attempt,
-      ...params,
-    ])) as [unknown[], number];
-    return count > 0;
+    const result = await this.db.manager.query(`UPDATE ${this.table()} SET ${set}, updated_at = now() WHERE id = $1 AND attempts = $2 AND status = 'running'`, [jobId, attempt, ...params]);
+    return queryResult(result).count > 0;
   }
 
   /**

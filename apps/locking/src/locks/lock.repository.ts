@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { LockableType } from '@lms/contracts';
-import { Database, type TenantScope } from '@lms/platform';
+import { Database, queryResult, type TenantScope } from '@lms/platform';
 
 /** One lock row as the service reads it, with its state judged on the database clock. */
 export interface LockRow {
@@ -76,10 +76,7 @@ export class LockRepository {
   constructor(private readonly db: Database) {}
 
   private async rows(sql: string, params: unknown[]): Promise<LockRow[]> {
-    const result = (await this.db.manager.query(sql, params)) as RawRow[] | [RawRow[], number];
-    // UPDATE … RETURNING answers [rows, count] through TypeORM; SELECT and INSERT answer rows.
-    const raw = Array.isArray(result[0]) ? (result[0] as RawRow[]) : (result as RawRow[]);
-    return raw.map(toRow);
+    return queryResult<RawRow>(await this.db.manager.query(sql, params)).rows.map(toRow);
   }
 
   private async one(sql: string, params: unknown[]): Promise<LockRow | undefined> {

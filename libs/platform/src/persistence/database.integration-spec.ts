@@ -1,5 +1,5 @@
 import { createTestDatabase, type TestDatabase } from '@lms/testing';
-import { type Database, openDatabase, prepare } from './database.js';
+import { type Database, openDatabase, prepare, queryResult } from './database.js';
 
 let testDb: TestDatabase;
 let db: Database;
@@ -91,5 +91,21 @@ describe('Database.transaction', () => {
     ).rejects.toThrow('rolled back');
     expect(settled.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'rejected']);
     expect(await db.manager.query('SELECT count(*)::int AS n FROM dbspec.marks')).toEqual([{ n: 0 }]);
+  });
+});
+
+describe('queryResult', () => {
+  it('reads rows and a count from what TypeORM answers for each kind of statement', async () => {
+    const q = (sql: string, params: unknown[] = []) => db.manager.query(sql, params).then((r: unknown) => queryResult<{ n: number }>(r));
+    await q('CREATE TABLE dbspec.counted (n int)');
+    expect(await q('INSERT INTO dbspec.counted SELECT generate_series(1, 3)')).toEqual({ rows: [], count: 0 });
+    expect(await q('INSERT INTO dbspec.counted VALUES (4), (5) RETURNING n')).toEqual({ rows: [{ n: 4 }, { n: 5 }], count: 2 });
+    expect(await q('SELECT n FROM dbspec.counted WHERE n <= 2 ORDER BY n')).toEqual({ rows: [{ n: 1 }, { n: 2 }], count: 2 });
+    // An UPDATE or a DELETE: TypeORM answers [rows, count], with or without RETURNING.
+    expect(await q('UPDATE dbspec.counted SET n = n * 10 WHERE n > 2')).toEqual({ rows: [], count: 3 });
+    expect(await q('UPDATE dbspec.counted SET n = n + 1 WHERE n = 1 RETURNING n')).toEqual({ rows: [{ n: 2 }], count: 1 });
+    expect(await q('DELETE FROM dbspec.counted WHERE n >= 30')).toEqual({ rows: [], count: 3 });
+    expect(await q('DELETE FROM dbspec.counted RETURNING n')).toEqual({ rows: [{ n: 2 }, { n: 2 }], count: 2 });
+    expect(await q('DELETE FROM dbspec.counted')).toEqual({ rows: [], count: 0 });
   });
 });

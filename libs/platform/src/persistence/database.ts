@@ -187,6 +187,17 @@ interface PgPoolClient {
 const isStalePlan = (err: unknown): boolean => (err as { code?: unknown } | null)?.code === '0A000' && /cached plan must not change result type/.test(String((err as Error).message));
 
 /** A fixed SQL text and the name Postgres prepares it under (`Database.queryPrepared`). */
+/**
+ * What `EntityManager.query` answered, as rows and a count: TypeORM answers an UPDATE or a DELETE with
+ * `[rows, count]` (the rows of its RETURNING, if any; the count of rows it changed), and any other statement
+ * with its rows alone (the count is then theirs: an INSERT without RETURNING counts 0).
+ */
+export function queryResult<T = Record<string, unknown>>(result: unknown): { rows: T[]; count: number } {
+  const answer = result as T[] | [T[], number];
+  if (answer.length === 2 && Array.isArray(answer[0]) && typeof answer[1] === 'number') return { rows: answer[0], count: answer[1] };
+  return { rows: answer as T[], count: answer.length };
+}
+
 export interface PreparedStatement {
   readonly sql: string;
   readonly name: string;
