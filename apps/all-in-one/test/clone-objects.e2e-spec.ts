@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { CLONE_STEP_SUBJECTS, type CloneCopyReply } from '@lms/contracts';
+import { CLONE_STEP_SUBJECTS, type CloneCopyReply, type CloneUndoReply } from '@lms/contracts';
 import { contextSealFor, loadConfig, requestSigned } from '@lms/platform';
 import { type ApiClient, eventually, TEST_CONTEXT_SIGNING_KEY, type TestCast, testNatsUrl } from '@lms/testing';
 import { COURSES, courseRequest, PROGRAMS, TASKS } from './catalog-fixture.js';
@@ -225,5 +225,34 @@ describe('clone objects', () => {
       await q('DROP TRIGGER IF EXISTS refuse_clone ON catalog.course_templates');
       await q('DROP FUNCTION IF EXISTS catalog.refuse_clone()');
     }
+  });
+
+  // Compensation answers what it removed (the jobs worker logs it): each service's count of its copies.
+  (testNatsUrl() ? it : it.skip)('undoes a step by removing its copies, and answers how many went', async () => {
+    // Content of its own to copy, whatever ran before.
+    for (const title of ['Undone one', 'Undone two']) expect((await t.api.post(COURSES, { course_templates: [courseRequest({ title })] })).status).toBe(201);
+    expect((await t.api.post(TASKS, { tasks: [{ title: 'Undone task' }] })).status).toBe(201);
+    expect((await t.api.post('/api/author/live_courses', { live_courses: [{ title: 'Undone live course' }] })).status).toBe(201);
+    const res = await t.api.post(CLONES, { clone_objects: [clone(root, 'undone-division')] });
+    expect(res.status).toBe(201);
+    expect(await settled(res.body.clone_objects[0].id)).toMatchObject({ state: 'complete' });
+    const [{ job_id: cloneId }] = await q<{ job_id: string }>('SELECT job_id FROM jobs.clone_objects WHERE id = $1', [res.body.clone_objects[0].id]);
+    const ctx = { requestId: 'undo', accountId: cast.accountId, subAccountId: null, userId: 1, roles: ['admin' as const] };
+    const seal = contextSealFor(loadConfig({ NATS_URL: testNatsUrl()!, CONTEXT_SIGNING_KEY: TEST_CONTEXT_SIGNING_KEY }));
+    const undo = (service: string, subject: string) =>
+      requestSigned<CloneUndoReply>({ bus: t.system.bus, seal, timeoutMs: 5_000, service, unavailableCode: 'UNAVAILABLE' }, ctx, subject, { clone_id: cloneId });
+    const copies = async (schema: string, kinds: string[]) =>
+      (await q<{ n: number }>(`SELECT count(*)::int AS n FROM ${schema}.clone_copies WHERE clone_id = $1 AND kind = ANY($2::text[])`, [cloneId, kinds]))[0].n;
+
+    const catalogCopies = await copies('catalog', ['program', 'task', 'course_template']);
+    const schedulingCopies = await copies('scheduling', ['live_course']);
+    expect(catalogCopies).toBeGreaterThan(2);
+    expect(schedulingCopies).toBeGreaterThan(0);
+    expect(await undo('catalog', CLONE_STEP_SUBJECTS.catalogUndo)).toEqual({ removed: catalogCopies });
+    expect(await undo('scheduling', CLONE_STEP_SUBJECTS.schedulingUndo)).toEqual({ removed: schedulingCopies });
+    // The sub-account is shown (its clone complete): compensation never removes a shown one.
+    expect(await undo('identity', CLONE_STEP_SUBJECTS.identityUndo)).toEqual({ removed: 0 });
+    // Undone again: nothing left to remove.
+    expect(await undo('catalog', CLONE_STEP_SUBJECTS.catalogUndo)).toEqual({ removed: 0 });
   });
 });

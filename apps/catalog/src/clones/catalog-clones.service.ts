@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { CloneCopyReply, CloneCopyRequest, RequestContext } from '@lms/contracts';
-import { cloneCopies, copyableColumns, copyRows, Database, forbidden, quoteIdent, recordCloneCopies, runCloneStep, undoCloneStep } from '@lms/platform';
+import { cloneCopies, copyableColumns, copyRows, Database, forbidden, queryResult, quoteIdent, recordCloneCopies, runCloneStep, undoCloneStep } from '@lms/platform';
 
 function requireCloneAdmin(ctx: RequestContext): void {
   if (!ctx.roles.includes('admin')) throw forbidden('CLONE_FORBIDDEN', 'Only an administrator may clone a sub-account.');
@@ -79,8 +79,7 @@ export class CatalogClonesService {
       for (const [kind, table] of [['program', 'programs'], ['task', 'tasks'], ['course_template', 'course_templates']] as const) {
         const ids = [...(await cloneCopies(m, this.db.schema, cloneId, kind)).values()];
         if (ids.length === 0) continue;
-        const gone = (await m.query(`DELETE FROM ${schema}.${table} WHERE account_id = $1 AND id = ANY($2::int[]) RETURNING id`, [ctx.accountId, ids])) as unknown[];
-        removed += gone.length;
+        removed += queryResult(await m.query(`DELETE FROM ${schema}.${table} WHERE account_id = $1 AND id = ANY($2::int[])`, [ctx.accountId, ids])).count;
       }
       return removed;
     });

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { CloneCheckReply, CloneSubAccountReply, RequestContext } from '@lms/contracts';
-import { conflict, Database, forbidden, notFound, runCloneStep, undoCloneStep } from '@lms/platform';
+import { conflict, Database, forbidden, notFound, queryResult, runCloneStep, undoCloneStep } from '@lms/platform';
 
 /** Clone steps are a job's, run on behalf of the administrator who asked for the clone. */
 export function requireCloneAdmin(ctx: RequestContext): void {
@@ -64,8 +64,7 @@ export class SubAccountClonesService {
   async undo(ctx: RequestContext, cloneId: string): Promise<number> {
     requireCloneAdmin(ctx);
     return undoCloneStep(this.db, ctx.accountId, cloneId, async (manager) => {
-      const removed = (await manager.query('DELETE FROM identity.sub_accounts WHERE account_id = $1 AND clone_id = $2 AND cloning RETURNING id', [ctx.accountId, cloneId])) as unknown[];
-      return removed.length;
+      return queryResult(await manager.query('DELETE FROM identity.sub_accounts WHERE account_id = $1 AND clone_id = $2 AND cloning', [ctx.accountId, cloneId])).count;
     });
   }
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { CloneCopyReply, CloneCopyRequest, RequestContext } from '@lms/contracts';
-import { cloneCopies, copyableColumns, copyRows, Database, forbidden, quoteIdent, recordCloneCopies, runCloneStep, undoCloneStep } from '@lms/platform';
+import { cloneCopies, copyableColumns, copyRows, Database, forbidden, queryResult, quoteIdent, recordCloneCopies, runCloneStep, undoCloneStep } from '@lms/platform';
 
 function requireCloneAdmin(ctx: RequestContext): void {
   if (!ctx.roles.includes('admin')) throw forbidden('CLONE_FORBIDDEN', 'Only an administrator may clone a sub-account.');
@@ -70,8 +70,7 @@ export class SchedulingClonesService {
       await m.query(`DELETE FROM ${s}.web_conferences WHERE account_id = $1 AND session_id IN (${sessions})`, [ctx.accountId, ids]);
       await m.query(`DELETE FROM ${s}.sessions WHERE account_id = $1 AND live_course_id = ANY($2::int[]) AND parent_id IS NOT NULL`, [ctx.accountId, ids]);
       await m.query(`DELETE FROM ${s}.sessions WHERE account_id = $1 AND live_course_id = ANY($2::int[])`, [ctx.accountId, ids]);
-      const gone = (await m.query(`DELETE FROM ${s}.live_courses WHERE account_id = $1 AND id = ANY($2::int[]) RETURNING id`, [ctx.accountId, ids])) as unknown[];
-      return gone.length;
+      return queryResult(await m.query(`DELETE FROM ${s}.live_courses WHERE account_id = $1 AND id = ANY($2::int[])`, [ctx.accountId, ids])).count;
     });
   }
 }
