@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
 import { createFileStore, type FileStore, loadConfig } from '@lms/platform';
 import { deleteNamespaceStreams, eventually, queryDatabase, TEST_CONTEXT_SIGNING_KEY, testNatsUrl, type TestCast, type TestUser, uniqueName } from '@lms/testing';
 import { startTestSystem, type TestSystem } from './test-system.js';
@@ -16,6 +18,8 @@ describe('retention of finished work', () => {
   let admin: TestUser;
   /** The store jobs-worker writes, as the system configures it. */
   let files: FileStore;
+  /** What the sweeps said they removed. */
+  const swept: { downloads: number; dumps: number; deliveries: number }[] = [];
 
   const finishedDownload = async () => {
     const api = t.api.as(admin.token);
@@ -36,7 +40,16 @@ describe('retention of finished work', () => {
       saved[key] = process.env[key];
       process.env[key] = value;
     }
-    t = await startTestSystem({ NATS_NAMESPACE: namespace });
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        for (const line of String(chunk).split('\n').filter(Boolean)) {
+          const entry = JSON.parse(line) as { msg: string; downloads: number; dumps: number; deliveries: number };
+          if (entry.msg === 'retention sweep removed finished work') swept.push({ downloads: entry.downloads, dumps: entry.dumps, deliveries: entry.deliveries });
+        }
+        done();
+      },
+    });
+    t = await startTestSystem({ NATS_NAMESPACE: namespace }, undefined, pino({ level: 'info' }, sink));
     files = createFileStore(loadConfig({ NATS_NAMESPACE: namespace, ...(natsUrl ? { NATS_URL: natsUrl, CONTEXT_SIGNING_KEY: TEST_CONTEXT_SIGNING_KEY } : {}) }), t.system.bus, { writer: true });
     cast = await t.factory.cast();
     admin = await t.factory.user(cast.accountId, ['admin']);
@@ -100,6 +113,7 @@ describe('retention of finished work', () => {
   }, 60_000);
 
   it('removes settled notification deliveries past the retention, and never a pending or sending one', async () => {
+    swept.length = 0;
     const insert = (status: string, age: string) =>
       queryDatabase<{ id: string }>(
         t.db.url,
@@ -112,9 +126,18 @@ describe('retention of finished work', () => {
     const [oldPending] = await insert('pending', '2 days');
     const [oldSending] = await insert('sending', '2 days');
     const [newSent] = await insert('sent', '1 hour');
+    // More than one batch (500) of old settled ones: a sweep goes on until they are all gone, and says how many.
+    await queryDatabase(
+      t.db.url,
+      `INSERT INTO jobs.notification_deliveries (account_id, event_id, event_type, notification_type, user_id, channel, status, updated_at)
+       SELECT $1, gen_random_uuid()::text, 'test.event', 'welcome', $2, 'email', 'sent', now() - interval '3 days' FROM generate_series(1, 510)`,
+      [cast.accountId, admin.userId],
+    );
     const ids = () => queryDatabase<{ id: string }>(t.db.url, 'SELECT id FROM jobs.notification_deliveries WHERE id = ANY($1::bigint[]) ORDER BY id', [[oldSent, oldSkipped, oldPending, oldSending, newSent].map((r) => r.id)]);
-    await eventually(async () => ((await ids()).length === 3 ? true : undefined), 15_000, 200);
+    const old = () => queryDatabase(t.db.url, "SELECT 1 FROM jobs.notification_deliveries WHERE status IN ('sent', 'failed', 'skipped') AND updated_at < now() - interval '1 day'");
+    await eventually(async () => ((await ids()).length === 3 && (await old()).length === 0 ? true : undefined), 15_000, 200);
     expect((await ids()).map((r) => r.id)).toEqual([oldPending.id, oldSending.id, newSent.id]);
+    expect(swept.reduce((n, s) => n + s.deliveries, 0)).toBe(512);
   }, 30_000);
 
   it('removes job files no job names, and keeps every file a job names or an unfinished job may yet name', async () => {

@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { DATA_DUMP_JOB, DOWNLOAD_JOB } from '@lms/contracts';
-import { Database, FILE_URL_TTL_SECONDS, type FileStore, intSetting, LOGGER, type Logger, PeriodicTask } from '@lms/platform';
+import { Database, FILE_URL_TTL_SECONDS, type FileStore, intSetting, LOGGER, type Logger, PeriodicTask, queryResult } from '@lms/platform';
 import { FILE_STORE } from '../job-executor.js';
 
 /** How long finished work is kept (docs/jobs.md "Retention"); read once at start. */
@@ -194,12 +194,12 @@ export class RetentionSweeper implements OnApplicationBootstrap, OnModuleDestroy
 
   private async sweepDeliveries(before: Date): Promise<number> {
     const deliveries = `"${this.db.schema}".notification_deliveries`;
-    const gone = (await this.db.manager.query(
+    const gone = await this.db.manager.query(
       `DELETE FROM ${deliveries} WHERE id IN (
          SELECT id FROM ${deliveries} WHERE status IN ('sent', 'failed', 'skipped') AND updated_at < $1 ORDER BY updated_at LIMIT $2 FOR UPDATE SKIP LOCKED
-       ) RETURNING id`,
+       )`,
       [before, BATCH],
-    )) as unknown[];
-    return gone.length;
+    );
+    return queryResult(gone).count;
   }
 }
