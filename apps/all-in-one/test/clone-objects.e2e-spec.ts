@@ -19,6 +19,15 @@ describe('clone objects', () => {
 
   const q = async <T>(text: string, values: unknown[] = []) => t.db.query<T>(text, values);
   const clone = (source: number, subdomain: string, name = `Clone ${subdomain}`) => ({ source_id: source, source_type: 'SubAccount', options: { subdomain, name } });
+  /** Asks a service's clone step directly, as the jobs worker does. */
+  const cloneCtx = { requestId: 'step', accountId: 0, subAccountId: null, userId: 1, roles: ['admin' as const] };
+  const asker = (service: string) => ({
+    bus: t.system.bus,
+    seal: contextSealFor(loadConfig({ NATS_URL: testNatsUrl()!, CONTEXT_SIGNING_KEY: TEST_CONTEXT_SIGNING_KEY })),
+    timeoutMs: 5_000,
+    service,
+    unavailableCode: 'UNAVAILABLE',
+  });
   const settled = (id: number) =>
     eventually(async () => {
       const res = await t.api.get(`${CLONES}/${id}`);
@@ -28,6 +37,7 @@ describe('clone objects', () => {
   beforeAll(async () => {
     t = await startTestSystem({ RPC_TIMEOUT_MS: String(RPC_TIMEOUT_MS) });
     cast = await t.factory.cast();
+    cloneCtx.accountId = cast.accountId;
     stranger = t.api.as(cast.stranger.token);
     [{ id: root }] = await q<{ id: number }>('SELECT id FROM identity.sub_accounts WHERE account_id = $1 AND is_root', [cast.accountId]);
   }, 60_000);
@@ -152,10 +162,8 @@ describe('clone objects', () => {
     // A redelivered step (as after a lost worker) answers what it did and copies nothing twice.
     if (testNatsUrl()) {
       const [{ job_id: cloneId }] = await q<{ job_id: string }>('SELECT job_id FROM jobs.clone_objects WHERE id = $1', [accepted.id]);
-      const ctx = { requestId: 'redelivered', accountId: cast.accountId, subAccountId: null, userId: 1, roles: ['admin' as const] };
-      const ask = { bus: t.system.bus, seal: contextSealFor(loadConfig({ NATS_URL: testNatsUrl()!, CONTEXT_SIGNING_KEY: TEST_CONTEXT_SIGNING_KEY })), timeoutMs: 5_000, service: 'catalog', unavailableCode: 'CATALOG_UNAVAILABLE' };
       const [{ n: before }] = await q<{ n: number }>('SELECT count(*)::int AS n FROM catalog.course_templates');
-      const again = await requestSigned<CloneCopyReply>(ask, ctx, CLONE_STEP_SUBJECTS.catalogCopy, { clone_id: cloneId, source_id: root, destination_id: destination, source_is_root: true });
+      const again = await requestSigned<CloneCopyReply>(asker('catalog'), cloneCtx, CLONE_STEP_SUBJECTS.catalogCopy, { clone_id: cloneId, source_id: root, destination_id: destination, source_is_root: true });
       expect(again.copied.course_templates).toBeGreaterThanOrEqual(1);
       const [{ n: after }] = await q<{ n: number }>('SELECT count(*)::int AS n FROM catalog.course_templates');
       expect(after).toBe(before);
@@ -216,6 +224,11 @@ describe('clone objects', () => {
         expect(await q(`SELECT state FROM ${schema}.clone_steps WHERE state = 'undone'`)).toEqual([{ state: 'undone' }]);
         expect(await q(`SELECT 1 FROM ${schema}.clone_copies c JOIN ${schema}.clone_steps s USING (clone_id) WHERE s.state = 'undone'`)).toEqual([]);
       }
+      // A late last step (a worker that stalled past the compensation) is refused: there is nothing to show.
+      if (testNatsUrl()) {
+        const [{ job_id: cloneId }] = await q<{ job_id: string }>('SELECT job_id FROM jobs.clone_objects WHERE id = $1', [failed.id]);
+        await expect(requestSigned(asker('identity'), cloneCtx, CLONE_STEP_SUBJECTS.identityActivate, { clone_id: cloneId })).rejects.toMatchObject({ code: 'CLONE_UNDONE' });
+      }
       // The subdomain is free again: a failed clone holds nothing.
       await q('DROP TRIGGER refuse_clone ON catalog.course_templates');
       const retry = await t.api.post(CLONES, { clone_objects: [clone(root, 'broken-division')] });
@@ -237,10 +250,7 @@ describe('clone objects', () => {
     expect(res.status).toBe(201);
     expect(await settled(res.body.clone_objects[0].id)).toMatchObject({ state: 'complete' });
     const [{ job_id: cloneId }] = await q<{ job_id: string }>('SELECT job_id FROM jobs.clone_objects WHERE id = $1', [res.body.clone_objects[0].id]);
-    const ctx = { requestId: 'undo', accountId: cast.accountId, subAccountId: null, userId: 1, roles: ['admin' as const] };
-    const seal = contextSealFor(loadConfig({ NATS_URL: testNatsUrl()!, CONTEXT_SIGNING_KEY: TEST_CONTEXT_SIGNING_KEY }));
-    const undo = (service: string, subject: string) =>
-      requestSigned<CloneUndoReply>({ bus: t.system.bus, seal, timeoutMs: 5_000, service, unavailableCode: 'UNAVAILABLE' }, ctx, subject, { clone_id: cloneId });
+    const undo = (service: string, subject: string) => requestSigned<CloneUndoReply>(asker(service), cloneCtx, subject, { clone_id: cloneId });
     const copies = async (schema: string, kinds: string[]) =>
       (await q<{ n: number }>(`SELECT count(*)::int AS n FROM ${schema}.clone_copies WHERE clone_id = $1 AND kind = ANY($2::text[])`, [cloneId, kinds]))[0].n;
 

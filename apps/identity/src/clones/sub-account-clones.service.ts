@@ -53,9 +53,7 @@ export class SubAccountClonesService {
   /** The last step: the clone is complete, its sub-account is shown. Repeating it changes nothing. */
   async activate(ctx: RequestContext, cloneId: string): Promise<CloneSubAccountReply> {
     requireCloneAdmin(ctx);
-    const [row] = (await this.db.manager.query('UPDATE identity.sub_accounts SET cloning = false WHERE account_id = $1 AND clone_id = $2 RETURNING id', [ctx.accountId, cloneId])) as {
-      id: number;
-    }[];
+    const [row] = queryResult<{ id: number }>(await this.db.manager.query('UPDATE identity.sub_accounts SET cloning = false WHERE account_id = $1 AND clone_id = $2 RETURNING id', [ctx.accountId, cloneId])).rows;
     if (!row) throw conflict('CLONE_UNDONE', `identity: clone ${cloneId} has no sub-account (it was compensated)`);
     return { sub_account_id: row.id, source_is_root: false };
   }
