@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { RpcReply, RpcRequest } from '@lms/contracts';
 import type { Logger } from '../observability/logger.js';
-import type { Database } from '../persistence/database.js';
+import { type Database, queryResult } from '../persistence/database.js';
 import { unprocessable } from '../rpc/rpc-errors.js';
 import { idempotencyTable } from './idempotency-table.js';
 import { PeriodicTask } from '../runtime/periodic-task.js';
@@ -89,8 +89,7 @@ export class IdempotencyGuard {
 
   /** Deletes keys older than the TTL; answers how many went. */
   async purge(): Promise<number> {
-    const result = (await this.db.manager.query(`DELETE FROM ${idempotencyTable(this.db.schema)} WHERE created_at < now() - make_interval(hours => ${IDEMPOTENCY_TTL_HOURS})`)) as [unknown, number];
-    return result[1] ?? 0;
+    return queryResult(await this.db.manager.query(`DELETE FROM ${idempotencyTable(this.db.schema)} WHERE created_at < now() - make_interval(hours => ${IDEMPOTENCY_TTL_HOURS})`)).count;
   }
 
   /** Purges now and then every `intervalMs`; a failed purge is logged and retried next time. */
