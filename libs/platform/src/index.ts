@@ -40,6 +40,7 @@ export * from './files/file-store.js';
 export * from './files/folder-file-store.js';
 export * from './files/object-file-store.js';
 export * from './files/create-file-store.js';
+export * from './files/file-sweep.js';
 export * from './files/signed-url.js';
 export * from './dump/csv.js';
 export * from './dump/dump-module.js';

@@ -2,10 +2,10 @@ import { retentionPolicy } from './retention-sweeper.js';
 
 describe('retentionPolicy', () => {
   it('keeps downloads 7 days and deliveries 90, sweeping hourly and the file store daily, unless told otherwise', () => {
-    expect(retentionPolicy({})).toEqual({ downloadDays: 7, deliveryDays: 90, intervalMs: 3_600_000, fileSweepIntervalMs: 86_400_000, fileMinAgeMs: 3_600_000 });
+    expect(retentionPolicy({})).toEqual({ downloadDays: 7, deliveryDays: 90, intervalMs: 3_600_000, files: { intervalMs: 86_400_000, minAgeMs: 3_600_000 } });
     expect(
       retentionPolicy({ DOWNLOAD_RETENTION_DAYS: '30', NOTIFICATION_RETENTION_DAYS: '365', RETENTION_INTERVAL_MS: '60000', FILE_SWEEP_INTERVAL_MS: '3600000', FILE_SWEEP_MIN_AGE_MS: '0' }),
-    ).toEqual({ downloadDays: 30, deliveryDays: 365, intervalMs: 60_000, fileSweepIntervalMs: 3_600_000, fileMinAgeMs: 0 });
+    ).toEqual({ downloadDays: 30, deliveryDays: 365, intervalMs: 60_000, files: { intervalMs: 3_600_000, minAgeMs: 0 } });
   });
 
   it.each([

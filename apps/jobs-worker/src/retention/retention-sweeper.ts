@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { DATA_DUMP_JOB, DOWNLOAD_JOB } from '@lms/contracts';
-import { Database, FILE_URL_TTL_SECONDS, type FileStore, intSetting, LOGGER, type Logger, PeriodicTask, queryResult } from '@lms/platform';
+import { claimSweep, Database, FILE_URL_TTL_SECONDS, type FileStore, type FileSweepPolicy, fileSweepPolicy, intSetting, LOGGER, type Logger, PeriodicTask, queryResult, removeUnnamedFiles } from '@lms/platform';
 import { FILE_STORE } from '../job-executor.js';
 
 /** How long finished work is kept (docs/jobs.md "Retention"); read once at start. */
@@ -11,10 +11,8 @@ export interface RetentionPolicy {
   deliveryDays: number;
   /** How often each worker replica sweeps. */
   intervalMs: number;
-  /** How often the file store is swept for files no job names (once for all replicas). */
-  fileSweepIntervalMs: number;
-  /** A file younger than this is never swept: its attempt may be about to record it. */
-  fileMinAgeMs: number;
+  /** The sweep of job files no job names (FILE_SWEEP_INTERVAL_MS, FILE_SWEEP_MIN_AGE_MS). */
+  files: FileSweepPolicy;
 }
 
 export function retentionPolicy(env: NodeJS.ProcessEnv = process.env): RetentionPolicy {
@@ -22,8 +20,7 @@ export function retentionPolicy(env: NodeJS.ProcessEnv = process.env): Retention
     downloadDays: intSetting(env, 'DOWNLOAD_RETENTION_DAYS', 7, 1, 3650),
     deliveryDays: intSetting(env, 'NOTIFICATION_RETENTION_DAYS', 90, 1, 3650),
     intervalMs: intSetting(env, 'RETENTION_INTERVAL_MS', 3_600_000, 1_000, 86_400_000),
-    fileSweepIntervalMs: intSetting(env, 'FILE_SWEEP_INTERVAL_MS', 86_400_000, 1_000, 30 * 86_400_000),
-    fileMinAgeMs: intSetting(env, 'FILE_SWEEP_MIN_AGE_MS', 3_600_000, 0, 30 * 86_400_000),
+    files: fileSweepPolicy(env),
   };
 }
 
@@ -66,8 +63,8 @@ export class RetentionSweeper implements OnApplicationBootstrap, OnModuleDestroy
       const now = new Date();
       const removed = await this.sweep(now);
       if (removed.downloads + removed.dumps + removed.deliveries > 0) logger.info(removed, 'retention sweep removed finished work');
-      if (await this.claimFileSweep()) {
-        const files = await this.sweepFiles(new Date(now.getTime() - policy.fileMinAgeMs));
+      if (await claimSweep(db, 'files', policy.files.intervalMs)) {
+        const files = await this.sweepFiles(new Date(now.getTime() - policy.files.minAgeMs));
         logger.info(files, 'file sweep done');
       }
     }, logger);
@@ -141,51 +138,25 @@ export class RetentionSweeper implements OnApplicationBootstrap, OnModuleDestroy
   }
 
   /**
-   * Whether this replica sweeps the file store now: once per FILE_SWEEP_INTERVAL_MS for all replicas, as
-   * recorded in `sweeps` (listing a bucket reads every job file's metadata, too much to do hourly in each).
-   */
-  async claimFileSweep(): Promise<boolean> {
-    const claimed = (await this.db.manager.query(
-      `INSERT INTO "${this.db.schema}".sweeps AS s (name, last_run_at) VALUES ('files', now())
-         ON CONFLICT (name) DO UPDATE SET last_run_at = now() WHERE s.last_run_at <= now() - make_interval(secs => $1 / 1000.0)
-       RETURNING name`,
-      [this.policy.fileSweepIntervalMs],
-    )) as unknown[];
-    return claimed.length > 0;
-  }
-
-  /**
    * Removes job files last written before `before` that no job names, and whose job no attempt may still
    * complete: the file of a worker killed between storing it and learning its job was forgotten, and that of
    * an attempt killed after storing its file on a job that then failed. Then what the store keeps of killed
    * writes and deleted files (`removeLeftovers`). Files outside `jobs/` are not the jobs service's to judge.
    */
   async sweepFiles(before: Date): Promise<{ files: number; leftovers: number }> {
-    let files = 0;
-    let batch: { key: string; jobId: string }[] = [];
-    const flush = async () => {
-      files += await this.removeUnnamed(batch);
-      batch = [];
-    };
-    for await (const file of this.files.list('jobs/')) {
-      const jobId = JOB_FILE_KEY.exec(file.key)?.[1];
-      if (!jobId || file.modifiedAt >= before) continue;
-      batch.push({ key: file.key, jobId });
-      if (batch.length === BATCH) await flush();
-    }
-    await flush();
+    const files = await removeUnnamedFiles(this.files, 'jobs/', before, async (keys) => {
+      const ours = keys.flatMap((key) => {
+        const jobId = JOB_FILE_KEY.exec(key)?.[1];
+        return jobId ? [{ key, jobId }] : [];
+      });
+      const unnamed = (await this.db.manager.query(
+        `SELECT k.key FROM unnest($1::text[], $2::uuid[]) AS k (key, job_id)
+          WHERE NOT EXISTS (SELECT 1 FROM ${this.jobs} j WHERE j.id = k.job_id AND (j.file_key = k.key OR j.status IN ('pending', 'running')))`,
+        [ours.map((f) => f.key), ours.map((f) => f.jobId)],
+      )) as { key: string }[];
+      return unnamed.map((r) => r.key);
+    });
     return { files, leftovers: await this.files.removeLeftovers(before) };
-  }
-
-  private async removeUnnamed(batch: { key: string; jobId: string }[]): Promise<number> {
-    if (batch.length === 0) return 0;
-    const unnamed = (await this.db.manager.query(
-      `SELECT k.key FROM unnest($1::text[], $2::uuid[]) AS k (key, job_id)
-        WHERE NOT EXISTS (SELECT 1 FROM ${this.jobs} j WHERE j.id = k.job_id AND (j.file_key = k.key OR j.status IN ('pending', 'running')))`,
-      [batch.map((f) => f.key), batch.map((f) => f.jobId)],
-    )) as { key: string }[];
-    for (const { key } of unnamed) await this.files.delete(key);
-    return unnamed.length;
   }
 
   private get jobs(): string {
