@@ -26,6 +26,8 @@ import { EnrollmentsService } from './enrollments/enrollments.service.js';
 import { GroupEnrollment } from './enrollments/group-enrollment.entity.js';
 import { PublishEnrollments } from './enrollments/publish-enrollments.service.js';
 import { ReEnrollmentSweep } from './enrollments/re-enrollment-sweep.js';
+import { CatalogFileSweep } from './files/catalog-file-sweep.js';
+import { Sweeps1767500000000 } from './migrations/1767500000000-sweeps.js';
 import { LockablesHandlers } from './lockables/lockables.handlers.js';
 import { InitialCatalog1763800000000 } from './migrations/1763800000000-initial-catalog.js';
 import { IdempotencyKeys1764350000000 } from './migrations/1764350000000-idempotency-keys.js';
@@ -146,6 +148,7 @@ export const CATALOG_MIGRATIONS = [
   ScormScos1766970000000,
   TitleSearch1767050000000,
   FilterIndexes1767060000000,
+  Sweeps1767500000000,
 ];
 
 @Module({
@@ -172,6 +175,7 @@ export const CATALOG_MIGRATIONS = [
     EnrollmentLifecycle,
     PublishEnrollments,
     ReEnrollmentSweep,
+    CatalogFileSweep,
     EnrollmentEventConsumers,
     MarketsService,
     CourseReportsService,
