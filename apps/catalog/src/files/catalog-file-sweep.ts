@@ -47,7 +47,10 @@ export class CatalogFileSweep implements OnApplicationBootstrap, OnModuleDestroy
   async sweep(before: Date): Promise<{ packages: number; evidence: number }> {
     const schema = `"${this.db.schema}"`;
     const packages = await removeUnnamedFiles(this.files, 'scorm/', before, (keys) => {
-      const ours = keys.flatMap((key) => (PACKAGE_FILE.test(key) ? [{ key, packageId: PACKAGE_FILE.exec(key)![1] }] : []));
+      const ours = keys.flatMap((key) => {
+        const packageId = PACKAGE_FILE.exec(key)?.[1];
+        return packageId ? [{ key, packageId }] : [];
+      });
       return this.unnamed(
         `SELECT k.key FROM unnest($1::text[], $2::uuid[]) AS k (key, package_id)
           WHERE NOT EXISTS (SELECT 1 FROM ${schema}.scorm_package_files f WHERE f.package_id = k.package_id AND f.file_key = k.key)`,
