@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import type { RouteDefinition, UploadedFile, UploadRequestBody } from '@lms/contracts';
 import busboy from 'busboy';
-import { createFileStore, type FileStore, PeriodicTask } from '@lms/platform';
+import { createFileStore, type FileStore, PeriodicTask, removeUnnamedFiles } from '@lms/platform';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { GATEWAY_DEPS, type GatewayDeps } from '../gateway-deps.js';
 import { ProblemError } from './problem.js';
@@ -80,12 +80,8 @@ export class Uploads implements OnApplicationBootstrap, OnModuleDestroy {
    */
   async sweep(now: Date): Promise<{ staged: number; leftovers: number }> {
     const before = new Date(now.getTime() - this.timeoutMs - 3_600_000);
-    let staged = 0;
-    for await (const file of this.files.list('uploads/')) {
-      if (file.modifiedAt >= before) continue;
-      await this.files.delete(file.key);
-      staged += 1;
-    }
+    // A staged file is no row's: every one old enough goes.
+    const staged = await removeUnnamedFiles(this.files, 'uploads/', before, async (keys) => keys);
     const swept = { staged, leftovers: await this.files.removeLeftovers(before) };
     if (swept.staged + swept.leftovers > 0) this.deps.runtime.logger.info(swept, 'staged uploads left by stopped requests removed');
     return swept;
