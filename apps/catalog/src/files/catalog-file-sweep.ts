@@ -1,4 +1,5 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { UUID_PATTERN } from '@lms/contracts';
 import { claimSweep, createFileStore, Database, type FileStore, fileSweepPolicy, LOGGER, type Logger, MESSAGE_BUS, type MessageBus, PeriodicTask, removeUnnamedFiles, RUNTIME, type Runtime } from '@lms/platform';
 
 /**
@@ -8,8 +9,8 @@ import { claimSweep, createFileStore, Database, type FileStore, fileSweepPolicy,
 const MIN_AGE_MS = 86_400_000;
 
 /** `scorm/<package id>/<n>` (ScormService.upload) and `evidence/<account>/<enrollment>/<uuid>` (CheckpointsService). */
-const PACKAGE_FILE = /^scorm\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\/[0-9]+$/;
-const EVIDENCE_FILE = /^evidence\/([0-9]+)\/([0-9]+)\/[0-9a-f-]{36}$/;
+const PACKAGE_FILE = new RegExp(`^scorm/(${UUID_PATTERN})/[0-9]+$`);
+const EVIDENCE_FILE = new RegExp(`^evidence/([0-9]+)/([0-9]+)/${UUID_PATTERN}$`);
 
 /**
  * Removes the files catalog stored that no row names (docs/scorm.md "Packages"): those of a package whose

@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { DATA_DUMP_JOB, DOWNLOAD_JOB } from '@lms/contracts';
+import { DATA_DUMP_JOB, DOWNLOAD_JOB, UUID_PATTERN } from '@lms/contracts';
 import { claimSweep, Database, FILE_URL_TTL_SECONDS, type FileStore, type FileSweepPolicy, fileSweepPolicy, intSetting, LOGGER, type Logger, PeriodicTask, queryResult, removeUnnamedFiles } from '@lms/platform';
 import { FILE_STORE } from '../job-executor.js';
 
@@ -30,7 +30,7 @@ export const RETENTION_POLICY = Symbol('RETENTION_POLICY');
 const BATCH = 500;
 
 /** `jobs/<job id>/...`: the file keys jobs write (`jobFileKey`, and `jobs/<job id>/<name>` before attempts had their own). */
-const JOB_FILE_KEY = /^jobs\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\//;
+const JOB_FILE_KEY = new RegExp(`^jobs/(${UUID_PATTERN})/`);
 
 /** Runs `batch` until one removes fewer than BATCH rows; answers how many went in all. */
 async function batches(batch: () => Promise<number>): Promise<number> {

@@ -9,6 +9,7 @@ import {
   type DownloadView,
   type JobStatus,
   type RequestContext,
+  UUID,
 } from '@lms/contracts';
 import { Database, DomainError, forbidden, MESSAGE_BUS, type MessageBus, notFound, Outbox, requestSigned, RUNTIME, type Runtime, signedChannel, signedRequestsTo, signFileUrl, unprocessable } from '@lms/platform';
 import { enqueueJob } from '../jobs/job-queue.js';
@@ -23,7 +24,6 @@ interface DownloadRow {
   file_name: string | null;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const toView = (row: DownloadRow): DownloadView => ({
   id: row.id,

@@ -9,13 +9,13 @@ import {
   type LockGrantView,
   type LockStatusView,
   type RequestContext,
+  UUID,
 } from '@lms/contracts';
 import { Database, Outbox, RUNTIME, type Runtime, type TenantScope } from '@lms/platform';
 import { CatalogLockables } from './catalog-lockables.js';
 import { lockableNotFound, lockedByOther, lockIdInvalid, lockIdMissing, lockNotLive, notAnEditor, notLocked } from './lock.errors.js';
 import { type LockKey, LockRepository, type LockRow } from './lock.repository.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const statusView = (row: LockRow): LockStatusView => ({
   lockable_id: String(row.lockableId),

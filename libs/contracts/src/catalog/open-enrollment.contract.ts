@@ -1,5 +1,5 @@
 import { ValidateBy } from 'class-validator';
-import { MAX_ID } from '../common/query.js';
+import { MAX_ID, UUID } from '../common/query.js';
 import type { JsonSchema } from '../routes/route.js';
 import { LEARNING_ITEM_SCHEMA } from './learner-courses.contract.js';
 import { documented } from '../common/documented.js';
@@ -12,7 +12,6 @@ export const OPEN_ENROLLMENT_SUBJECTS = {
 } as const;
 
 /** An id (digits, within the ids' range) or the enrollment profile's uuid: both name the item (docs/learner.md). */
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const IsIdOrUuid = (field: string) =>
   documented(
     { type: 'string', pattern: '^([1-9][0-9]{0,9}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$', description: 'the id or the uuid of the item' },

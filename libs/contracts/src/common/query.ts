@@ -100,6 +100,12 @@ export function pageWindow(query: PageQuery): PageWindow {
 /** Ids are Postgres `integer`s: anything larger can name no row, and must be a 400 rather than a database error. */
 export const MAX_ID = 2_147_483_647;
 
+/** A UUID's text, to build patterns from (a lock id, a download's id, a stored file's key). */
+export const UUID_PATTERN = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
+
+/** A whole string that is a UUID, in either case. */
+export const UUID = new RegExp(`^${UUID_PATTERN}$`, 'i');
+
 /** Path parameter `:id` that must be a positive integer. */
 export class IdParams {
   @QueryInt() @IsInt() @Min(1) @Max(MAX_ID)
