@@ -49,6 +49,17 @@ describe('buildParams', () => {
     expect(errorsOf(() => buildParams(pairs('a[b]=2&a=1')))).toEqual([{ field: 'a', message: expect.stringContaining('value') }]);
     expect(errorsOf(() => buildParams(pairs('a[]=1&a[0]=2')))).toEqual([{ field: 'a[0]', message: expect.stringContaining('list') }]);
     expect(errorsOf(() => buildParams(pairs('a[]=1&a[][b]=2')))).toHaveLength(1);
+    // Whichever comes first, values and objects never share a list (a list's last item speaks for all of it).
+    expect(errorsOf(() => buildParams(pairs('a[][b]=2&a[]=1')))).toEqual([{ field: 'a[]', message: expect.stringContaining('mixes') }]);
+    expect(errorsOf(() => buildParams(pairs('a[][b]=2&a=1')))).toEqual([{ field: 'a', message: expect.stringContaining('value') }]);
+    expect(errorsOf(() => buildParams(pairs('a=1&a=2&a[][b]=3')))).toEqual([{ field: 'a[][b]', message: expect.stringContaining('mixes') }]);
+    expect(errorsOf(() => buildParams(pairs('a=1&a[]=2&a[][b]=3&a=4')))).toHaveLength(2);
+  });
+
+  it('appends to a list of many thousand values', () => {
+    const built = buildParams(Array.from({ length: 100_000 }, (_, i): [string, string] => [i % 2 ? 'a' : 'a[]', String(i)]));
+    expect(built.a).toHaveLength(100_000);
+    expect((built.a as string[]).at(-1)).toBe('99999');
   });
 
   it('refuses prototype names and excessive depth, and keeps prototypes clean', () => {

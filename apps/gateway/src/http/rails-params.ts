@@ -52,6 +52,13 @@ export const rootOf = (key: string): string => {
 
 const isObject = (node: ParamNode | undefined): node is ParamObject => typeof node === 'object' && node !== null && !Array.isArray(node);
 
+/**
+ * A list the brackets build holds values only or objects only (`place` refuses to mix them), so its last
+ * item tells which: a check that does not grow with the list, which a form of many thousand `a[]=` pairs
+ * would otherwise make quadratic.
+ */
+const isValueList = (list: ParamNode[]): boolean => list.length === 0 || typeof list[list.length - 1] === 'string';
+
 function hasPath(node: ParamNode, segments: string[]): boolean {
   if (segments.length === 0) return true;
   const [head, ...rest] = segments;
@@ -66,7 +73,7 @@ function place(target: ParamObject, segments: string[], value: string, key: stri
     // A plain key repeated is a list, as the gateway reads repeated query parameters.
     if (existing === undefined) target[head] = value;
     else if (typeof existing === 'string') target[head] = [existing, value];
-    else if (Array.isArray(existing) && existing.every((item) => typeof item === 'string')) existing.push(value);
+    else if (Array.isArray(existing) && isValueList(existing)) existing.push(value);
     else throw conflict('gives a value where other parameters give an object');
     return;
   }
@@ -74,7 +81,7 @@ function place(target: ParamObject, segments: string[], value: string, key: stri
     const list = existing ?? (target[head] = []);
     if (!Array.isArray(list)) throw conflict('appends to a list where other parameters give an object or a value');
     if (rest.length === 1) {
-      if (list.some((item) => typeof item !== 'string')) throw conflict('mixes values and objects in one list');
+      if (!isValueList(list)) throw conflict('mixes values and objects in one list');
       list.push(value);
       return;
     }
