@@ -200,13 +200,17 @@ export function queryResult<T = Record<string, unknown>>(result: unknown): { row
 
 export interface PreparedStatement {
   readonly sql: string;
-  readonly name: string;
+  /** Undefined: Postgres parses the text at each call, and keeps nothing for it (`unnamed`). */
+  readonly name?: string;
 }
 
 /** One name per text, the same in every process; make it once, not per call. */
 export function prepare(sql: string): PreparedStatement {
   return { sql, name: `lms_${createHash('sha1').update(sql).digest('base64url')}` };
 }
+
+/** A text `queryPrepared` runs without preparing it: for texts made from what a client chose, of which no connection should keep one each. */
+export const unnamed = (sql: string): PreparedStatement => ({ sql });
 
 /** The part of pg's pool this class uses (TypeORM's driver keeps it as `master`). */
 interface PgPool {

@@ -187,6 +187,33 @@ describe('TenantRepository: every operation stays inside the caller’s account'
     expect((await notes.find(A, { order: { title: 'ASC' } })).map((n) => n.title)).toEqual(['one', 'two']);
   });
 
+  it('insert prepares a bounded number of column sets per entity, and runs the others unprepared with the same result', async () => {
+    const optional = { secret: 's', tags: ['x', 'y'], pinned: true, deletedAt: new Date('2026-01-02T03:04:05Z'), createdAt: new Date('2026-01-01T00:00:00Z') };
+    const names = Object.keys(optional) as (keyof typeof optional)[];
+    // Every set of the five optional columns: 32 shapes, twice the bound.
+    const rows = Array.from({ length: 2 ** names.length }, (_, bits): Partial<typeof optional> & { title: string } => ({
+      title: `shape ${bits}`,
+      ...Object.fromEntries(names.filter((_, i) => bits & (1 << i)).map((name) => [name, optional[name]])),
+    }));
+    const prepared = await db.transaction(async () => {
+      for (const row of rows) await cards.insert(A, row);
+      return (await db.manager.query("SELECT statement FROM pg_prepared_statements WHERE name LIKE 'lms\\_%' AND statement LIKE 'INSERT INTO \"tenanttest\".\"cards\"%'")) as unknown[];
+    });
+    expect(prepared.length).toBeGreaterThan(0);
+    expect(prepared.length).toBeLessThanOrEqual(16);
+    const stored = (await db.manager.query("SELECT title, secret, tags, pinned, deleted_at, created_at FROM tenanttest.cards WHERE account_id = $1 AND title LIKE 'shape %'", [A.accountId])) as Record<string, unknown>[];
+    expect(stored).toHaveLength(rows.length);
+    for (const [bits, row] of rows.entries()) {
+      expect(stored.find((card) => card.title === `shape ${bits}`)).toMatchObject({
+        secret: row.secret ?? null,
+        tags: row.tags ? 'x|y' : null,
+        pinned: row.pinned ?? false,
+        deleted_at: row.deletedAt ?? null,
+        ...(row.createdAt ? { created_at: row.createdAt } : {}),
+      });
+    }
+  });
+
   it('insert leaves to save a row with its primary key or a raw SQL value, with save’s answer', async () => {
     const typeorm = db.manager.getRepository(Note);
     const saved = jest.spyOn(typeorm, 'save');

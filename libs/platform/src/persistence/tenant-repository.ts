@@ -2,7 +2,7 @@ import type { DeepPartial, EntityMetadata, EntityTarget, FindOptionsOrder, FindO
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata.js';
 import { encodeBookmark, type PageWindow } from '@lms/contracts';
 import type { ListSize } from '../messaging/reply.js';
-import { type Database, prepare, type PreparedStatement } from './database.js';
+import { type Database, prepare, type PreparedStatement, unnamed } from './database.js';
 
 /** Lists count their rows up to this many; past it they answer only whether a page follows (`ListSize`). */
 export const COUNT_CAP = 1_000;
@@ -210,7 +210,7 @@ export class TenantRepository<T extends TenantOwned> {
   /**
    * The hot path of every create: the INSERT TypeORM's `save` would send (a value for each column the row
    * has, DEFAULT for the others, RETURNING what the database generates), as one cached, prepared text per
-   * set of present columns, and the row completed as `save` completes it (absent nullable columns null,
+   * set of present columns (the first MAX_PREPARED_INSERTS of them), and the row completed as `save` completes it (absent nullable columns null,
    * then the generated values). Without `save`'s subject graph, change maps and broadcasts. A row with a
    * primary key (which `save` would look up first), a raw SQL value, a version or spatial column, insert
    * listeners or subscribers, or anything `isPlainEntity` refuses takes `save`.
@@ -235,7 +235,9 @@ export class TenantRepository<T extends TenantOwned> {
       const present = plan.columns.filter((_, i) => shape[i] === '1');
       const returning = plan.returning.length > 0 ? ` RETURNING ${plan.returning.map((column) => escape(column.databaseName)).join(', ')}` : '';
       const body = present.length > 0 ? `(${present.map((column) => escape(column.databaseName)).join(', ')}) VALUES (${present.map((_, i) => `$${i + 1}`).join(', ')})` : 'DEFAULT VALUES';
-      statement = prepare(`INSERT INTO ${plan.table} ${body}${returning}`);
+      const sql = `INSERT INTO ${plan.table} ${body}${returning}`;
+      if (plan.statements.size >= MAX_PREPARED_INSERTS) return { plan, statement: unnamed(sql), params };
+      statement = prepare(sql);
       plan.statements.set(shape, statement);
     }
     return { plan, statement, params };
@@ -280,6 +282,14 @@ export class TenantRepository<T extends TenantOwned> {
   }
 }
 
+/**
+ * The sets of present columns an entity's INSERT is prepared for, the first ones seen; others run unprepared.
+ * Which optional fields a create sends is the client's choice: without a bound, a client sending each
+ * combination once would have every connection keep a statement for each (35 KB of Postgres' memory
+ * apiece, and the text here for the process's life).
+ */
+const MAX_PREPARED_INSERTS = 16;
+
 interface InsertPlan {
   /** The schema-qualified, quoted table. */
   table: string;
@@ -290,7 +300,7 @@ interface InsertPlan {
   returning: ColumnMetadata[];
   /** Left undefined, `save` answers them as null. */
   nullable: ColumnMetadata[];
-  /** The INSERT of each set of present columns (a '1' or '0' per column). */
+  /** The prepared INSERT of each set of present columns (a '1' or '0' per column), MAX_PREPARED_INSERTS at most. */
   statements: Map<string, PreparedStatement>;
 }
 
