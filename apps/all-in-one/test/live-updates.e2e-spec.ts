@@ -94,6 +94,26 @@ describe('live updates of registrations (Server-Sent Events), end to end', () =>
     expect(new Set(ids).size).toBe(4);
   });
 
+  it('orders changes by transaction as numbers, not as text, when the ids grow a digit', async () => {
+    const course = await f.createCourse();
+    const session = await f.createSession(course.id);
+    // Changes of transactions 99 and 100 (long finished): as text, "100" sorts before "99".
+    await f.t.db.query(
+      `INSERT INTO scheduling.registration_changes (xid, account_id, live_course_id, session_id, event_id, type, data)
+       SELECT x::text::xid8, $1, $2, $3, gen_random_uuid(), 'scheduling.registration.created', jsonb_build_object('user_id', x) FROM unnest($4::int[]) AS x`,
+      [f.cast.accountId, course.id, session.id, [100, 99]],
+    );
+    const { token } = (await f.author.get(`/api/author/live_course_sessions/${session.id}/registrations/subscription`)).body.subscriptions[0];
+    const url = `${f.t.api.baseUrl}/live/registrations?token=${encodeURIComponent(token)}`;
+    const all = await readEvents(url, (events) => events.length >= 2);
+    expect(all.map((e) => [e.id!.split('-')[0], JSON.parse(e.data!).user_id])).toEqual([
+      ['99', 99],
+      ['100', 100],
+    ]);
+    const resumed = await readEvents(url, (events) => events.length >= 1, { 'last-event-id': all[0].id! });
+    expect(resumed.map((e) => e.id)).toEqual([all[1].id]);
+  });
+
   it('refuses other callers and other uses of the token', async () => {
     const course = await f.createCourse();
     const session = await f.createSession(course.id);

@@ -42,6 +42,8 @@ export class LiveUpdatesHandlers {
    * The course's changes after `after`, oldest first. Only rows of finished transactions are read (xid
    * below the snapshot's xmin), in (xid, id) order: a change that commits later always sorts after every
    * change already answered, so a reader resuming from its last id misses nothing and sees nothing twice.
+   * The order names the table's columns: the bare names would be the answer's text columns, which sort
+   * "100" before "99" and cannot use the course's index.
    */
   @Handles(S.changes, { body: ChangesSinceCall })
   async changes(@Payload() { ctx, body }: RpcRequest<ChangesSinceCall>): Promise<{ changes: RegistrationChange[] }> {
@@ -51,7 +53,7 @@ export class LiveUpdatesHandlers {
         WHERE account_id = $1 AND live_course_id = $2
           AND xid < pg_snapshot_xmin(pg_current_snapshot())
           AND (xid, id) > ($3::text::xid8, $4::bigint)
-        ORDER BY xid, id LIMIT $5`,
+        ORDER BY registration_changes.xid, registration_changes.id LIMIT $5`,
       [ctx.accountId, body.live_course_id, xid, id, body.limit ?? PAGE],
     );
     return { changes: rows.map((r) => ({ id: `${r.xid}-${r.id}`, type: r.type, data: r.data, time: r.created_at.toISOString() })) };
