@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { PassThrough } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Controller, Get, Inject, Req, Res } from '@nestjs/common';
@@ -13,6 +14,15 @@ const POLL_MS = 500;
 const HEARTBEAT_MS = 15_000;
 
 /**
+ * Streams one user may hold open at once on a gateway replica. Each polls scheduling twice a second, and a
+ * subscription's token opens any number of them; a browser holds one per open page.
+ */
+export const MAX_STREAMS_PER_USER = 10;
+
+/** How long a stream waits for its client to read what is buffered before it ends (the client reconnects with its last id). */
+const SLOW_CLIENT_MS = 15_000;
+
+/**
  * Live updates of a live course's registrations as Server-Sent Events (issue 10; docs/scheduling.md).
  * The subscription's token is the only credential (an EventSource sends no Authorization header): it
  * names the account and the course's channel and works for nothing else. Each event's `id` is its place
@@ -25,6 +35,9 @@ export class LiveUpdatesController {
     private readonly services: ServiceClient,
   ) {}
 
+  /** Open streams by account and user; a holder with none is removed. */
+  private readonly streams = new Map<string, number>();
+
   @Get(LIVE_UPDATES_PATH.slice(1))
   stream(@Req() request: FastifyRequest, @Res() reply: FastifyReply): FastifyReply {
     const query = request.query as Record<string, unknown>;
@@ -35,14 +48,23 @@ export class LiveUpdatesController {
     const last = request.headers['last-event-id'] ?? query.last_event_id;
     if (last !== undefined && (typeof last !== 'string' || !CHANGE_CURSOR.test(last))) throw new ProblemError(400, 'LAST_EVENT_ID_INVALID', 'Last-Event-ID must be the id of an event of this stream.');
 
+    const holder = `${check.claims.accountId}:${check.claims.userId}`;
+    const held = this.streams.get(holder) ?? 0;
+    if (held >= MAX_STREAMS_PER_USER) {
+      throw new ProblemError(429, 'TOO_MANY_STREAMS', `At most ${MAX_STREAMS_PER_USER} live update streams may be open at once for one user: close one first.`, undefined, { 'retry-after': '5' });
+    }
+    this.streams.set(holder, held + 1);
+
     const out = new PassThrough();
-    let open = true;
-    const stop = () => {
-      open = false;
-    };
-    request.raw.once('close', stop);
-    void this.pump(request, check.claims, check.expiresAt, last, out, () => open).finally(() => {
-      request.raw.off('close', stop);
+    const gone = new AbortController();
+    const leave = () => gone.abort();
+    request.raw.once('close', leave);
+    const ended = AbortSignal.any([gone.signal, AbortSignal.timeout(Math.max(0, check.expiresAt - Date.now()))]);
+    void this.pump(request, check.claims, last, out, ended).finally(() => {
+      request.raw.off('close', leave);
+      const left = (this.streams.get(holder) ?? 1) - 1;
+      if (left > 0) this.streams.set(holder, left);
+      else this.streams.delete(holder);
       out.end();
     });
     return reply
@@ -52,28 +74,40 @@ export class LiveUpdatesController {
       .send(out);
   }
 
-  /** Writes the course's changes after `cursor` until the client leaves, the gateway closes or the token ends. */
-  private async pump(request: FastifyRequest, claims: LiveUpdatesClaims, expiresAt: number, cursor: string | undefined, out: PassThrough, open: () => boolean): Promise<void> {
+  /**
+   * Writes the course's changes after `cursor` until the stream has `ended` (the client left, or the token
+   * did) or the gateway closes. A client that reads slower than the log grows is waited for, so what is
+   * buffered stays one page, and dropped after SLOW_CLIENT_MS.
+   */
+  private async pump(request: FastifyRequest, claims: LiveUpdatesClaims, cursor: string | undefined, out: PassThrough, ended: AbortSignal): Promise<void> {
     const ctx: RequestContext = { requestId: request.id, accountId: claims.accountId, subAccountId: null, userId: claims.userId, roles: ['author'] };
-    out.write(`retry: 2000\n: ${claims.channel}\n\n`);
-    let lastWrite = Date.now();
-    let after = cursor;
-    while (open() && !this.deps.lifecycle.closing && Date.now() < expiresAt) {
-      const answer = await this.services
-        .request(LIVE_UPDATE_SUBJECTS.changes, { ctx, params: {}, query: {}, body: { live_course_id: claims.liveCourseId, ...(after ? { after } : {}) } })
-        .catch(() => undefined);
-      const changes = answer?.ok ? ((answer.body as { changes: RegistrationChange[] }).changes ?? []) : [];
-      for (const change of changes) {
-        out.write(`id: ${change.id}\nevent: ${change.type}\ndata: ${JSON.stringify({ ...change.data, time: change.time })}\n\n`);
-        after = change.id;
-        lastWrite = Date.now();
+    const send = async (text: string) => {
+      if (!out.write(text)) await once(out, 'drain', { signal: AbortSignal.any([ended, AbortSignal.timeout(SLOW_CLIENT_MS)]) });
+    };
+    try {
+      await send(`retry: 2000\n: ${claims.channel}\n\n`);
+      let lastWrite = Date.now();
+      let after = cursor;
+      while (!ended.aborted && !this.deps.lifecycle.closing) {
+        const answer = await this.services
+          .request(LIVE_UPDATE_SUBJECTS.changes, { ctx, params: {}, query: {}, body: { live_course_id: claims.liveCourseId, ...(after ? { after } : {}) } })
+          .catch(() => undefined);
+        const changes = answer?.ok ? ((answer.body as { changes: RegistrationChange[] }).changes ?? []) : [];
+        for (const change of changes) {
+          await send(`id: ${change.id}\nevent: ${change.type}\ndata: ${JSON.stringify({ ...change.data, time: change.time })}\n\n`);
+          after = change.id;
+          lastWrite = Date.now();
+        }
+        if (changes.length > 0) continue;
+        if (Date.now() - lastWrite >= HEARTBEAT_MS) {
+          await send(': keep-alive\n\n');
+          lastWrite = Date.now();
+        }
+        await sleep(answer?.ok ? POLL_MS : POLL_MS * 4, undefined, { signal: ended });
       }
-      if (changes.length > 0) continue;
-      if (Date.now() - lastWrite >= HEARTBEAT_MS) {
-        out.write(': keep-alive\n\n');
-        lastWrite = Date.now();
-      }
-      await sleep(answer?.ok ? POLL_MS : POLL_MS * 4);
+    } catch (err) {
+      // Ended while waiting for the client to read or for the next poll, or the client read too slowly.
+      if ((err as Error).name !== 'AbortError') this.deps.runtime.logger.warn({ err, channel: claims.channel }, 'live updates stream failed');
     }
   }
 }

@@ -1,0 +1,83 @@
+import { createSecretKey } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import type { PassThrough } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { LIVE_UPDATES_TOKEN_PURPOSE, type LiveUpdatesClaims } from '@lms/contracts';
+import { signToken } from '@lms/platform';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { GatewayDeps } from '../gateway-deps.js';
+import { ProblemError } from '../http/problem.js';
+import type { ServiceClient } from '../http/service-client.js';
+import { LiveUpdatesController, MAX_STREAMS_PER_USER } from './live-updates.controller.js';
+
+const key = createSecretKey(Buffer.alloc(32, 7));
+const claims: LiveUpdatesClaims = { accountId: 1, userId: 2, liveCourseId: 3, channel: '/live_courses/3/sessions/*/registrations' };
+const token = signToken(key, LIVE_UPDATES_TOKEN_PURPOSE, claims, 900);
+
+/**
+ * The stream's own rules, with scheduling's answers made up: a log that never ends (a full page each time),
+ * so how many pages the stream asks for shows how far it runs ahead of its client.
+ */
+function setUp() {
+  let pages = 0;
+  const services = {
+    request: async () => {
+      await new Promise((answered) => setImmediate(answered)); // an answer comes from the network, in a later turn
+      pages += 1;
+      const changes = Array.from({ length: 100 }, (_, i) => ({ id: `${pages}-${i}`, type: 'scheduling.registration.created', data: { user_id: i, note: 'x'.repeat(100) }, time: '2026-11-28T00:00:00.000Z' }));
+      return { ok: true, status: 200, body: { changes } };
+    },
+  } as unknown as ServiceClient;
+  const deps = { runtime: { config: { fileUrlSigningKey: key }, logger: { warn: () => undefined } }, lifecycle: { closing: false } } as unknown as GatewayDeps;
+  const controller = new LiveUpdatesController(deps, services);
+  const open = () => {
+    const raw = new EventEmitter();
+    const request = { id: 'r', query: { token }, headers: {}, raw } as unknown as FastifyRequest;
+    let body: PassThrough | undefined;
+    const reply = { header: () => reply, send: (out: PassThrough) => ((body = out), reply) } as unknown as FastifyReply;
+    controller.stream(request, reply);
+    return { body: body!, leave: () => raw.emit('close') };
+  };
+  return { open, pages: () => pages };
+}
+
+describe('live updates stream', () => {
+  it('runs no further ahead of a client that does not read than its buffers hold', async () => {
+    const { open, pages } = setUp();
+    const stream = open();
+    await sleep(200);
+    const asked = pages();
+    // What the stream buffers (its two sides, 64 KiB each) and one page more, then it waits: without the
+    // wait it would have asked for thousands of pages by now.
+    expect(asked).toBeLessThan(10);
+    expect(stream.body.writableLength + stream.body.readableLength).toBeLessThan(stream.body.writableHighWaterMark + stream.body.readableHighWaterMark + 25_000);
+    await sleep(200);
+    expect(pages()).toBe(asked);
+    // Once read, it goes on.
+    stream.body.resume();
+    await sleep(100);
+    expect(pages()).toBeGreaterThan(asked + 3);
+    stream.leave();
+    await sleep(50);
+    const left = pages();
+    await sleep(100);
+    expect(pages()).toBe(left);
+  });
+
+  it(`opens at most ${MAX_STREAMS_PER_USER} streams at once for one user, and another once one ends`, async () => {
+    const { open } = setUp();
+    const streams = Array.from({ length: MAX_STREAMS_PER_USER }, open);
+    let refusal: unknown;
+    try {
+      open();
+    } catch (err) {
+      refusal = err;
+    }
+    expect(refusal).toBeInstanceOf(ProblemError);
+    expect(refusal).toMatchObject({ status: 429, code: 'TOO_MANY_STREAMS', headers: { 'retry-after': expect.any(String) } });
+    streams[0].leave();
+    await sleep(20);
+    const another = open();
+    for (const stream of [...streams.slice(1), another]) stream.leave();
+  });
+});
