@@ -294,6 +294,25 @@ describe('users (admin), end to end (gateway → NATS → identity → Postgres)
       expect(await t.db.query('SELECT value FROM identity.user_custom_field_values WHERE user_id = $1', [user.id])).toEqual([]);
     });
 
+    it('never undoes a concurrent role change or deletion, and sets a new custom field once under concurrent edits', async () => {
+      const region = await customField(`Zone ${nextUid()}`);
+      const users = await Promise.all(Array.from({ length: 12 }, () => createOk()));
+      const answers = await Promise.all(
+        users.flatMap((user, i) => [
+          admin.patch(`${USERS}/${user.id}`, { user: { first_name: `Edited ${i}`, custom_fields: [{ id: region, value: `v${i}` }] } }),
+          admin.patch(`${USERS}/${user.id}`, { user: { last_name: `Again ${i}`, custom_fields: [{ id: region, value: `v${i}` }] } }),
+          i % 2 === 0 ? admin.put(`${USERS}/${user.id}/roles`, { roles: ['author', 'learner'] }) : admin.delete(`${USERS}/${user.id}`),
+        ]),
+      );
+      // A PATCH after the deletion finds no user (404); nothing else but success.
+      expect(answers.filter((r) => r.status !== 200 && r.status !== 204 && r.status !== 404).map((r) => [r.status, r.text])).toEqual([]);
+      const rows = await t.db.query<{ id: number; roles: string[]; deleted: boolean }>('SELECT id, roles, deleted_at IS NOT NULL AS deleted FROM identity.users WHERE id = ANY ($1)', [users.map((u) => u.id)]);
+      for (const [i, user] of users.entries()) {
+        const row = rows.find((r) => r.id === user.id)!;
+        expect(row).toEqual(i % 2 === 0 ? { id: user.id, roles: ['author', 'learner'], deleted: false } : { id: user.id, roles: ['learner'], deleted: true });
+      }
+    });
+
     it('answers 400 for taken uid or hris_id, own manager, mass assignment, empty or invalid bodies, changing nothing', async () => {
       const other = await createOk({ hris_id: `HX-${nextUid()}` });
       const [otherRow] = await t.db.query<{ hris_id: string }>('SELECT hris_id FROM identity.users WHERE id = $1', [other.id]);
@@ -551,6 +570,23 @@ describe('users (admin), end to end (gateway → NATS → identity → Postgres)
       expect(res.body.code).toBe('CANNOT_DEMOTE_SELF');
       expect((await setRoles(adminUserId, ['admin', 'author'])).status).toBe(200);
       expect((await admin.get(AUTHOR_ENDPOINT)).status).toBe(200);
+    });
+
+    it('keeps an administrator when the last two demote or delete each other at once', async () => {
+      for (const remove of ['demote', 'delete'] as const) {
+        const account = await t.factory.account();
+        const [a, b] = [await t.factory.user(account, ['admin']), await t.factory.user(account, ['admin'])];
+        const act = (by: TestUser, whom: TestUser) =>
+          remove === 'demote' ? setRoles(whom.userId, ['learner'], admin.as(by.token)) : admin.as(by.token).delete(`${USERS}/${whom.userId}`);
+        const answers = await Promise.all([act(a, b), act(b, a)]);
+        const admins = await t.db.query('SELECT id FROM identity.users WHERE account_id = $1 AND $2 = ANY (roles) AND deleted_at IS NULL', [account, 'admin']);
+        expect(admins).toHaveLength(1);
+        // One succeeded; the other was refused, as the last administrator's (409) or as no longer an administrator's (401/403).
+        expect(answers.map((r) => r.status).filter((status) => status < 300)).toHaveLength(1);
+        const refused = answers.find((r) => r.status >= 400)!;
+        expect([401, 403, 409]).toContain(refused.status);
+        if (refused.status === 409) expect(refused.body.code).toBe('LAST_ADMIN');
+      }
     });
 
     it.each([

@@ -8,6 +8,7 @@ import {
 import { Database, InjectTenantRepository, MESSAGE_BUS, type MessageBus, Outbox, type TenantRepository, type TenantScope } from '@lms/platform';
 import { ApiToken } from '../auth/api-token.entity.js';
 import { User } from './user.entity.js';
+import { keepAnAdmin } from './last-admin.js';
 import { cannotDeleteSelf } from './user.errors.js';
 import { UserFinder, type UserRef } from './user-finder.js';
 import { dropCachedPrincipals } from './principal-invalidation.js';
@@ -38,6 +39,7 @@ export class UserDeletionService {
       // or, for `async`, a deletion already requested (204, nothing added). One event either way.
       const found = await this.finder.get(ctx, ref, { forUpdate: true });
       if (found.id === ctx.userId) throw cannotDeleteSelf();
+      if (found.roles.includes('admin') && found.deletionRequestedAt === null) await keepAnAdmin(this.db, ctx, found.id);
       if (!async) return this.softDelete(ctx, found);
       if (found.deletionRequestedAt === null) {
         found.deletionRequestedAt = new Date();

@@ -33,6 +33,7 @@ import {
   unknownCustomField,
   userNotDeleted,
 } from './user.errors.js';
+import { keepAnAdmin } from './last-admin.js';
 import { dropCachedPrincipals } from './principal-invalidation.js';
 import { UserFinder, type UserRef } from './user-finder.js';
 import { userEventData } from './user-view.js';
@@ -90,16 +91,18 @@ export class UsersService {
   async update(scope: TenantScope, ref: UserRef, input: UserUpdateRequest): Promise<User> {
     const prefix = 'user';
     if (Object.values(input).every((value) => value === undefined)) throw emptyUpdate();
-    const user = await this.finder.get(scope, ref);
-    await this.checkUnique(scope, input, prefix, user.id);
-    let managerId = user.managerId;
-    if (input.manager_id !== undefined) {
-      managerId = input.manager_id === null ? null : await this.managerIdOf(scope, input.manager_id, prefix);
-      if (managerId === user.id) throw ownManager();
-    }
-    const values = await this.checkCustomFields(scope, input.custom_fields ?? [], prefix);
     return this.uniqueViolations(input, prefix, () =>
       this.db.transaction(async () => {
+        // Locked: `save` writes every column this copy differs in, so a copy read before a concurrent role
+        // change or deletion committed would undo it; and two edits setting one custom field would both insert it.
+        const user = await this.finder.get(scope, ref, { forUpdate: true });
+        await this.checkUnique(scope, input, prefix, user.id);
+        let managerId = user.managerId;
+        if (input.manager_id !== undefined) {
+          managerId = input.manager_id === null ? null : await this.managerIdOf(scope, input.manager_id, prefix);
+          if (managerId === user.id) throw ownManager();
+        }
+        const values = await this.checkCustomFields(scope, input.custom_fields ?? [], prefix);
         this.apply(user, input);
         if (input.uid !== undefined) user.uid = input.uid;
         user.managerId = managerId;
@@ -129,7 +132,7 @@ export class UsersService {
   /** Hides a deleted user from every answer for good. */
   async hide(ctx: RequestContext, ref: UserRef): Promise<void> {
     await this.db.transaction(async () => {
-      const user = await this.finder.get(ctx, ref, { withDeleted: true });
+      const user = await this.finder.get(ctx, ref, { withDeleted: true, forUpdate: true });
       if (user.id === ctx.userId) throw cannotHideSelf();
       if (user.deletedAt === null) throw userNotDeleted(ref);
       user.hiddenAt = new Date();
@@ -139,13 +142,15 @@ export class UsersService {
   }
 
   /**
-   * Replaces a user's roles. An administrator cannot drop their own admin role, so an account always keeps
-   * one. Cached principals are dropped after the commit: the new roles count from the very next request.
+   * Replaces a user's roles. An administrator cannot drop their own admin role, and the last one cannot be
+   * demoted by anybody, so an account always keeps one. Cached principals are dropped after the commit: the
+   * new roles count from the very next request.
    */
   async setRoles(ctx: RequestContext, ref: UserRef, roles: Role[]): Promise<User> {
     const user = await this.db.transaction(async () => {
-      const found = await this.finder.get(ctx, ref);
+      const found = await this.finder.get(ctx, ref, { forUpdate: true });
       if (found.id === ctx.userId && !roles.includes('admin')) throw cannotDemoteSelf();
+      if (found.roles.includes('admin') && !roles.includes('admin')) await keepAnAdmin(this.db, ctx, found.id);
       found.roles = ROLES.filter((role) => roles.includes(role));
       const saved = await this.users.save(ctx, found);
       const data: UserRolesEventData = { ...userEventData(saved), roles: saved.roles };
