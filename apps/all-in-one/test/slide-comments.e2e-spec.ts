@@ -122,4 +122,19 @@ describe('slide comments, end to end', () => {
     expect([seen.upvotes_count, seen.upvoted]).toEqual([3, true]);
     expect((await s.bob.post(s.path(s.open, '/999999/rate'))).status).toBe(404);
   });
+
+  it('keeps every upvote counted while the comment is edited at the same time', async () => {
+    const s = await setUp();
+    const comment = (await s.ann.post(s.path(s.open), { comment: { body: 'Draft' } })).body.comments[0];
+    const voters = await Promise.all(Array.from({ length: 16 }, () => f.newLearner()));
+    await f.enroll(s.course.id, voters.map((v) => ({ user_id: v.userId })));
+    const answers = await Promise.all([
+      ...voters.map((v) => f.admin.as(v.token).post(s.path(s.open, `/${comment.id}/rate`))),
+      ...Array.from({ length: 8 }, (_, i) => s.ann.patch(s.path(s.open, `/${comment.id}`), { comment: { body: `Edit ${i}` } })),
+    ]);
+    expect(answers.map((r) => r.status).filter((status) => status !== 200)).toEqual([]);
+    const seen = (await s.ann.get(s.path(s.open, `/${comment.id}`))).body.comments[0];
+    expect(seen.upvotes_count).toBe(voters.length);
+    expect(seen.body).toMatch(/^Edit \d$/);
+  });
 });

@@ -60,8 +60,9 @@ export class SlideCommentsService {
     // Another user's comment is not the caller's to change: the 404 of design §10, as for any record not theirs.
     if (comment.userId !== ctx.userId) throw commentNotFound(id);
     if (!allowsComments) throw commentsDisabled(slideId);
-    comment.body = body;
-    return (await this.present(ctx, [await this.comments.save(ctx, comment)]))[0];
+    // The body alone: a whole-row save would write back the upvote count as read, losing votes counted meanwhile.
+    await this.comments.update(ctx, { id: comment.id }, { body });
+    return (await this.present(ctx, [await this.find(ctx, slideId, id)]))[0];
   }
 
   async delete(ctx: RequestContext, courseId: number, slideId: number, id: number): Promise<void> {
