@@ -78,6 +78,46 @@ describe('live course session registrations and waitlist, end to end', () => {
     expect((await f.admin.get(`${SESSIONS_OF(course.id)}/${session.id}`)).body.sessions[0].registered_count).toBe(10);
   });
 
+  it('leaves no registration or waitlist place behind when a learner is removed while registering (40 users, 5 at a time)', async () => {
+    const course = await f.createCourse();
+    const open = await f.createSession(course.id, { seats: 1000 });
+    const full = await f.createSession(course.id, { seats: 1 });
+    const [holder, ...users] = await f.enrolledLearners(course.id, 41);
+    expect((await f.admin.post(REGISTRATIONS_OF(full.id), { user_id: holder.userId })).status).toBe(204);
+    const learners = (await f.admin.get(`${LIVE_COURSES}/${course.id}/learners?per_page=100`)).body.learners;
+    const enrollmentOf = new Map(learners.map((e: { id: string; user_id: string }) => [Number(e.user_id), e.id]));
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    const race = async (u: (typeof users)[number], i: number) => {
+      const [registered, waitlisted, removed] = await Promise.all([
+        f.admin.post(REGISTRATIONS_OF(open.id), { user_id: u.userId }),
+        f.admin.post(waitlistOf(full.id), { user_id: u.userId }),
+        sleep(i % 8).then(() => f.admin.delete(`${LIVE_COURSES}/${course.id}/learners/${enrollmentOf.get(u.userId)}`)),
+      ]);
+      return [registered, waitlisted].map((r) => `${r.status}${r.body?.code ? ` ${r.body.code}` : ''}`).concat(String(removed.status));
+    };
+    // In waves of 5 users, so each removal (0-7 ms late) meets its own user's registration and waitlist
+    // place in flight, rather than queueing behind the other users' removals on the course lock.
+    const answers: string[][] = [];
+    for (let i = 0; i < users.length; i += 5) answers.push(...(await Promise.all(users.slice(i, i + 5).map((u, j) => race(u, i + j)))));
+    for (const answer of answers) {
+      expect(['204', '400 NOT_ENROLLED']).toContain(answer[0]);
+      expect(['204', '400 NOT_ENROLLED']).toContain(answer[1]);
+      expect(answer[2]).toBe('204');
+    }
+    const sessionIds = [Number(open.id), Number(full.id)];
+    const orphans = await f.t.db.query<{ kind: string; user_id: number }>(
+      `SELECT 'registration' AS kind, r.user_id FROM scheduling.registrations r WHERE r.session_id = ANY($1) AND r.deleted_at IS NULL
+         AND NOT EXISTS (SELECT 1 FROM scheduling.live_course_enrollments e WHERE e.live_course_id = $2 AND e.user_id = r.user_id)
+       UNION ALL
+       SELECT 'waitlist place', w.user_id FROM scheduling.waitlist_places w WHERE w.session_id = ANY($1)
+         AND NOT EXISTS (SELECT 1 FROM scheduling.live_course_enrollments e WHERE e.live_course_id = $2 AND e.user_id = w.user_id)`,
+      [sessionIds, Number(course.id)],
+    );
+    expect(orphans).toEqual([]);
+    expect(await registeredIds(open.id)).toEqual([]);
+    expect(await registeredIds(full.id)).toEqual([holder.userId]);
+  });
+
   it('waitlists (204; 400 when registered or waitlisted), promotes first come first served when a seat frees, and from_waitlist takes a free seat', async () => {
     const course = await f.createCourse();
     const session = await f.createSession(course.id, { seats: 1 });

@@ -66,7 +66,9 @@ export class LiveCourseLearnersService {
   async remove(ctx: RequestContext, courseId: number, enrollmentId: number): Promise<void> {
     await this.db.transaction(async () => {
       await this.courses.lock(ctx, courseId);
-      const row = await this.enrollments.findOne(ctx, { id: enrollmentId, liveCourseId: courseId });
+      // Locked before any session: a registration or waitlist place being taken holds the enrollment and
+      // commits first, so the withdrawal sees it; one that starts later finds no enrollment.
+      const row = await this.enrollments.findOne(ctx, { id: enrollmentId, liveCourseId: courseId }, { forUpdate: true });
       if (!row) throw liveCourseEnrollmentNotFound(courseId, enrollmentId);
       await this.seats.withdrawFromCourse(ctx, courseId, row.userId);
       await this.enrollments.delete(ctx, { id: row.id });

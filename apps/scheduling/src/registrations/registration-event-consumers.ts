@@ -2,6 +2,7 @@ import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy }
 import { USER_DELETED_EVENT, UserEventData } from '@lms/contracts';
 import { CONSUMER_RETRY, Database, eventData, InjectTenantRepository, MESSAGE_BUS, type MessageBus, type Subscription, subscribeWithInbox, type TenantRepository } from '@lms/platform';
 import { LiveCourseEnrollment } from '../learners/live-course-enrollment.entity.js';
+import { LiveCourse } from '../live-courses/live-course.entity.js';
 import { SeatRelease } from './seat-release.js';
 
 export const SCHEDULING_USER_DELETED_CONSUMER = 'scheduling-registrations-user-deleted';
@@ -15,6 +16,7 @@ export class RegistrationEventConsumers implements OnApplicationBootstrap, OnMod
     private readonly db: Database,
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     private readonly seats: SeatRelease,
+    @InjectTenantRepository(LiveCourse) private readonly courses: TenantRepository<LiveCourse>,
     @InjectTenantRepository(LiveCourseEnrollment) private readonly enrollments: TenantRepository<LiveCourseEnrollment>,
   ) {}
 
@@ -25,7 +27,13 @@ export class RegistrationEventConsumers implements OnApplicationBootstrap, OnMod
         const scope = { accountId: event.accountid };
         // Courses in id order, as every writer locks them, so this never deadlocks with a registration.
         const courses = [...new Set((await this.enrollments.find(scope, { where: { userId }, order: { liveCourseId: 'ASC' } })).map((e) => e.liveCourseId))];
-        for (const courseId of courses) await this.seats.withdrawFromCourse(scope, courseId, userId);
+        for (const courseId of courses) {
+          // Course, enrollment, then sessions, as removing a learner locks them (deleted courses included):
+          // a registration holding the enrollment commits first and is withdrawn; a later one finds the user deleted.
+          await this.courses.findOne(scope, { id: courseId }, { forUpdate: true });
+          await this.enrollments.findOne(scope, { liveCourseId: courseId, userId }, { forUpdate: true });
+          await this.seats.withdrawFromCourse(scope, courseId, userId);
+        }
       }),
     );
   }

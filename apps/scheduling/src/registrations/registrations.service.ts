@@ -85,11 +85,12 @@ export class RegistrationsService {
    */
   async register(ctx: RequestContext, sessionId: number, userId: number, fromWaitlist: boolean): Promise<void> {
     // Another account's session is a 404 before anything is said about the user.
-    await this.findSession(ctx, sessionId);
-    await this.assertUser(ctx, userId);
+    const { liveCourseId } = await this.findSession(ctx, sessionId);
     await this.db.transaction(async () => {
+      const enrollment = await this.holdEnrollment(ctx, liveCourseId, userId);
+      await this.assertUser(ctx, userId);
       const session = await this.lockSession(ctx, sessionId);
-      await this.assertOpen(ctx, session, userId);
+      await this.assertOpen(ctx, session, userId, enrollment);
       const place = await this.waitlist.findOne(ctx, { sessionId, userId });
       if (fromWaitlist && !place) throw cannotRegister('NOT_WAITLISTED', `User ${userId} is not on the waitlist of session ${sessionId}.`);
       if (session.seats !== null && (await this.seats.taken(ctx, sessionId)) >= session.seats) {
@@ -103,16 +104,32 @@ export class RegistrationsService {
 
   /** Joins the waitlist; a free seat is taken at once (first come, first served). */
   async joinWaitlist(ctx: RequestContext, sessionId: number, userId: number): Promise<void> {
-    await this.findSession(ctx, sessionId);
-    await this.assertUser(ctx, userId);
+    const { liveCourseId } = await this.findSession(ctx, sessionId);
     await this.db.transaction(async () => {
+      const enrollment = await this.holdEnrollment(ctx, liveCourseId, userId);
+      await this.assertUser(ctx, userId);
       const session = await this.lockSession(ctx, sessionId);
-      await this.assertOpen(ctx, session, userId);
+      await this.assertOpen(ctx, session, userId, enrollment);
       if (await this.waitlist.findOne(ctx, { sessionId, userId })) throw cannotRegister('ALREADY_WAITLISTED', `User ${userId} is on the waitlist of session ${sessionId} already.`);
       const place = await this.waitlist.insert(ctx, { sessionId, userId });
       await this.outbox.add(ctx, WAITLIST_JOINED_EVENT, { live_course_id: session.liveCourseId, session_id: sessionId, user_id: userId, place_id: Number(place.id) }, String(sessionId));
       await this.seats.promote(ctx, session);
     });
+  }
+
+  /**
+   * The user's enrollment, held (FOR KEY SHARE) until the transaction ends, taken before the session: a
+   * user leaving the course locks the enrollment (FOR UPDATE) before the sessions, so a registration or
+   * waitlist place either commits first and is withdrawn, or waits and finds no enrollment. KEY SHARE lets
+   * a concluding session (which holds the session) mark the enrollment completed meanwhile. The user is
+   * asked for after it, so a deletion whose withdrawal has run is seen.
+   */
+  private holdEnrollment(ctx: RequestContext, liveCourseId: number, userId: number): Promise<LiveCourseEnrollment | null> {
+    return this.enrollments
+      .query(ctx, 'e')
+      .andWhere('e.live_course_id = :liveCourseId AND e.user_id = :userId', { liveCourseId, userId })
+      .setLock('for_key_share')
+      .getOne();
   }
 
   async checkIn(ctx: RequestContext, sessionId: number, id: number, at: string | null): Promise<RegistrationView[]> {
@@ -141,10 +158,10 @@ export class RegistrationsService {
     if (!user || user.deleted_at !== null) throw cannotRegister('USER_UNKNOWN', `User ${userId} does not exist.`);
   }
 
-  private async assertOpen(ctx: RequestContext, session: Session, userId: number): Promise<void> {
+  private async assertOpen(ctx: RequestContext, session: Session, userId: number, enrollment: LiveCourseEnrollment | null): Promise<void> {
     if (session.parentId !== null) throw cannotRegister('SESSION_IS_PART', `Session ${session.id} is a part; register for session ${session.parentId}.`);
     if (session.concludedAt) throw cannotRegister('SESSION_CONCLUDED', `Session ${session.id} is concluded.`);
-    if ((await this.enrollments.count(ctx, { liveCourseId: session.liveCourseId, userId })) === 0) {
+    if (!enrollment) {
       throw cannotRegister('NOT_ENROLLED', `User ${userId} is not enrolled in live course ${session.liveCourseId}.`);
     }
     if ((await this.registrations.count(ctx, { sessionId: session.id, userId, deletedAt: IsNull() })) > 0) {

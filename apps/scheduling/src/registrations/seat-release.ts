@@ -64,7 +64,11 @@ export class SeatRelease {
     await this.promote(ctx, session);
   }
 
-  /** A user leaves every session of a course (enrollment removed, user deleted): registrations and waitlist places go. */
+  /**
+   * A user leaves every session of a course (enrollment removed, user deleted): registrations and waitlist
+   * places go. The caller has locked the course, then the user's enrollment (FOR UPDATE): registering holds
+   * the enrollment before the session, so a registration not committed yet is waited for, never missed.
+   */
   async withdrawFromCourse(ctx: TenantScope | RequestContext, courseId: number, userId: number): Promise<void> {
     const sessionIds = (await this.sessions.find(ctx, { where: { liveCourseId: courseId }, order: { id: 'ASC' } })).map((s) => s.id);
     if (sessionIds.length === 0) return;
