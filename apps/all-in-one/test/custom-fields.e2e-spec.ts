@@ -92,6 +92,15 @@ describe('custom fields and user fields, end to end (gateway → NATS → identi
       expect(results.map((r) => r.status).sort()).toEqual([201, 400, 400]);
     });
 
+    it('never brings back a field deleted while it is renamed', async () => {
+      const ids = (await create(admin, ...Array.from({ length: 20 }, (_, i) => `Renamed race ${i}`))).body.custom_fields.map((f: { id: string }) => f.id);
+      const answers = await Promise.all(
+        ids.flatMap((id: string, i: number) => [admin.patch(`/api/author/custom_fields/${id}`, { custom_field: { name: `Renamed race ${i} again` } }), admin.delete(`/api/author/custom_fields/${id}`)]),
+      );
+      expect(answers.filter((r) => ![200, 204, 404].includes(r.status)).map((r) => [r.status, r.text])).toEqual([]);
+      expect(await t.db.query('SELECT id FROM identity.custom_fields WHERE id = ANY ($1::int[])', [ids])).toEqual([]);
+    });
+
     it('publishes identity.custom_field.created through the outbox', async () => {
       const seen: CloudEvent[] = [];
       const sub = await t.system.bus.events.consume(

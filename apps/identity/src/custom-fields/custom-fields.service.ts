@@ -22,8 +22,8 @@ export class CustomFieldsService {
     return this.fields.findAndCount(scope, { order: { id: 'ASC' }, skip, take });
   }
 
-  async show(scope: TenantScope, id: number): Promise<CustomField> {
-    return (await this.fields.findOne(scope, { id })) ?? Promise.reject(customFieldNotFound(id));
+  async show(scope: TenantScope, id: number, options: { forUpdate?: boolean } = {}): Promise<CustomField> {
+    return (await this.fields.findOne(scope, { id }, options)) ?? Promise.reject(customFieldNotFound(id));
   }
 
   /** All or nothing: one taken name rejects the whole array. */
@@ -50,7 +50,8 @@ export class CustomFieldsService {
   async update(scope: TenantScope, id: number, input: CustomFieldInput): Promise<CustomField> {
     return this.uniqueNames(() =>
       this.db.transaction(async () => {
-        const field = await this.show(scope, id);
+        // Locked: `save` of a row deleted meanwhile would insert it again.
+        const field = await this.show(scope, id, { forUpdate: true });
         field.name = input.name.trim();
         const saved = await this.fields.save(scope, field);
         await this.outbox.add(scope, 'identity.custom_field.updated', eventData(saved));
@@ -61,7 +62,7 @@ export class CustomFieldsService {
 
   async delete(scope: TenantScope, id: number): Promise<CustomField> {
     return this.db.transaction(async () => {
-      const field = await this.show(scope, id);
+      const field = await this.show(scope, id, { forUpdate: true });
       const snapshot = Object.assign(new CustomField(), field);
       await this.fields.remove(scope, field);
       await this.outbox.add(scope, 'identity.custom_field.deleted', eventData(snapshot));
