@@ -24,7 +24,6 @@ interface DownloadRow {
   file_name: string | null;
 }
 
-
 const toView = (row: DownloadRow): DownloadView => ({
   id: row.id,
   download_type: row.params.download_type,

@@ -16,7 +16,6 @@ import { CatalogLockables } from './catalog-lockables.js';
 import { lockableNotFound, lockedByOther, lockIdInvalid, lockIdMissing, lockNotLive, notAnEditor, notLocked } from './lock.errors.js';
 import { type LockKey, LockRepository, type LockRow } from './lock.repository.js';
 
-
 export const statusView = (row: LockRow): LockStatusView => ({
   lockable_id: String(row.lockableId),
   lockable_type: row.lockableType,

@@ -210,10 +210,11 @@ export class TenantRepository<T extends TenantOwned> {
   /**
    * The hot path of every create: the INSERT TypeORM's `save` would send (a value for each column the row
    * has, DEFAULT for the others, RETURNING what the database generates), as one cached, prepared text per
-   * set of present columns (the first MAX_PREPARED_INSERTS of them), and the row completed as `save` completes it (absent nullable columns null,
-   * then the generated values). Without `save`'s subject graph, change maps and broadcasts. A row with a
-   * primary key (which `save` would look up first), a raw SQL value, a version or spatial column, insert
-   * listeners or subscribers, or anything `isPlainEntity` refuses takes `save`.
+   * set of present columns (the first MAX_PREPARED_INSERTS of them), and the row completed as `save`
+   * completes it (absent nullable columns null, then the generated values). Without `save`'s subject graph,
+   * change maps and broadcasts. A row with a primary key (which `save` would look up first), a raw SQL
+   * value, a version or spatial column, insert listeners or subscribers, or anything `isPlainEntity` refuses
+   * takes `save`.
    */
   private insertionFor(row: T): { plan: InsertPlan; statement: PreparedStatement; params: unknown[] } | null {
     const plan = (this.insertPlan ??= this.planInsert());
