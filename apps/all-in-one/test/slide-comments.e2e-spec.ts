@@ -137,4 +137,20 @@ describe('slide comments, end to end', () => {
     expect(seen.upvotes_count).toBe(voters.length);
     expect(seen.body).toMatch(/^Edit \d$/);
   });
+
+  it('answers votes on a comment deleted at the same moment 200, 404 or 409, never a 500', async () => {
+    const s = await setUp();
+    const voters = await Promise.all(Array.from({ length: 12 }, () => f.newLearner()));
+    await f.enroll(s.course.id, voters.map((v) => ({ user_id: v.userId })));
+    const statuses = new Set<number>();
+    for (let round = 0; round < 8; round++) {
+      const comment = (await s.ann.post(s.path(s.open), { comment: { body: `Doomed ${round}` } })).body.comments[0];
+      const rate = (v: { token: string }) => f.admin.as(v.token).post(s.path(s.open, `/${comment.id}/rate`));
+      const [deleted, ...votes] = await Promise.all([s.ann.delete(s.path(s.open, `/${comment.id}`)), ...voters.map(rate)]);
+      expect(deleted.status).toBe(204);
+      for (const vote of votes) statuses.add(vote.status);
+      expect((await s.ann.get(s.path(s.open, `/${comment.id}`))).status).toBe(404);
+    }
+    expect([...statuses].filter((status) => ![200, 404, 409].includes(status))).toEqual([]);
+  });
 });

@@ -8,7 +8,7 @@ import { observeRpc } from '../observability/rpc-metrics.js';
 import { ContextRefusedError, type ContextSeal } from '../rpc/context-seal.js';
 import type { DirectHandler } from '../rpc/dispatch.js';
 import { rememberForwardedHeaders } from '../rpc/forwarded-headers.js';
-import { DomainError, isDatabaseUnavailable, toRpcError } from '../rpc/rpc-errors.js';
+import { DomainError, isConcurrentChange, isDatabaseUnavailable, toRpcError } from '../rpc/rpc-errors.js';
 import type { MessageBus, Subscription } from './message-bus.js';
 import { Reply } from './reply.js';
 
@@ -135,6 +135,7 @@ export class BusTransport extends Server implements CustomTransportStrategy {
     } catch (err) {
       if (err instanceof ContextRefusedError) this.log.warn({ subject, requestId, reason: err.reason }, 'refused a request not signed by the gateway');
       else if (isDatabaseUnavailable(err)) this.log.warn({ err, subject, requestId }, 'database unavailable: answered 503');
+      else if (isConcurrentChange(err)) this.log.warn({ err, subject, requestId }, 'lost a race to another transaction: answered 409');
       else if (!(err instanceof DomainError)) this.log.error({ err, subject, requestId }, 'unexpected error in message handler');
       answer = { ok: false, error: toRpcError(err) };
     }

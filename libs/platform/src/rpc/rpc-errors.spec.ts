@@ -1,5 +1,5 @@
 import { QueryFailedError } from 'typeorm';
-import { DATABASE_UNAVAILABLE, INTERNAL_ERROR, notFound, toRpcError } from './rpc-errors.js';
+import { CONCURRENT_CHANGE, DATABASE_UNAVAILABLE, INTERNAL_ERROR, notFound, toRpcError } from './rpc-errors.js';
 
 describe('toRpcError', () => {
   it('answers a domain error with its own status', () => {
@@ -22,8 +22,15 @@ describe('toRpcError', () => {
     }
   });
 
+  it('answers 409 when another transaction won a race the service did not answer itself', () => {
+    const pgError = (code: string) => Object.assign(new Error(`sqlstate ${code}`), { code });
+    for (const err of [pgError('23503'), pgError('23505'), pgError('40001'), pgError('40P01'), new QueryFailedError('INSERT', [], pgError('23503'))]) {
+      expect([err.message, toRpcError(err)]).toEqual([err.message, CONCURRENT_CHANGE]);
+    }
+  });
+
   it('keeps anything else a 500 without internals', () => {
-    for (const err of [new Error('boom'), Object.assign(new Error('syntax'), { code: '42601' }), 'text', null, undefined]) {
+    for (const err of [new Error('boom'), Object.assign(new Error('syntax'), { code: '42601' }), Object.assign(new Error('not null'), { code: '23502' }), 'text', null, undefined]) {
       expect(toRpcError(err)).toBe(INTERNAL_ERROR);
     }
   });

@@ -53,9 +53,31 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   return typeof message === 'string' && UNAVAILABLE_MESSAGE.test(message);
 }
 
-/** Every error becomes one RPC error shape; anything not a DomainError is a 500 with no internals. */
+/** Another request won a race the service did not answer itself: the client reads again and may retry, so a 409, never a 500. */
+export const CONCURRENT_CHANGE: RpcError = {
+  status: 409,
+  code: 'CONCURRENT_CHANGE',
+  title: 'Conflict',
+  detail: 'Another request changed the same records at the same moment; read them again before retrying.',
+};
+
+/**
+ * What only a concurrent writer causes once a service has checked its input: a row referenced was deleted
+ * (23503), a key was taken (23505), a serialization failure (40001) or a deadlock (40P01).
+ */
+const CONCURRENT_STATE = new Set(['23503', '23505', '40001', '40P01']);
+
+/** Whether `err` (pg's, or TypeORM's wrapping it) is a race lost to another transaction. */
+export function isConcurrentChange(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  const { code, driverError } = err as { code?: unknown; driverError?: unknown };
+  return (typeof code === 'string' && CONCURRENT_STATE.has(code)) || (driverError !== err && isConcurrentChange(driverError));
+}
+
+/** Every error becomes one RPC error shape; anything else not a DomainError is a 500 with no internals. */
 export function toRpcError(err: unknown): RpcError {
   if (err instanceof DomainError) return err.toRpcError();
   if (isDatabaseUnavailable(err)) return DATABASE_UNAVAILABLE;
+  if (isConcurrentChange(err)) return CONCURRENT_CHANGE;
   return INTERNAL_ERROR;
 }
