@@ -102,14 +102,14 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
           this.logger.error({ jobId, kind: row.kind, err }, 'job abandon failed');
         });
       }
-      await this.update(jobId, `status = 'failed', finished_at = now(), error_messages = error_messages || $2::text[]`, [
+      await this.claim(jobId, attempt, `status = 'failed', finished_at = now(), error_messages = error_messages || $3::text[]`, [
         [...lost, `gave up after ${maxAttempts} attempts`, ...undone],
       ]);
       this.logger.error({ jobId, kind: row.kind }, 'job failed');
       throw new Error(`job ${jobId} failed after ${maxAttempts} attempts`); // the log dead-letters this last delivery
     }
 
-    await this.update(jobId, `status = 'running', attempts = $2, progress = 0, started_at = coalesce(started_at, now()), error_messages = error_messages || $3::text[]`, [attempt, lost]);
+    await this.claim(jobId, attempt, `status = 'running', attempts = $2, progress = 0, started_at = coalesce(started_at, now()), error_messages = error_messages || $3::text[]`, [lost]);
     let result: JobResult;
     try {
       const executor = this.byKind.get(row.kind);
@@ -153,9 +153,17 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
     await this.updateOwned(job.id, job.attempt, 'progress = $3', [value]);
   }
 
-  /** Applies `set` to the job; its parameters are `$2`, `$3`, ... */
-  private async update(jobId: string, set: string, params: unknown[]): Promise<void> {
-    await this.db.manager.query(`UPDATE ${this.table()} SET ${set}, updated_at = now() WHERE id = $1`, [jobId, ...params]);
+  /**
+   * Applies `set` for this delivery unless, since it read the job, a newer delivery took the job or ended it:
+   * a worker can stall between that read and this write for longer than its lease. `$2` is the attempt,
+   * the parameters are `$3`, ...
+   */
+  private async claim(jobId: string, attempt: number, set: string, params: unknown[]): Promise<void> {
+    const result = await this.db.manager.query(
+      `UPDATE ${this.table()} SET ${set}, updated_at = now() WHERE id = $1 AND attempts < $2 AND status IN ('pending', 'running')`,
+      [jobId, attempt, ...params],
+    );
+    if (queryResult(result).count === 0) throw new LeaseLost(`job ${jobId}: delivery ${attempt} was overtaken after it read the job`);
   }
 
   /**

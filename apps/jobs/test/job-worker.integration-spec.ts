@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { text } from 'node:stream/consumers';
 import { Objm } from '@nats-io/obj';
+import pg from 'pg';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { JOBS_WORKER_CONSUMER } from '@lms/contracts';
 import { createBus, createLogger, type Database, filesBucket, loadConfig, type MessageBus, ObjectFileStore, openDatabase, Outbox, OutboxRelay } from '@lms/platform';
@@ -149,6 +150,32 @@ describeWithNats('jobs-worker: a work queue shared by replicas', () => {
     expect(done.attempts).toBe(3);
     expect(done.error_messages).toEqual(['attempt 1 stopped before it finished (its worker was lost)', 'attempt 2 stopped before it finished (its worker was lost)']);
     expect(await objectsOf(id)).toEqual([`jobs/${id}/3/slow.txt`]);
+  }, 60_000);
+
+  it('lets a delivery overtaken between reading its job and taking it neither take it back nor run it', async () => {
+    // With both workers paused the job waits in the queue, and its row is locked before either reads it: the
+    // worker that gets the delivery reads the job, then waits at its claim, as one stalled there would.
+    for (const w of workers) w.child.kill('SIGSTOP');
+    const id = await enqueueJob(db, outbox, scope, { kind: 'test.slow', params: { chunks: 2, delayMs: 10 } });
+    const newer = new pg.Client({ connectionString: testDb.url });
+    await newer.connect();
+    try {
+      await newer.query('BEGIN');
+      await newer.query('SELECT 1 FROM jobs.jobs WHERE id = $1 FOR UPDATE', [id]);
+      for (const w of workers) w.child.kill('SIGCONT');
+      const claimWaits = 'SELECT 1 FROM pg_stat_activity WHERE pg_backend_pid() = ANY (pg_blocking_pids(pid))';
+      await eventually(async () => ((await newer.query(claimWaits)).rowCount ? true : undefined), 20_000, 50);
+      // What a newer delivery's claim writes, committed while the first one waits at its own.
+      await newer.query(`UPDATE jobs.jobs SET status = 'running', attempts = 2 WHERE id = $1`, [id]);
+      await newer.query('COMMIT');
+    } finally {
+      await newer.end();
+    }
+    // Attempt 2 (simulated here) never finishes, so the log's next delivery takes the job over.
+    const done = await doneRow(id);
+    expect(workers.flatMap((w) => w.output.filter((line) => line.startsWith(`running ${id} `)))).toEqual([`running ${id} attempt 3`]);
+    expect(done.attempts).toBe(3);
+    expect(done.error_messages).toEqual(['attempt 2 stopped before it finished (its worker was lost)']);
   }, 60_000);
 
   it('removes the file of a run whose job was deleted while it ran (a newer data dump replaced it): no row names it', async () => {
