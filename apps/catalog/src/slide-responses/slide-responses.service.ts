@@ -157,7 +157,7 @@ export class SlideResponsesService {
     const enrollment = await this.enrollments.findOne(
       ctx,
       { userId: ctx.userId, enrollableType: 'CourseTemplate', enrollableId: courseId, deletedAt: IsNull() },
-      lock ? { forUpdate: true } : undefined,
+      lock ? { lock: 'update' } : undefined,
     );
     if (!enrollment) throw notYours();
     return { course, enrollment };

@@ -77,7 +77,7 @@ export class ApiTokensService {
   async revoke(scope: TenantScope, id: number): Promise<void> {
     const token = await this.db.transaction(async () => {
       // Locked: a concurrent revocation waits, then finds the token revoked (404), so one event is recorded.
-      const row = await this.tokens.findOne(scope, { id, revokedAt: IsNull() }, { forUpdate: true });
+      const row = await this.tokens.findOne(scope, { id, revokedAt: IsNull() }, { lock: 'update' });
       if (!row) throw apiTokenNotFound(id);
       row.revokedAt = new Date();
       const saved = await this.tokens.save(scope, row);

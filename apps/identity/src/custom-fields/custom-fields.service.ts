@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { pageWindow, type CustomFieldEventData, type CustomFieldInput, type CustomFieldView, type PageQuery } from '@lms/contracts';
-import { Database, InjectTenantRepository, isUniqueViolation, Outbox, type TenantRepository, type TenantScope } from '@lms/platform';
+import { Database, InjectTenantRepository, isUniqueViolation, Outbox, type TenantFindOneOptions, type TenantRepository, type TenantScope } from '@lms/platform';
 import { CustomField } from './custom-field.entity.js';
 import { customFieldNameTaken, customFieldNotFound } from './custom-field.errors.js';
 
@@ -22,7 +22,7 @@ export class CustomFieldsService {
     return this.fields.findAndCount(scope, { order: { id: 'ASC' }, skip, take });
   }
 
-  async show(scope: TenantScope, id: number, options: { forUpdate?: boolean } = {}): Promise<CustomField> {
+  async show(scope: TenantScope, id: number, options: TenantFindOneOptions = {}): Promise<CustomField> {
     return (await this.fields.findOne(scope, { id }, options)) ?? Promise.reject(customFieldNotFound(id));
   }
 
@@ -51,7 +51,7 @@ export class CustomFieldsService {
     return this.uniqueNames(() =>
       this.db.transaction(async () => {
         // Locked: `save` of a row deleted meanwhile would insert it again.
-        const field = await this.show(scope, id, { forUpdate: true });
+        const field = await this.show(scope, id, { lock: 'update' });
         field.name = input.name.trim();
         const saved = await this.fields.save(scope, field);
         await this.outbox.add(scope, 'identity.custom_field.updated', eventData(saved));
@@ -62,7 +62,7 @@ export class CustomFieldsService {
 
   async delete(scope: TenantScope, id: number): Promise<CustomField> {
     return this.db.transaction(async () => {
-      const field = await this.show(scope, id, { forUpdate: true });
+      const field = await this.show(scope, id, { lock: 'update' });
       const snapshot = Object.assign(new CustomField(), field);
       await this.fields.remove(scope, field);
       await this.outbox.add(scope, 'identity.custom_field.deleted', eventData(snapshot));

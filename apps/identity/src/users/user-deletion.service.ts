@@ -37,7 +37,7 @@ export class UserDeletionService {
     const user = await this.db.transaction(async () => {
       // Locked: of concurrent deletes of one user, the first deletes and the others then find no user (404),
       // or, for `async`, a deletion already requested (204, nothing added). One event either way.
-      const found = await this.finder.get(ctx, ref, { forUpdate: true });
+      const found = await this.finder.get(ctx, ref, { lock: 'update' });
       if (found.id === ctx.userId) throw cannotDeleteSelf();
       if (found.roles.includes('admin') && found.deletionRequestedAt === null) await keepAnAdmin(this.db, ctx, found.id);
       if (!async) return this.softDelete(ctx, found);
@@ -59,7 +59,7 @@ export class UserDeletionService {
    * were already revoked and committed when the deletion was requested, so no live token can be re-cached.
    */
   async finishDeletion(scope: TenantScope, userId: number): Promise<void> {
-    const user = await this.users.findOne(scope, { id: userId }, { withDeleted: true, forUpdate: true });
+    const user = await this.users.findOne(scope, { id: userId }, { withDeleted: true, lock: 'update' });
     if (!user || user.deletedAt !== null) return;
     await this.softDelete(scope, user);
     dropCachedPrincipals(this.bus, scope, user.id);

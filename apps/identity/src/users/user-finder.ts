@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { IsNull } from 'typeorm';
 import { MAX_ID, UID_PREFIX } from '@lms/contracts';
-import { InjectTenantRepository, type TenantRepository, type TenantScope } from '@lms/platform';
+import { InjectTenantRepository, type TenantFindOneOptions, type TenantRepository, type TenantScope } from '@lms/platform';
 import { User } from './user.entity.js';
 import { userNotFound } from './user.errors.js';
 
@@ -21,16 +21,16 @@ export class UserFinder {
 
   /**
    * A user of the account; deleted ones only with `withDeleted`; with `active`, none whose deletion is under
-   * way; with `forUpdate`, locked until the transaction ends (a concurrent change waits, then sees this one's).
+   * way; with `lock`, held until the transaction ends (a concurrent change waits, then sees this one's).
    */
-  async find(scope: TenantScope, ref: UserRef, options: { withDeleted?: boolean; active?: boolean; forUpdate?: boolean } = {}): Promise<User | null> {
+  async find(scope: TenantScope, ref: UserRef, options: TenantFindOneOptions & { active?: boolean } = {}): Promise<User | null> {
     const where = refWhere(ref);
     if (!where) return null;
     const pending = options.active ? { deletionRequestedAt: IsNull() } : {};
-    return this.users.findOne(scope, { ...where, ...pending, hiddenAt: IsNull() }, { withDeleted: options.withDeleted ?? false, forUpdate: options.forUpdate });
+    return this.users.findOne(scope, { ...where, ...pending, hiddenAt: IsNull() }, { withDeleted: options.withDeleted ?? false, lock: options.lock });
   }
 
-  async get(scope: TenantScope, ref: UserRef, options: { withDeleted?: boolean; forUpdate?: boolean } = {}): Promise<User> {
+  async get(scope: TenantScope, ref: UserRef, options: TenantFindOneOptions = {}): Promise<User> {
     return (await this.find(scope, ref, options)) ?? Promise.reject(userNotFound(ref));
   }
 }

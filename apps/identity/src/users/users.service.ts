@@ -95,7 +95,7 @@ export class UsersService {
       this.db.transaction(async () => {
         // Locked: `save` writes every column this copy differs in, so a copy read before a concurrent role
         // change or deletion committed would undo it; and two edits setting one custom field would both insert it.
-        const user = await this.finder.get(scope, ref, { forUpdate: true });
+        const user = await this.finder.get(scope, ref, { lock: 'update' });
         await this.checkUnique(scope, input, prefix, user.id);
         let managerId = user.managerId;
         if (input.manager_id !== undefined) {
@@ -132,7 +132,7 @@ export class UsersService {
   /** Hides a deleted user from every answer for good. */
   async hide(ctx: RequestContext, ref: UserRef): Promise<void> {
     await this.db.transaction(async () => {
-      const user = await this.finder.get(ctx, ref, { withDeleted: true, forUpdate: true });
+      const user = await this.finder.get(ctx, ref, { withDeleted: true, lock: 'update' });
       if (user.id === ctx.userId) throw cannotHideSelf();
       if (user.deletedAt === null) throw userNotDeleted(ref);
       user.hiddenAt = new Date();
@@ -148,7 +148,7 @@ export class UsersService {
    */
   async setRoles(ctx: RequestContext, ref: UserRef, roles: Role[]): Promise<User> {
     const user = await this.db.transaction(async () => {
-      const found = await this.finder.get(ctx, ref, { forUpdate: true });
+      const found = await this.finder.get(ctx, ref, { lock: 'update' });
       if (found.id === ctx.userId && !roles.includes('admin')) throw cannotDemoteSelf();
       if (found.roles.includes('admin') && !roles.includes('admin')) await keepAnAdmin(this.db, ctx, found.id);
       found.roles = ROLES.filter((role) => roles.includes(role));

@@ -68,7 +68,7 @@ export class LiveCourseLearnersService {
       await this.courses.lock(ctx, courseId);
       // Locked before any session: a registration or waitlist place being taken holds the enrollment and
       // commits first, so the withdrawal sees it; one that starts later finds no enrollment.
-      const row = await this.enrollments.findOne(ctx, { id: enrollmentId, liveCourseId: courseId }, { forUpdate: true });
+      const row = await this.enrollments.findOne(ctx, { id: enrollmentId, liveCourseId: courseId }, { lock: 'update' });
       if (!row) throw liveCourseEnrollmentNotFound(courseId, enrollmentId);
       await this.seats.withdrawFromCourse(ctx, courseId, row.userId);
       await this.enrollments.delete(ctx, { id: row.id });

@@ -83,7 +83,7 @@ export class LiveCoursesService {
 
   /** The course locked (FOR UPDATE) for this transaction: writes to one course and its sessions queue up. */
   async lock(scope: TenantScope, id: number): Promise<LiveCourse> {
-    const course = await this.courses.findOne(scope, { id }, { forUpdate: true });
+    const course = await this.courses.findOne(scope, { id }, { lock: 'update' });
     return course && !course.deletedAt ? course : Promise.reject(liveCourseNotFound(id));
   }
 

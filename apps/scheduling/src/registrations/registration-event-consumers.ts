@@ -30,8 +30,8 @@ export class RegistrationEventConsumers implements OnApplicationBootstrap, OnMod
         for (const courseId of courses) {
           // Course, enrollment, then sessions, as removing a learner locks them (deleted courses included):
           // a registration holding the enrollment commits first and is withdrawn; a later one finds the user deleted.
-          await this.courses.findOne(scope, { id: courseId }, { forUpdate: true });
-          await this.enrollments.findOne(scope, { liveCourseId: courseId, userId }, { forUpdate: true });
+          await this.courses.findOne(scope, { id: courseId }, { lock: 'update' });
+          await this.enrollments.findOne(scope, { liveCourseId: courseId, userId }, { lock: 'update' });
           await this.seats.withdrawFromCourse(scope, courseId, userId);
         }
       }),

@@ -31,7 +31,7 @@ export class SeatRelease {
 
   /** Locks a session row for the transaction (parts included); null when unknown. */
   lockSession(scope: TenantScope, id: number): Promise<Session | null> {
-    return this.sessions.findOne(scope, { id }, { forUpdate: true });
+    return this.sessions.findOne(scope, { id }, { lock: 'update' });
   }
 
   taken(scope: TenantScope, sessionId: number): Promise<number> {

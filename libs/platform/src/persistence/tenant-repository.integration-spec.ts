@@ -1,8 +1,11 @@
 import { jest } from '@jest/globals';
-import { Column, CreateDateColumn, DeleteDateColumn, Entity, PrimaryGeneratedColumn, type MigrationInterface, type QueryRunner } from 'typeorm';
+import pg from 'pg';
+import { Column, CreateDateColumn, DeleteDateColumn, Entity, IsNull, Not, PrimaryGeneratedColumn, type MigrationInterface, type QueryRunner } from 'typeorm';
 import { createTestDatabase, type TestDatabase } from '@lms/testing';
 import { type Database, openDatabase } from './database.js';
-import { TenantRepository } from './tenant-repository.js';
+import { type RowLock, TenantRepository } from './tenant-repository.js';
+
+const STRENGTHS: RowLock[] = ['update', 'no key update', 'share', 'key share'];
 
 @Entity({ schema: 'tenanttest', name: 'notes' })
 class Note {
@@ -235,14 +238,16 @@ describe('TenantRepository: every operation stays inside the caller’s account'
     const viaTypeorm = async (where: object, withDeleted = false) => typeorm.findOne({ where: { ...where, accountId: A.accountId }, withDeleted });
 
     const built = jest.spyOn(db.manager, 'findOne');
-    for (const [where, withDeleted] of [[{ id: live.id }, false], [{ id: gone.id }, false], [{ id: gone.id }, true], [{ title: 'live', pinned: false }, false], [{ id: String(live.id) }, false], [{ id: other.id }, false]] as const) {
+    for (const [where, withDeleted] of [[{ id: live.id }, false], [{ id: gone.id }, false], [{ id: gone.id }, true], [{ title: 'live', pinned: false }, false], [{ id: String(live.id) }, false], [{ id: other.id }, false],
+      // IsNull() is a condition of the cached SQL too.
+      [{ id: live.id, deletedAt: IsNull() }, true], [{ id: gone.id, deletedAt: IsNull() }, true], [{ title: 'gone', secret: IsNull() }, false], [{ title: 'live', secret: IsNull() }, false]] as const) {
       const found = await cards.findOne(A, where as never, { withDeleted });
       const expected = await viaTypeorm(where, withDeleted);
       expect(found).toEqual(expected);
       if (expected) expect(found).toBeInstanceOf(Card);
     }
     // Only the reference answers went through TypeORM's query building.
-    expect(built).toHaveBeenCalledTimes(6);
+    expect(built).toHaveBeenCalledTimes(10);
     built.mockRestore();
     const shown = await cards.findOne(A, { id: live.id });
     expect(shown).toMatchObject({ tags: ['x', 'y'], pinned: false, deletedAt: null });
@@ -299,16 +304,39 @@ describe('TenantRepository: every operation stays inside the caller’s account'
     }
   });
 
-  it('findOne forUpdate locks the row inside a transaction and is refused outside one, as TypeORM refuses it', async () => {
+  it('findOne holds the row with the strength asked for, by either path, inside a transaction only', async () => {
     const { a } = await seed();
-    await expect(notes.findOne(A, { id: a.id }, { forUpdate: true })).rejects.toThrow(/transaction/i);
-    const locked = await db.transaction(async () => {
-      const row = await notes.findOne(A, { id: a.id }, { forUpdate: true });
-      // SELECT … FOR UPDATE holds a RowShareLock on the table for the rest of the transaction.
-      const [lock] = (await db.manager.query("SELECT count(*)::int AS n FROM pg_locks WHERE pid = pg_backend_pid() AND mode = 'RowShareLock'")) as { n: number }[];
-      return { row, lock };
-    });
-    expect(locked.row?.title).toBe('shared title');
-    expect(locked.lock.n).toBeGreaterThan(0);
+    await expect(notes.findOne(A, { id: a.id }, { lock: 'update' })).rejects.toThrow(/transaction/i);
+    const probe = new pg.Client({ connectionString: testDb.url });
+    await probe.connect();
+    // Which strengths another transaction cannot take meanwhile (NOWAIT: 55P03 at once instead of waiting).
+    const refused = async () => {
+      const out: RowLock[] = [];
+      for (const strength of STRENGTHS) {
+        const taken = await probe.query(`SELECT 1 FROM tenanttest.notes WHERE id = $1 FOR ${strength} NOWAIT`, [a.id]).catch((err: { code?: string }) => err);
+        if ((taken as { code?: string }).code === '55P03') out.push(strength);
+      }
+      return out;
+    };
+    try {
+      // The cached lookup (equal columns), then TypeORM's path (an operator).
+      for (const where of [{ id: a.id }, { id: a.id, title: Not('') }]) {
+        const seen: Record<string, RowLock[]> = {};
+        for (const lock of STRENGTHS) {
+          seen[lock] = await db.transaction(async () => {
+            expect((await notes.findOne(A, where, { lock }))?.title).toBe('shared title');
+            return refused();
+          });
+        }
+        expect(seen).toEqual({
+          update: ['update', 'no key update', 'share', 'key share'],
+          'no key update': ['update', 'no key update', 'share'],
+          share: ['update', 'no key update'],
+          'key share': ['update'],
+        });
+      }
+    } finally {
+      await probe.end();
+    }
   });
 });

@@ -1,4 +1,4 @@
-import type { DeepPartial, EntityMetadata, EntityTarget, FindOptionsOrder, FindOptionsWhere, ObjectLiteral, QueryDeepPartialEntity, Repository, SelectQueryBuilder } from 'typeorm';
+import { type DeepPartial, type EntityMetadata, type EntityTarget, FindOperator, type FindOptionsOrder, type FindOptionsWhere, type ObjectLiteral, type QueryDeepPartialEntity, type Repository, type SelectQueryBuilder } from 'typeorm';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata.js';
 import { encodeBookmark, type PageWindow } from '@lms/contracts';
 import type { ListSize } from '../messaging/reply.js';
@@ -29,6 +29,21 @@ export interface TenantFindOptions<T> {
   skip?: number;
   take?: number;
   withDeleted?: boolean;
+}
+
+/** Postgres's row lock strengths (`FOR UPDATE`, ...), strongest first. */
+export type RowLock = 'update' | 'no key update' | 'share' | 'key share';
+
+const TYPEORM_LOCK = {
+  update: 'pessimistic_write',
+  'no key update': 'for_no_key_update',
+  share: 'pessimistic_read',
+  'key share': 'for_key_share',
+} as const satisfies Record<RowLock, string>;
+
+export interface TenantFindOneOptions {
+  withDeleted?: boolean;
+  lock?: RowLock;
 }
 
 /**
@@ -68,14 +83,14 @@ export class TenantRepository<T extends TenantOwned> {
   }
 
   /**
-   * One row of the caller's account. `forUpdate` locks it (`FOR UPDATE`) until the transaction ends, so
-   * concurrent changes of one row run one after the other, each seeing the last one's result (inside a
-   * transaction only).
+   * One row of the caller's account. `lock` holds it until the transaction ends (inside a transaction
+   * only): `update` so that concurrent changes of one row run one after the other, each seeing the last
+   * one's result; the weaker strengths where a lock order needs them (docs/scheduling.md "Lock order").
    */
-  findOne(scope: TenantScope, where: TenantWhere<T>, options: { withDeleted?: boolean; forUpdate?: boolean } = {}): Promise<T | null> {
+  findOne(scope: TenantScope, where: TenantWhere<T>, options: TenantFindOneOptions = {}): Promise<T | null> {
     const lookup = this.lookupFor(where, options);
     if (lookup) return this.runLookup(lookup, scope, where);
-    return this.repo.findOne({ where: this.scoped(scope, where), withDeleted: options.withDeleted, ...(options.forUpdate ? { lock: { mode: 'pessimistic_write' as const } } : {}) });
+    return this.repo.findOne({ where: this.scoped(scope, where), withDeleted: options.withDeleted, ...(options.lock ? { lock: { mode: TYPEORM_LOCK[options.lock] } } : {}) });
   }
 
   count(scope: TenantScope, where?: TenantWhere<T>): Promise<number> {
@@ -152,42 +167,55 @@ export class TenantRepository<T extends TenantOwned> {
   }
 
   /**
-   * The hot path of every show, update and delete: a lookup by equal columns is one cached SQL text and a
-   * hydration by the entity's metadata, instead of a query builder, find options and an alias map built
-   * per call. Anything else (operators, null, relations, embedded columns, transformers on a filtered
-   * column, load listeners, inheritance, a lock outside a transaction) takes TypeORM's own path, so the
-   * result and the errors are TypeORM's.
+   * The hot path of every show, update and delete: a lookup by equal columns (and `IsNull()` ones) is one
+   * cached SQL text and a hydration by the entity's metadata, instead of a query builder, find options and
+   * an alias map built per call. Anything else (other operators, a bare null, relations, embedded columns,
+   * transformers on a filtered column, load listeners, inheritance, a lock outside a transaction) takes
+   * TypeORM's own path, so the result and the errors are TypeORM's.
    */
-  private lookupFor(where: TenantWhere<T>, options: { withDeleted?: boolean; forUpdate?: boolean }): Lookup | null {
-    if (options.forUpdate && !this.db.inTransaction) return null;
-    const keys = Object.keys(where);
-    for (const key of keys) {
-      const value = (where as Record<string, unknown>)[key];
-      if (typeof value !== 'number' && typeof value !== 'string' && typeof value !== 'boolean') return null;
+  private lookupFor(where: TenantWhere<T>, options: TenantFindOneOptions): Lookup | null {
+    if (options.lock && !this.db.inTransaction) return null;
+    const names = Object.keys(where);
+    let shape = '';
+    for (const name of names) {
+      const value = (where as Record<string, unknown>)[name];
+      if (isNullOperator(value)) shape += `${name} null,`;
+      else if (typeof value === 'number' || typeof value === 'string' || typeof value === 'boolean') shape += `${name},`;
+      else return null;
     }
-    const cacheKey = `${keys.join(',')}|${options.withDeleted ? 'd' : ''}|${options.forUpdate ? 'u' : ''}`;
+    const cacheKey = `${shape}|${options.withDeleted ? 'd' : ''}|${options.lock ?? ''}`;
     let lookup = this.lookups.get(cacheKey);
     if (lookup === undefined) {
-      lookup = this.compileLookup(keys, options);
+      lookup = this.compileLookup(where, options);
       this.lookups.set(cacheKey, lookup);
     }
     return lookup;
   }
 
-  private compileLookup(keys: string[], options: { withDeleted?: boolean; forUpdate?: boolean }): Lookup | null {
+  private compileLookup(where: TenantWhere<T>, options: TenantFindOneOptions): Lookup | null {
     const metadata = this.repo.metadata;
     this.plainEntity ??= isPlainEntity(metadata);
     if (!this.plainEntity) return null;
     const escape = (name: string) => this.db.dataSource.driver.escape(name);
-    const filtered = keys.map((key) => metadata.findColumnWithPropertyName(key));
+    const names = Object.keys(where);
+    const filtered = names.map((name) => metadata.findColumnWithPropertyName(name));
     if (filtered.some((column) => !column || column.transformer || column.propertyName === 'accountId')) return null;
     const account = metadata.findColumnWithPropertyName('accountId');
     if (!account) return null;
     const columns = metadata.columns.filter((column) => column.isSelect && !column.isVirtual);
-    const conditions = [account, ...(filtered as ColumnMetadata[])].map((column, i) => `${escape(column.databaseName)} = $${i + 1}`);
+    const keys: string[] = [];
+    const conditions = [`${escape(account.databaseName)} = $1`];
+    for (const column of filtered as ColumnMetadata[]) {
+      if (isNullOperator((where as Record<string, unknown>)[column.propertyName])) {
+        conditions.push(`${escape(column.databaseName)} IS NULL`);
+      } else {
+        keys.push(column.propertyName);
+        conditions.push(`${escape(column.databaseName)} = $${keys.length + 1}`);
+      }
+    }
     if (metadata.deleteDateColumn && !options.withDeleted) conditions.push(`${escape(metadata.deleteDateColumn.databaseName)} IS NULL`);
     const table = quotedTable(metadata, escape);
-    const sql = `SELECT ${columns.map((column) => escape(column.databaseName)).join(', ')} FROM ${table} WHERE ${conditions.join(' AND ')} LIMIT 1${options.forUpdate ? ' FOR UPDATE' : ''}`;
+    const sql = `SELECT ${columns.map((column) => escape(column.databaseName)).join(', ')} FROM ${table} WHERE ${conditions.join(' AND ')} LIMIT 1${options.lock ? ` FOR ${options.lock.toUpperCase()}` : ''}`;
     return { statement: prepare(sql), keys, columns, metadata };
   }
 
@@ -307,11 +335,13 @@ interface InsertPlan {
 
 interface Lookup {
   statement: PreparedStatement;
-  /** The filtered properties, in the order of their parameters ($2 onwards; $1 is the account). */
+  /** The properties filtered by value, in the order of their parameters ($2 onwards; $1 is the account). */
   keys: string[];
   columns: ColumnMetadata[];
   metadata: EntityMetadata;
 }
+
+const isNullOperator = (value: unknown): boolean => value instanceof FindOperator && value.type === 'isNull';
 
 const quotedTable = (metadata: EntityMetadata, escape: (name: string) => string) =>
   metadata.schema ? `${escape(metadata.schema)}.${escape(metadata.tableName)}` : escape(metadata.tableName);
