@@ -85,7 +85,7 @@ export class CourseTemplatesService {
    * queue behind each other, so checks and shifts see what the previous write left.
    */
   async lock(scope: TenantScope, id: number): Promise<CourseTemplate> {
-    const course = await this.courses.query(scope, 'c').andWhere('c.id = :id', { id }).setLock('pessimistic_write').getOne();
+    const course = await this.courses.findOne(scope, { id }, { lock: 'update' });
     return course ?? Promise.reject(courseTemplateNotFound(id));
   }
 

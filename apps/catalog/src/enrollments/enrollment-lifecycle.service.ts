@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { IsNull } from 'typeorm';
 import {
   CATALOG_ENROLLMENT_COMPLETED_EVENT,
   type CatalogEnrollmentCompletedData,
@@ -188,11 +189,7 @@ export class EnrollmentLifecycle {
 
   /** A live enrollment of the account in a course (or a task), locked for this transaction; removed and foreign ones are 404. */
   async lockLive(scope: TenantScope, id: number, type: EnrollableType = 'CourseTemplate'): Promise<Enrollment> {
-    const e = await this.enrollments
-      .query(scope, 'e')
-      .andWhere('e.id = :id AND e.enrollable_type = :type AND e.deleted_at IS NULL', { id, type })
-      .setLock('pessimistic_write')
-      .getOne();
+    const e = await this.enrollments.findOne(scope, { id, enrollableType: type, deletedAt: IsNull() }, { lock: 'update' });
     return e ?? Promise.reject(enrollmentNotFound(id));
   }
 }

@@ -104,7 +104,7 @@ export class EnrollmentsService {
       const rules = await this.groupEnrollments.find(scope, { where: { groupId, enrollableType: 'CourseTemplate' }, order: { enrollableId: 'ASC' } });
       const created: Enrollment[] = [];
       for (const rule of rules) {
-        const course = await this.courses.query(scope, 'c').andWhere('c.id = :id', { id: rule.enrollableId }).setLock('pessimistic_read').getOne();
+        const course = await this.courses.findOne(scope, { id: rule.enrollableId }, { lock: 'share' });
         if (!course || course.deletedAt || !course.isPublished) continue;
         const target: Target = { userId, subAccountId: rule.subAccountId ?? course.subAccountId, required: rule.required, dueAt: rule.dueGiven ? rule.dueAt : undefined, groupId };
         created.push(...(await this.insertTargets(scope, course, [target], {})).created);
@@ -119,7 +119,7 @@ export class EnrollmentsService {
    */
   async enrollKnown(scope: TenantScope, courseTemplateId: number, targets: Target[], source: EnrollmentSource): Promise<EnrollResult> {
     return this.db.transaction(async () => {
-      const course = await this.courses.query(scope, 'c').andWhere('c.id = :id', { id: courseTemplateId }).setLock('pessimistic_read').getOne();
+      const course = await this.courses.findOne(scope, { id: courseTemplateId }, { lock: 'share' });
       if (!course || course.deletedAt || !course.isPublished) return { created: [], skipped: [] };
       return this.insertTargets(scope, course, targets, source);
     });
@@ -226,7 +226,7 @@ export class EnrollmentsService {
    * archive (which takes the row for update) waits for them, and they for it.
    */
   private async lockCourse(scope: TenantScope, id: number): Promise<CourseTemplate> {
-    const course = await this.courses.query(scope, 'c').andWhere('c.id = :id', { id }).setLock('pessimistic_read').getOne();
+    const course = await this.courses.findOne(scope, { id }, { lock: 'share' });
     if (!course) throw courseTemplateNotFound(id);
     if (course.deletedAt) throw courseTemplateArchived(id);
     if (!course.isPublished) throw courseNotPublished(id);

@@ -51,11 +51,7 @@ export class LearningItemsService {
   /** Leaves an optional course or task (the enrollment is removed, as history); required ones and live trainings are a 400. */
   async leave(ctx: RequestContext, id: number): Promise<void> {
     await this.db.transaction(async () => {
-      const e = await this.enrollments
-        .query(ctx, 'e')
-        .andWhere('e.id = :id AND e.user_id = :user AND e.deleted_at IS NULL', { id, user: ctx.userId })
-        .setLock('pessimistic_write')
-        .getOne();
+      const e = await this.enrollments.findOne(ctx, { id, userId: ctx.userId, deletedAt: IsNull() }, { lock: 'update' });
       if (!e) {
         if (await this.liveRows.findOne(ctx, { id, userId: ctx.userId, deletedAt: IsNull() })) throw liveTrainingNotLeavable(id);
         throw learnerCourseNotFound(id);

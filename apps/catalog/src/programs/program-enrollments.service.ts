@@ -56,13 +56,13 @@ export class ProgramEnrollmentsService {
     const learners = await this.enrollments.resolve(ctx, entries.map((e) => ({ user_id: e.user_id, required: e.required, end_at: e.end_at })));
     const result = await this.db.transaction(async () => {
       // The program stays as it is (its order too) until the enrollments commit.
-      const program = await this.programRows.query(ctx, 'p').andWhere('p.id = :id AND p.deleted_at IS NULL', { id: programId }).setLock('pessimistic_read').getOne();
+      const program = await this.programRows.findOne(ctx, { id: programId, deletedAt: IsNull() }, { lock: 'share' });
       if (!program) throw programNotFound(programId);
       if (!program.isPublished) throw programNotPublished(programId);
       const result: ProgramEnrollResult = { created: [], skipped: [], skippedCourses: [], createdTasks: [], skippedTaskEnrollments: [], skippedTasks: [], programEnrollments: [] };
       for (const item of await this.programs.itemsOf(ctx, programId)) {
         if (item.type === 'Task') {
-          const task = await this.tasks.query(ctx, 't').andWhere('t.id = :id', { id: item.id }).setLock('pessimistic_read').getOne();
+          const task = await this.tasks.findOne(ctx, { id: item.id }, { lock: 'share' });
           if (!task || task.deletedAt || !task.isPublished) {
             result.skippedTasks.push({ task_id: String(item.id), reason: 'not_published' });
             continue;

@@ -237,7 +237,7 @@ export class ProgramProgress implements OnApplicationBootstrap, OnModuleDestroy 
   /** A checkpoint's enrollments, under a share lock on it: a task deleted or unpublished meanwhile takes none. */
   private async enrollInTask(scope: TenantScope, taskId: number, targets: Parameters<EnrollmentsService['insertEnrollments']>[2], programId: number): Promise<void> {
     await this.db.transaction(async () => {
-      const task = await this.tasks.query(scope, 't').andWhere('t.id = :id', { id: taskId }).setLock('pessimistic_read').getOne();
+      const task = await this.tasks.findOne(scope, { id: taskId }, { lock: 'share' });
       if (!task || task.deletedAt || !task.isPublished) return;
       await this.enrollments.insertEnrollments(scope, { type: 'Task', id: task.id, dueAt: defaultDueAt(task) }, targets, { programId });
     });

@@ -220,7 +220,7 @@ export class ProgramsService {
    * follow); other authors of the account read it and get 403. Another account's program is a 404 first.
    */
   private async lockProgram(ctx: RequestContext, id: number): Promise<Program> {
-    const program = await this.programs.query(ctx, 'p').andWhere('p.id = :id AND p.deleted_at IS NULL', { id }).setLock('pessimistic_write').getOne();
+    const program = await this.programs.findOne(ctx, { id, deletedAt: IsNull() }, { lock: 'update' });
     if (!program) throw programNotFound(id);
     if (!ctx.roles.includes('admin') && !(ctx.roles.includes('author') && program.authorId === ctx.userId)) throw notAProgramAuthor(id);
     return program;

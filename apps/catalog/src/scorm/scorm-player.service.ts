@@ -80,11 +80,7 @@ export class ScormPlayerService {
    */
   async commit(ctx: RequestContext, registrationId: number, index: number, committed: Record<string, unknown>): Promise<void> {
     await this.db.transaction(async () => {
-      const registration = await this.registrations
-        .query(ctx, 'r')
-        .andWhere('r.id = :id AND r.user_id = :userId', { id: registrationId, userId: ctx.userId })
-        .setLock('pessimistic_write')
-        .getOne();
+      const registration = await this.registrations.findOne(ctx, { id: registrationId, userId: ctx.userId }, { lock: 'update' });
       if (!registration) throw registrationGone();
       const pkg = await this.packages.findOne(ctx, { id: registration.packageId });
       if (!pkg) throw registrationGone();

@@ -146,7 +146,7 @@ export class TasksService {
   }
 
   private async lockForWrite(ctx: RequestContext, id: number): Promise<Task> {
-    const task = await this.tasks.query(ctx, 't').andWhere('t.id = :id AND t.deleted_at IS NULL', { id }).setLock('pessimistic_write').getOne();
+    const task = await this.tasks.findOne(ctx, { id, deletedAt: IsNull() }, { lock: 'update' });
     if (!task) throw taskNotFound(id);
     await this.guard.assertCanWrite(ctx, { type: 'Task', id });
     return task;

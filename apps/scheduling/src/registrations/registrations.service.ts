@@ -125,11 +125,7 @@ export class RegistrationsService {
    * asked for after it, so a deletion whose withdrawal has run is seen.
    */
   private holdEnrollment(ctx: RequestContext, liveCourseId: number, userId: number): Promise<LiveCourseEnrollment | null> {
-    return this.enrollments
-      .query(ctx, 'e')
-      .andWhere('e.live_course_id = :liveCourseId AND e.user_id = :userId', { liveCourseId, userId })
-      .setLock('for_key_share')
-      .getOne();
+    return this.enrollments.findOne(ctx, { liveCourseId, userId }, { lock: 'key share' });
   }
 
   async checkIn(ctx: RequestContext, sessionId: number, id: number, at: string | null): Promise<RegistrationView[]> {

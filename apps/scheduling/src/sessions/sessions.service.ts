@@ -151,11 +151,7 @@ export class SessionsService {
         }
         // FOR NO KEY UPDATE, not FOR UPDATE: a registration holds enrollments (FOR KEY SHARE) before it waits for
         // this session, so a stronger lock here could deadlock with it. Leaving the course waits on the course lock.
-        const enrollment = await this.enrollments
-          .query(ctx, 'e')
-          .andWhere('e.live_course_id = :courseId AND e.user_id = :userId', { courseId, userId: row.userId })
-          .setLock('for_no_key_update')
-          .getOne();
+        const enrollment = await this.enrollments.findOne(ctx, { liveCourseId: courseId, userId: row.userId }, { lock: 'no key update' });
         if (!enrollment || enrollment.completedAt) continue;
         await this.enrollments.update(ctx, { id: enrollment.id }, { completedAt: now, updatedAt: now });
         const data: LiveCourseEnrollmentCompletedData = { user_id: row.userId, enrollment_id: enrollment.id, completed_at: now.toISOString(), due_at: null, live_course_id: courseId };
