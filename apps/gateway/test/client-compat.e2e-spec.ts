@@ -214,8 +214,12 @@ describe('every body route, as the original service’s clients send bodies (gat
     const form = await call(method, path, encode(bracketPairs(sample, 'indexed')), 'application/x-www-form-urlencoded');
     expect({ status: form.status, forwarded: form.forwarded }).toEqual({ status: 204, forwarded: json.forwarded });
 
-    const twice = await call(method, `${path}?${encode(bracketPairs(sample, 'indexed'))}`, JSON.stringify(sample), 'application/json');
-    expect({ status: twice.status, code: twice.body?.code, forwarded: twice.forwarded }).toEqual({ status: 400, code: 'BODY_GIVEN_TWICE', forwarded: undefined });
+    // Each top-level field once in the query string, the others in the JSON body: the same body arrives.
+    for (const key of Object.keys(sample as Record<string, Json>)) {
+      const { [key]: inQuery, ...inBody } = sample as Record<string, Json>;
+      const split = await call(method, `${path}?${encode(bracketPairs({ [key]: inQuery }, 'indexed'))}`, JSON.stringify(inBody), 'application/json');
+      expect({ key, status: split.status, forwarded: split.forwarded }).toEqual({ key, status: 204, forwarded: json.forwarded });
+    }
   });
 
   it.each(bodyRoutes)('%s: a wrongly typed field is judged the same way from each encoding', async (_name, route, method) => {

@@ -411,11 +411,20 @@ describe('gateway (e2e)', () => {
       expect(calls[S.create]?.length ?? 0).toBe(before);
     });
 
-    it('refuses a body given twice: JSON or form, and bracketed query parameters', async () => {
+    it('joins body parameters of the query string to a JSON or form body, as Rails merges them; one name with two values is refused', async () => {
+      const joined = await api.request('POST', '/api/author/widgets?tags[0][label]=red', { widget: { name: 'a', size: 2 } });
+      expect(joined.status).toBe(201);
+      expect(calls[S.create].at(-1)).toMatchObject({ body: { widget: { name: 'a', size: 2 }, tags: [{ label: 'red' }] } });
+      const fromForm = await api.request('POST', '/api/author/widgets?widget[size]=3&widget[name]=a', 'widget[name]=a&widget[size]=3&tags[0][label]=blue', FORM);
+      expect(fromForm.status).toBe(201);
+      expect(calls[S.create].at(-1)).toMatchObject({ body: { widget: { name: 'a', size: 3 }, tags: [{ label: 'blue' }] } });
+      const before = calls[S.create].length;
       const twice = await api.request('POST', '/api/author/widgets?widget[name]=b', { widget: { name: 'a' } });
       expectProblem(twice, 400, 'BODY_GIVEN_TWICE');
-      expect(twice.body.errors).toEqual([{ field: 'widget[name]', message: expect.any(String) }]);
+      expect(twice.body.errors).toEqual([{ field: 'widget', message: expect.any(String) }]);
       expectProblem(await api.request('POST', '/api/author/widgets?widget[name]=b', 'widget[name]=a', FORM), 400, 'BODY_GIVEN_TWICE');
+      expectProblem(await api.request('POST', '/api/author/widgets?tags[0][label]=red', [{ widget: { name: 'a' } }]), 400, 'BODY_GIVEN_TWICE');
+      expect(calls[S.create].length).toBe(before);
     });
 
     it('keeps the query parameters that are not body fields as query parameters', async () => {

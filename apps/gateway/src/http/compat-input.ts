@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { FieldError, JsonSchema, RouteDefinition } from '@lms/contracts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AS_USER_PARAM, takesAsUser } from '../auth/masquerade.js';
@@ -100,6 +101,27 @@ function splitQuery(search: string, plan: BodyPlan | null): { query: RawQuery; b
   return { query: bodyPairs.length > 0 ? normaliseQuery(rest.toString()) : normaliseQuery(search), bodyPairs };
 }
 
+/**
+ * Body parameters in the query string join the body, as Rails merges a request's parameters: a script
+ * may send `?parent_id=1` beside a JSON `sessions` body. A name given both ways must carry the same
+ * value there and here; otherwise, or beside a body that is not an object, which one is meant is unclear.
+ */
+function mergeQueryIntoBody(body: unknown, bodyPairs: [string, string][], coerce: Coercer | undefined): unknown {
+  const fromQuery = build(bodyPairs, coerce) as Record<string, unknown>;
+  if (!hasContent(body)) return fromQuery;
+  const twice = (keys: string[], message: string) =>
+    new ProblemError(400, 'BODY_GIVEN_TWICE', 'The request gives body parameters both in the query string and in the body, differently.', keys.map((field) => ({ field, message })));
+  if (typeof body !== 'object' || Array.isArray(body)) throw twice(Object.keys(fromQuery), 'the body is not an object, so body parameters cannot join it from the query string');
+  const merged = { ...(body as Record<string, unknown>) };
+  const differ: string[] = [];
+  for (const [key, value] of Object.entries(fromQuery)) {
+    if (Object.hasOwn(merged, key) && !isDeepStrictEqual(merged[key], value)) differ.push(key);
+    else merged[key] = value;
+  }
+  if (differ.length > 0) throw twice(differ, 'given in the query string and in the body with different values');
+  return merged;
+}
+
 export function compatInput(route: RouteDefinition, request: FastifyRequest): CompatInput {
   const plan = planOf(route);
   const { query, bodyPairs } = splitQuery(searchOf(request.url), plan);
@@ -112,17 +134,7 @@ export function compatInput(route: RouteDefinition, request: FastifyRequest): Co
     const pairs = formPairs(body.text);
     body = pairs.length === 0 ? undefined : build(pairs, plan?.coerce);
   }
-  if (bodyPairs.length > 0) {
-    if (hasContent(body)) {
-      throw new ProblemError(
-        400,
-        'BODY_GIVEN_TWICE',
-        'The request has a body and body parameters in the query string; send the body one way.',
-        bodyPairs.map(([key]) => ({ field: key, message: `${key} is a body parameter, and the request already has a body` })),
-      );
-    }
-    body = build(bodyPairs, plan?.coerce);
-  }
+  if (bodyPairs.length > 0) body = mergeQueryIntoBody(body, bodyPairs, plan?.coerce);
 
   return {
     query,
