@@ -183,7 +183,8 @@ describe('learner courses and learning items, end to end', () => {
     const live = (await f.admin.post('/api/author/live_courses', { live_courses: [{ title: 'Fire drill', has_certificate: true }] })).body.live_courses[0];
     const soon = new Date(Date.now() + 48 * HOUR).toISOString();
     const later = new Date(Date.now() + 96 * HOUR).toISOString();
-    for (const session of [{ start_at: '2020-01-01T10:00:00Z', location: 'Old hall' }, { start_at: later, location: 'Room 2' }, { start_at: soon, location: 'Room 1' }]) {
+    // A session not scheduled yet has no place among the next ones: its location is not the next session's.
+    for (const session of [{ location: 'Not scheduled' }, { start_at: '2020-01-01T10:00:00Z', location: 'Old hall' }, { start_at: later, location: 'Room 2' }, { start_at: soon, location: 'Room 1' }]) {
       const res = await f.admin.post(`/api/author/live_courses/${live.id}/sessions`, { sessions: [session] });
       expect(res.status).toBe(201);
     }

@@ -30,7 +30,7 @@ export class LearnerLiveCoursesHandlers {
       `SELECT c.id, c.title, c.description, c.has_certificate, c.deleted_at,
               (SELECT s.location FROM scheduling.sessions s
                 WHERE s.account_id = c.account_id AND s.live_course_id = c.id AND s.deleted_at IS NULL AND s.parent_id IS NULL AND s.location IS NOT NULL
-                ORDER BY (s.start_at > now()) DESC, CASE WHEN s.start_at > now() THEN s.start_at END ASC, s.start_at DESC NULLS LAST, s.id LIMIT 1) AS location,
+                ORDER BY (s.start_at > now()) DESC NULLS LAST, CASE WHEN s.start_at > now() THEN s.start_at END ASC, s.start_at DESC NULLS LAST, s.id LIMIT 1) AS location,
               (SELECT count(*) FROM scheduling.sessions s
                 WHERE s.account_id = c.account_id AND s.live_course_id = c.id AND s.deleted_at IS NULL AND s.parent_id IS NULL AND s.start_at > now()) AS sessions_count,
               (SELECT min(s.start_at) FROM scheduling.sessions s
