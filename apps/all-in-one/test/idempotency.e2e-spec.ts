@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { ApiClient, TEST_CONTEXT_SIGNING_KEY, createTestDatabase, deleteNamespaceStreams, eventually, freePortBlock, testNatsUrl, uniqueName, type TestUser } from '@lms/testing';
+import { courseRequest } from './catalog-fixture.js';
 import { startTestSystem, type TestSystem } from './test-system.js';
 
 const FIELDS = '/api/author/custom_fields';
@@ -34,6 +35,19 @@ describe('Idempotency-Key on POST (gateway → NATS → identity → Postgres)',
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(first.headers.get('idempotent-replayed')).toBeNull();
     expect(await fieldsNamed(t, name)).toBe(1);
+  });
+
+  it('keeps a key to the request the client made: a service asking another one on its behalf does not use it up', async () => {
+    // Creating a course, catalog asks identity about the author more than once under the caller's context.
+    const key = randomUUID();
+    const title = uniqueName('course');
+    const send = () => t.api.as(author.token).post('/api/author/course_templates', { course_templates: [courseRequest({ title })] }, { 'idempotency-key': key });
+    const first = await send();
+    expect([first.status, first.body.code]).toEqual([201, undefined]);
+    const again = await send();
+    expect([again.status, again.text, again.headers.get('idempotent-replayed')]).toEqual([201, first.text, 'true']);
+    const [row] = await t.db.query<{ count: string }>('SELECT count(*) FROM catalog.course_templates WHERE title = $1', [title]);
+    expect(Number(row.count)).toBe(1);
   });
 
   it('takes the same body with its keys in another order as the same request', async () => {

@@ -40,7 +40,10 @@ export function signedRequestsTo(service: string, channel: SignedRequestChannel)
 export async function requestSigned<T>(options: SignedRequestOptions, ctx: RequestContext, subject: string, body: object): Promise<T> {
   const { bus, seal, timeoutMs, service, unavailableCode } = options;
   const unavailable = (detail: string) => new DomainError(503, unavailableCode, 'Service Unavailable', detail);
-  const request: RpcRequest = { ctx, params: {}, query: {}, body };
+  // The client's Idempotency-Key names its request to the service it called, not this service's own
+  // questions: forwarded, the asked service would keep its first answer under the key and refuse the next.
+  const { idempotencyKey: _clientKey, ...forwarded } = ctx;
+  const request: RpcRequest = { ctx: forwarded, params: {}, query: {}, body };
   let answer: RpcReply;
   try {
     answer = (await bus.request(subject, request, timeoutMs, () => seal.sign(subject, request))) as RpcReply;
