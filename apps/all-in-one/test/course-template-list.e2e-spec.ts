@@ -126,6 +126,9 @@ describe('course template lists and titles, end to end', () => {
     expect(titlesOf((await list(`?updated_after=${encodeURIComponent('2000-01-01T00:00:00Z')}`)).body)).toHaveLength(5);
     expect(titlesOf((await list(`?with_deleted=true&deleted_after=${encodeURIComponent('2000-01-01T00:00:00+02:00')}`)).body)).toEqual(['Echo archived']);
     expect(titlesOf((await list(`?with_deleted=true&deleted_before=${encodeURIComponent('2000-01-01T00:00:00Z')}`)).body)).toEqual([]);
+    // A bound on the deletion time alone asks for deleted courses: only they have one.
+    const since = (await list(`?deleted_after=${encodeURIComponent('2000-01-01T00:00:00Z')}`)).body.course_templates as Course[];
+    expect(since.map((x) => [x.title, typeof x.deleted_at])).toEqual([['Echo archived', 'string']]);
     for (const bad of ['yesterday', '2025-13-01T00:00:00Z', '2025-01-01']) expect((await f.admin.get(`${COURSES}?created_after=${bad}`)).status).toBe(400);
   });
 

@@ -92,6 +92,8 @@ describe('live courses and their learners, end to end', () => {
     expect(withDeleted.body.live_courses.map((c: { id: string; deleted_at: string | null }) => [c.id, c.deleted_at !== null])).toEqual([[b.id, true], [a.id, false]]);
     const since = await f.admin.get(`${LIVE_COURSES}?only_deleted=true&deleted_after=${encodeURIComponent(before)}`);
     expect(since.body.live_courses.map((c: { id: string }) => c.id)).toContain(b.id);
+    const sinceAlone = await f.admin.get(`${LIVE_COURSES}?search=listing&deleted_after=${encodeURIComponent(before)}`);
+    expect(sinceAlone.body.live_courses).toEqual([expect.objectContaining({ id: b.id, deleted_at: expect.any(String) })]);
     // Deleted: unknown to every other route.
     expect((await f.admin.get(`${LIVE_COURSES}/${b.id}`)).status).toBe(404);
     expect((await f.admin.patch(`${LIVE_COURSES}/${b.id}`, { live_course: { title: 'x' } })).status).toBe(404);

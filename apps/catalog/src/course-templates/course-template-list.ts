@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { ObjectLiteral, SelectQueryBuilder } from 'typeorm';
 import type { CourseTemplateFilter, CourseTemplateSort, CourseTemplateTitlesQuery, ListCourseTemplatesQuery, RequestContext } from '@lms/contracts';
-import { pageWindow } from '@lms/contracts';
+import { asksForDeleted, pageWindow } from '@lms/contracts';
 import { InjectTenantRepository, type ListSize, listSize, type TenantRepository } from '@lms/platform';
 import { EnrollmentCounts } from '../enrollments/enrollment-counts.js';
 import { CourseTemplate } from './course-template.entity.js';
@@ -96,7 +96,7 @@ export class CourseTemplateList {
   private where(ctx: RequestContext, q: Selection): SelectQueryBuilder<CourseTemplate> {
     const qb = this.courses.query(ctx, 'c');
     if (q.only_deleted) qb.andWhere('c.deleted_at IS NOT NULL');
-    else if (!q.with_deleted) qb.andWhere('c.deleted_at IS NULL');
+    else if (!asksForDeleted(q)) qb.andWhere('c.deleted_at IS NULL');
     for (const filter of new Set(q.filters ?? [])) {
       if (COURSE_TYPE_FILTERS.has(filter)) {
         // AND-combined like every filter: two course types together match nothing.

@@ -1,6 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
 import {
+  asksForDeleted,
   COURSE_TEMPLATE_SUBJECTS as S,
   type CourseTemplateTitlesQuery,
   type CreateCourseTemplatesBody,
@@ -40,7 +41,7 @@ export class CourseTemplatesHandlers {
       expiration: includes.has('expiration'),
       enrollmentProfiles: includes.has('enrollment_profiles'),
       programs: includes.has('programs'),
-      deletedAt: query.only_deleted === true || query.with_deleted === true,
+      deletedAt: asksForDeleted(query),
     });
     return paged(envelope(KEY, views), total);
   }

@@ -1,6 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
 import {
+  asksForDeleted,
   type CreateLiveCoursesBody,
   envelope,
   type IdParams,
@@ -32,7 +33,7 @@ export class LiveCoursesHandlers {
       expiration: includes.has('expiration'),
       enrollmentProfiles: includes.has('enrollment_profiles'),
       enrollments: includes.has('enrollments'),
-      deletedAt: query.only_deleted === true || query.with_deleted === true,
+      deletedAt: asksForDeleted(query),
     });
     return paged(envelope(KEY, views), total);
   }

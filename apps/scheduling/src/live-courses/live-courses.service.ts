@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import {
+  asksForDeleted,
   type DatedListQuery,
   LIVE_COURSE_CREATED_EVENT,
   LIVE_COURSE_DELETED_EVENT,
@@ -57,7 +58,7 @@ const DATE_FILTERS = [
  */
 export function applyDatedFilters<T extends object>(qb: SelectQueryBuilder<T>, alias: string, q: DatedListQuery): SelectQueryBuilder<T> {
   if (q.only_deleted) qb.andWhere(`${alias}.deleted_at IS NOT NULL`);
-  else if (!q.with_deleted) qb.andWhere(`${alias}.deleted_at IS NULL`);
+  else if (!asksForDeleted(q)) qb.andWhere(`${alias}.deleted_at IS NULL`);
   for (const [key, column, op] of DATE_FILTERS) {
     const value = q[key];
     if (value === undefined) continue;

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { IsNull } from 'typeorm';
 import {
+  asksForDeleted,
   type ListRegistrationsQuery,
   pageWindow,
   REGISTRATION_CREATED_EVENT,
@@ -57,14 +58,14 @@ export class RegistrationsService {
     const qb = applyDatedFilters(this.registrations.query(ctx, 'a'), 'a', query).andWhere('a.session_id = :sessionId', { sessionId });
     const { skip, take } = pageWindow(query);
     const [rows, total] = await qb.orderBy('a.id', 'ASC').skip(skip).take(take).getManyAndCount();
-    return [await this.views(ctx, session, rows), total];
+    return [await this.views(ctx, session, rows, asksForDeleted(query)), total];
   }
 
-  async views(ctx: RequestContext, session: Session, rows: Registration[]): Promise<RegistrationView[]> {
+  async views(ctx: RequestContext, session: Session, rows: Registration[], deletedAt = false): Promise<RegistrationView[]> {
     const users = await this.directory.users(ctx, rows.map((r) => r.userId));
     return rows.map((row) => {
       const user = users.get(row.userId);
-      return {
+      const view: RegistrationView = {
         id: String(row.id),
         live_course_session_id: String(row.sessionId),
         user_id: String(row.userId),
@@ -74,8 +75,9 @@ export class RegistrationsService {
         start_at: session.startAt?.toISOString() ?? null,
         created_at: row.createdAt.toISOString(),
         updated_at: row.updatedAt.toISOString(),
-        deleted_at: row.deletedAt?.toISOString() ?? null,
       };
+      if (deletedAt) view.deleted_at = row.deletedAt?.toISOString() ?? null;
+      return view;
     });
   }
 

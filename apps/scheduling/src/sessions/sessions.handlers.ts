@@ -1,6 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
 import {
+  asksForDeleted,
   type CreateSessionsBody,
   envelope,
   type ListSessionsQuery,
@@ -26,7 +27,7 @@ export class SessionsHandlers {
   @Handles(S.list)
   async index(@Payload() { ctx, params, query }: RpcRequest<unknown, ListSessionsQuery, LiveCourseParams>) {
     const [rows, total] = await this.sessions.page(ctx, params.live_course_id, query);
-    return paged(envelope(KEY, await this.presenter.present(ctx, rows, query.only_deleted === true || query.with_deleted === true)), total);
+    return paged(envelope(KEY, await this.presenter.present(ctx, rows, asksForDeleted(query))), total);
   }
 
   @Handles(S.show)

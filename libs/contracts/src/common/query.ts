@@ -111,3 +111,19 @@ export class IdParams {
   @QueryInt() @IsInt() @Min(1) @Max(MAX_ID)
   id: number;
 }
+
+/** A list's deleted-record parameters (spec: `only_deleted`, `with_deleted`, and the `deleted_*` bounds). */
+export interface DeletedFilters {
+  only_deleted?: boolean;
+  with_deleted?: boolean;
+  deleted_after?: string;
+  deleted_before?: string;
+}
+
+/**
+ * Whether a list asks for deleted records: `with_deleted`, `only_deleted`, or a bound on the deletion time
+ * (only a deleted record has one, so `deleted_after=T` alone means "deleted since T"). Such a list shows
+ * each record's `deleted_at`; others leave it out.
+ */
+export const asksForDeleted = (q: DeletedFilters): boolean =>
+  q.only_deleted === true || q.with_deleted === true || q.deleted_after !== undefined || q.deleted_before !== undefined;

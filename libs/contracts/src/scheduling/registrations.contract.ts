@@ -76,14 +76,15 @@ export interface RegistrationView {
   start_at: string | null;
   created_at: string;
   updated_at: string;
-  deleted_at: string | null;
+  /** Lists that ask for deleted records only (`asksForDeleted`). */
+  deleted_at?: string | null;
 }
 
 const nullable = (type: string, extra: Record<string, unknown> = {}) => ({ type: [type, 'null'], ...extra });
 
 export const REGISTRATION_SCHEMA: JsonSchema = {
   type: 'object',
-  required: ['id', 'live_course_session_id', 'user_id', 'name', 'avatar_url', 'marked_complete_at', 'start_at', 'created_at', 'updated_at', 'deleted_at'],
+  required: ['id', 'live_course_session_id', 'user_id', 'name', 'avatar_url', 'marked_complete_at', 'start_at', 'created_at', 'updated_at'],
   properties: {
     id: { type: 'string' },
     live_course_session_id: { type: 'string' },
@@ -94,6 +95,6 @@ export const REGISTRATION_SCHEMA: JsonSchema = {
     start_at: { ...nullable('string', { format: 'date-time' }), description: "the session's start" },
     created_at: { type: 'string', format: 'date-time' },
     updated_at: { type: 'string', format: 'date-time' },
-    deleted_at: { ...nullable('string', { format: 'date-time' }), description: 'set once unregistered' },
+    deleted_at: { ...nullable('string', { format: 'date-time' }), description: 'set once unregistered; only when deleted records were asked for' },
   },
 };
