@@ -64,6 +64,21 @@ describe('web conferences and waitlist promotion on request, end to end', () => 
     expect((await f.author.get(conferenceOf(course.id, created.body.sessions[0].id))).body.web_conferences[0]).toMatchObject(details);
   });
 
+  it("saves an author's first defaults from concurrent requests on several courses: every one answers 200, and one set of defaults stays", async () => {
+    const user = await f.t.factory.user(f.cast.accountId, ['author']);
+    const author = f.admin.as(user.token);
+    const targets = await Promise.all(Array.from({ length: 8 }, async () => {
+      const course = await f.createCourse();
+      return { course, session: await f.createSession(course.id) };
+    }));
+    const answers = await Promise.all(targets.map(({ course, session }, i) =>
+      author.put(conferenceOf(course.id, session.id), { web_conference: { ...details, meeting_url: `https://meet.example/${i}`, default_session: true } })));
+    expect(answers.map((res) => [res.status, res.body.code])).toEqual(answers.map(() => [200, undefined]));
+    const defaults = (await author.get(`/api/author/web_conferences?default_session=true`)).body.web_conferences;
+    expect(defaults).toEqual([expect.objectContaining({ provider: 'provider_3', meeting_url: expect.stringMatching(/^https:\/\/meet\.example\/\d$/) })]);
+    for (const { course, session } of targets) expect((await author.get(conferenceOf(course.id, session.id))).status).toBe(200);
+  });
+
   it('registers a waitlisted user into a freed seat with from_waitlist=true, first come first served', async () => {
     const course = await f.createCourse();
     const session = await f.createSession(course.id, { seats: 1 });

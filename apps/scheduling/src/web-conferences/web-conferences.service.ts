@@ -90,8 +90,10 @@ export class WebConferencesService {
       const complete = { ...FIELDS.reduce((all, [, key]) => ({ ...all, [key]: null }), {}), ...details } as Details;
       const saved = await this.upsert(ctx, sessionId, complete);
       if (input.default_session) {
-        await this.defaults.delete(ctx, { userId: ctx.userId });
-        await this.defaults.insert(ctx, { ...complete, userId: ctx.userId });
+        // Insert or, when the caller has defaults (or is saving their first ones in another request just
+        // now: the insert waits for it), update: never a key conflict between two saves of one author.
+        const [created] = await this.defaults.insertNew(ctx, [{ ...complete, userId: ctx.userId }], ['user_id']);
+        if (!created) await this.defaults.update(ctx, { userId: ctx.userId }, complete);
       }
       if (input.apply_all) {
         const others = await this.sessionRows.find(ctx, { where: { liveCourseId: courseId, deletedAt: IsNull() } });
