@@ -28,7 +28,7 @@ describe('content markets, end to end', () => {
       markets: [
         {
           id: 'third_party_a', name: 'Library A', description: 'Skills',
-          items: [item('a-3', 'Cyber basics'), item('a-1', 'Advanced Excel', { thumbnail_url: 'https://a.test/x.png' }), item('a-2', 'budgeting 101%'), item('a/4 x', 'Zeta with a slash')],
+          items: [item('a-3', 'Cyber basics'), item('a-1', 'Advanced Excel', { thumbnail_url: 'https://a.test/x.png', launch_url: 'https://a.test/play/a-1?from=lms' }), item('a-2', 'budgeting 101%'), item('a/4 x', 'Zeta with a slash')],
         },
         // Only the other account sees this one.
         { id: 'third_party_b', name: 'Library B', account_ids: [f.cast.stranger.accountId], items: [item('b-1', 'Safety first')] },
@@ -92,6 +92,26 @@ describe('content markets, end to end', () => {
     expect(fresh.body.course_templates[0].id).not.toBe(course.id);
   });
 
+  it("plays a third-party course at its vendor: launch_url answers its market item's URL, the learner's own only; no URL is a 400", async () => {
+    const learner = f.admin.as(f.cast.learner.token);
+    const enrolled = async (itemId: string) => {
+      const course = (await f.author.post(`${MARKETS}/third_party_a/items/${itemId}/add`)).body.course_templates[0];
+      expect((await f.author.post(`${COURSES}/${course.id}/publish`)).status).toBe(200);
+      const res = await f.admin.post(`${COURSES}/${course.id}/enrollments`, { enrollments: [{ user_id: f.cast.learner.userId }] });
+      expect(res.status).toBe(201);
+      return res.body.enrollments[0].id as number;
+    };
+    const playable = await enrolled('a-1');
+    for (const res of [await learner.get(`/api/learner/courses/${playable}/launch_url`), await learner.post(`/api/learner/courses/${playable}/launch_url`, {})]) {
+      expect([res.status, res.body]).toEqual([200, { url: 'https://a.test/play/a-1?from=lms', player_launch_type: 'new_window' }]);
+    }
+    expect((await f.otherAuthor.get(`/api/learner/courses/${playable}/launch_url`)).status).toBe(404);
+    // The mobile redirect stays the SCORM player's.
+    expect((await learner.get(`/api/learner/courses/${playable}/mobile_scorm_launch_url`)).body.code).toBe('NOT_A_SCORM_ENROLLMENT');
+    const noUrl = await learner.get(`/api/learner/courses/${await enrolled('a-3')}/launch_url`);
+    expect([noUrl.status, noUrl.body.code]).toEqual([400, 'NO_LAUNCH_URL']);
+  });
+
   it('makes one course when the same item is added concurrently', async () => {
     const answers = await Promise.all(Array.from({ length: 8 }, () => f.author.post(`${MARKETS}/third_party_a/items/a-2/add`)));
     expect(answers.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 200, 200, 200, 201]);
@@ -125,7 +145,8 @@ describe('content markets, end to end', () => {
 
   it('the loader refuses a bad catalogue and changes nothing; a good one replaces the market it names', async () => {
     for (const bad of ['{not json', { markets: [{ id: 'third_party_c', name: 'x', items: [] }] }, { markets: [{ id: 'third_party_a', name: 'x', items: [item('d', 'D'), item('d', 'E')] }] },
-      { markets: [{ id: 'third_party_a', name: 'x', items: [{ id: 'e', title: '' }] }] }, { markets: [{ id: 'third_party_a', name: 'x', items: [], extra: 1 }] }]) {
+      { markets: [{ id: 'third_party_a', name: 'x', items: [{ id: 'e', title: '' }] }] }, { markets: [{ id: 'third_party_a', name: 'x', items: [], extra: 1 }] },
+      { markets: [{ id: 'third_party_a', name: 'x', items: [item('f', 'F', { launch_url: 'javascript:alert(1)' })] }] }, { markets: [{ id: 'third_party_a', name: 'x', items: [item('g', 'G', { launch_url: '/relative' })] }] }]) {
       const res = load(bad);
       expect([JSON.stringify(bad), res.status]).toEqual([JSON.stringify(bad), 1]);
       expect(res.stderr).toMatch(/^load-markets: /);

@@ -28,6 +28,7 @@ import { PublishEnrollments } from './enrollments/publish-enrollments.service.js
 import { ReEnrollmentSweep } from './enrollments/re-enrollment-sweep.js';
 import { CatalogFileSweep } from './files/catalog-file-sweep.js';
 import { Sweeps1767500000000 } from './migrations/1767500000000-sweeps.js';
+import { MarketItemLaunchUrl1767600000000 } from './migrations/1767600000000-market-item-launch-url.js';
 import { LockablesHandlers } from './lockables/lockables.handlers.js';
 import { InitialCatalog1763800000000 } from './migrations/1763800000000-initial-catalog.js';
 import { IdempotencyKeys1764350000000 } from './migrations/1764350000000-idempotency-keys.js';
@@ -149,6 +150,7 @@ export const CATALOG_MIGRATIONS = [
   TitleSearch1767050000000,
   FilterIndexes1767060000000,
   Sweeps1767500000000,
+  MarketItemLaunchUrl1767600000000,
 ];
 
 @Module({

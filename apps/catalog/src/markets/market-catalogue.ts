@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsDefined, IsIn, IsInt, IsOptional, Matches, Max, Min, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsDefined, IsIn, IsInt, IsOptional, IsUrl, Matches, Max, Min, ValidateNested } from 'class-validator';
 import { IsText, MARKET_IDS, MAX_ID, type MarketId, validateInput } from '@lms/contracts';
 import type { Database } from '@lms/platform';
 import { Market, MarketItem } from './market.entity.js';
@@ -25,6 +25,10 @@ class CatalogueItem {
 
   @IsOptional() @IsText(2000)
   thumbnail_url?: string | null;
+
+  /** An absolute http(s) URL: a learner's browser opens it. */
+  @IsOptional() @IsText(2000) @IsUrl({ protocols: ['https', 'http'], require_protocol: true, require_tld: false }, { message: 'launch_url must be an absolute http(s) URL' })
+  launch_url?: string | null;
 }
 
 class CatalogueMarket {
@@ -91,8 +95,9 @@ export async function loadCatalogue(db: Database, catalogue: MarketCatalogue): P
         estimatedTime: item.estimated_time ?? null,
         language: item.language ?? null,
         thumbnailUrl: item.thumbnail_url ?? null,
+        launchUrl: item.launch_url ?? null,
       }));
-      // Postgres takes at most 65,535 parameters a statement: 7 columns, so chunks of 5,000 rows.
+      // Postgres takes at most 65,535 parameters a statement: 8 columns, so chunks of 5,000 rows.
       for (let i = 0; i < rows.length; i += 5000) await manager.getRepository(MarketItem).insert(rows.slice(i, i + 5000));
       loaded.push({ market: market.id, items: rows.length });
     }

@@ -43,4 +43,8 @@ export class MarketItem {
 
   @Column({ name: 'thumbnail_url', type: 'text', nullable: true })
   thumbnailUrl: string | null;
+
+  /** Where the vendor plays the item: the `launch_url` answer of the courses made from it. */
+  @Column({ name: 'launch_url', type: 'text', nullable: true })
+  launchUrl: string | null;
 }

@@ -29,7 +29,7 @@ export class ScormHandlers {
 
   @Handles(S.mobileLaunch)
   async mobileLaunch(@Payload() { ctx, params }: RpcRequest<unknown, object, IdParams>) {
-    return reply(undefined, { status: 302, headers: { location: (await this.scorm.launchUrl(ctx, params.id)).url } });
+    return reply(undefined, { status: 302, headers: { location: (await this.scorm.launchUrl(ctx, params.id, 'scorm')).url } });
   }
 
   // The player's calls come from the gateway's SCORM player, not from a route (docs/scorm.md).

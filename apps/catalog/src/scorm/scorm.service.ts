@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Inject, Injectable } from '@nestjs/common';
-import { COURSE_TEMPLATE_UPDATED_EVENT, type RequestContext, type UploadedFile } from '@lms/contracts';
+import { COURSE_TEMPLATE_UPDATED_EVENT, MARKET_IDS, type MarketId, type RequestContext, type UploadedFile } from '@lms/contracts';
 import {
   badRequest,
   createFileStore,
@@ -33,7 +33,7 @@ import { PackageError, ScormPackageFile } from './package-reader.js';
 import { ScormPackage, ScormRegistration } from './scorm-package.entity.js';
 
 const invalidPackage = (detail: string) => badRequest('SCORM_PACKAGE_INVALID', `The SCORM package cannot be used: ${detail}.`);
-const notLaunchable = (id: number) => badRequest('NOT_A_SCORM_ENROLLMENT', `Enrollment ${id} is not in a SCORM course with a package to play.`);
+const notLaunchable = (id: number) => badRequest('NOT_A_SCORM_ENROLLMENT', `Enrollment ${id} is not in a SCORM course with a package to play, nor in a third-party course.`);
 
 /** A zip bomb stops at this many times the upload limit, or this many files. */
 const UNPACKED_FACTOR = 4;
@@ -135,13 +135,15 @@ export class ScormService {
    * `once_per_completion` starts a new one after a completed one, `every_launch` starts a new one on every
    * launch (an attempt nobody committed to yet is reused). A new attempt plays the course's current package.
    */
-  async launchUrl(ctx: RequestContext, enrollmentId: number): Promise<{ url: string; playerLaunchType: string }> {
+  async launchUrl(ctx: RequestContext, enrollmentId: number, kinds: 'external' | 'scorm' = 'external'): Promise<{ url: string; playerLaunchType: string }> {
     const enrollment = await this.enrollments.findOne(ctx, { id: enrollmentId, userId: ctx.userId, enrollableType: 'CourseTemplate' });
     if (!enrollment || enrollment.deletedAt) throw learnerCourseNotFound(enrollmentId);
     const course = await this.courses.findOne(ctx, { id: enrollment.enrollableId });
-    if (!course || course.courseType !== 'scorm' || !course.scormPackageId) throw notLaunchable(enrollmentId);
+    const market = kinds === 'external' && course ? MARKET_IDS.find((id) => id === course.courseType) : undefined;
+    if (!course || (!market && (course.courseType !== 'scorm' || !course.scormPackageId))) throw notLaunchable(enrollmentId);
     // Behind an incomplete blocking checkpoint of the learner's programs: not startable (a completed course still replays).
     if (enrollment.state !== 'complete') await this.gate.assertOpen(ctx, ctx.userId, { type: 'CourseTemplate', id: course.id });
+    if (market) return { url: await this.vendorUrl(enrollmentId, market, course.thirdPartyCourseId), playerLaunchType: 'new_window' };
     const settings = course.scorm ?? DEFAULT_SCORM_SETTINGS;
     const attempt = () =>
       this.db.transaction(async () => {
@@ -161,5 +163,12 @@ export class ScormService {
     const registration = await attempt().catch((err: unknown) => (isUniqueViolation(err) ? attempt() : Promise.reject(err)));
     const token = signPlayerToken(this.runtime.config.fileUrlSigningKey, { kind: 'launch', accountId: ctx.accountId, userId: ctx.userId, registrationId: registration.id, packageId: registration.packageId });
     return { url: `/scorm/launch/${token}`, playerLaunchType: settings.player_launch_type };
+  }
+
+  /** A third-party course plays at its vendor: the launch URL its market item has (docs/catalog.md "Content markets"). */
+  private async vendorUrl(enrollmentId: number, market: MarketId, itemId: string | null): Promise<string> {
+    const [item] = itemId === null ? [] : ((await this.db.manager.query(`SELECT launch_url FROM "${this.db.schema}".market_items WHERE market_id = $1 AND id = $2`, [market, itemId])) as { launch_url: string | null }[]);
+    if (!item?.launch_url) throw badRequest('NO_LAUNCH_URL', `Enrollment ${enrollmentId} is in a ${market} course whose market gives no launch URL.`);
+    return item.launch_url;
   }
 }
