@@ -56,7 +56,8 @@ export async function start(runtime: Runtime, routes: RouteDefinition[] = ROUTES
     genReqId: generateRequestId,
     requestIdHeader: false,
     logger: false,
-    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // `/api/author/course_templates/` is the list, as the original service's router took it.
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH, ignoreTrailingSlash: true },
     clientErrorHandler: answerClientError,
     // While closing, a request on a kept-alive connection is still served, with `Connection: close`, rather
     // than Fastify's bare 503: the services are up until the gateway has drained.

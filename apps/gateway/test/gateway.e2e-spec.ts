@@ -285,6 +285,13 @@ describe('gateway (e2e)', () => {
       }
     });
 
+    it('takes a path with a trailing slash as the path without it', async () => {
+      const list = await api.get('/api/author/widgets/?per_page=2');
+      expect([list.status, list.body.widgets?.length]).toEqual([200, 2]);
+      const one = await api.get('/api/author/widgets/4/');
+      expect([one.status, one.body.widgets]).toEqual([200, [expect.objectContaining({ id: '4' })]]);
+    });
+
     it('answers a redirect with the service’s Location', async () => {
       const res = await api.get('/api/downloads/7/file');
       expect(res.status).toBe(302);
