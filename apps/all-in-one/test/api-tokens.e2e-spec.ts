@@ -105,6 +105,17 @@ describe('API tokens, end to end (gateway → NATS → identity → Postgres)', 
       expect(res.body.code).toBe('USER_NOT_FOUND');
     });
 
+    it('leaves no live token to a user deleted while it was issued, synchronously or not', async () => {
+      const account = await t.factory.accountIdOf('default');
+      for (const mode of ['', '?async=true']) {
+        const users = await Promise.all(Array.from({ length: 12 }, () => t.factory.user(account, ['learner'])));
+        const answers = await Promise.all(users.flatMap((u) => [issue({ user_id: u.userId, name: 'racing' }), admin.delete(`/api/admin/users/${u.userId}${mode}`)]));
+        expect([mode, answers.filter((res) => ![201, 204, 404].includes(res.status)).map((res) => res.status)]).toEqual([mode, []]);
+        const live = await t.db.query<{ id: number }>('SELECT id FROM identity.api_tokens WHERE user_id = ANY($1) AND revoked_at IS NULL', [users.map((u) => u.userId)]);
+        expect([mode, live]).toEqual([mode, []]);
+      }
+    });
+
     it("answers 404 for a user of another account, an unknown id and an unknown uid, and stores nothing", async () => {
       const before = await t.factory.count('identity.api_tokens');
       for (const user_id of [stranger.userId, `uid:${stranger.uid}`, 999_999, '99999999999', 'uid:nobody-here']) {

@@ -41,10 +41,12 @@ export class ApiTokensService {
 
   /** Issues a token for a live user of the caller's account; the secret leaves only in this return value. */
   async create(scope: TenantScope, input: ApiTokenInput): Promise<{ token: ApiToken; secret: string }> {
-    const user = await this.users.find(scope, input.user_id, { active: true });
-    if (!user) throw tokenUserNotFound(input.user_id);
     const secret = generateToken();
     const token = await this.db.transaction(async () => {
+      // Held until the token commits: a deletion of the user (which locks the row) waits, then revokes this
+      // token with the others; or it went first, and the user is not found.
+      const user = await this.users.find(scope, input.user_id, { active: true, lock: 'share' });
+      if (!user) throw tokenUserNotFound(input.user_id);
       const row = await this.tokens.insert(scope, {
         userId: user.id,
         name: input.name,
