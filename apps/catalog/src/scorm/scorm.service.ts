@@ -26,6 +26,7 @@ import { courseTemplateArchived, courseTemplateNotFound, courseTemplateNotScorm 
 import { CourseTemplate } from '../course-templates/course-template.entity.js';
 import { courseTemplateEventData, DEFAULT_SCORM_SETTINGS } from '../course-templates/course-template.views.js';
 import { Enrollment } from '../enrollments/enrollment.entity.js';
+import { MarketItem } from '../markets/market.entity.js';
 import { ProgramGate } from '../programs/program-gate.js';
 import { learnerCourseNotFound } from '../learner-courses/learner-course.errors.js';
 import { reuses } from './attempts.js';
@@ -167,8 +168,8 @@ export class ScormService {
 
   /** A third-party course plays at its vendor: the launch URL its market item has (docs/catalog.md "Content markets"). */
   private async vendorUrl(enrollmentId: number, market: MarketId, itemId: string | null): Promise<string> {
-    const [item] = itemId === null ? [] : ((await this.db.manager.query(`SELECT launch_url FROM "${this.db.schema}".market_items WHERE market_id = $1 AND id = $2`, [market, itemId])) as { launch_url: string | null }[]);
-    if (!item?.launch_url) throw badRequest('NO_LAUNCH_URL', `Enrollment ${enrollmentId} is in a ${market} course whose market gives no launch URL.`);
-    return item.launch_url;
+    const item = itemId === null ? null : await this.db.manager.getRepository(MarketItem).findOne({ where: { marketId: market, id: itemId } });
+    if (!item?.launchUrl) throw badRequest('NO_LAUNCH_URL', `Enrollment ${enrollmentId} is in a ${market} course whose market gives no launch URL.`);
+    return item.launchUrl;
   }
 }
