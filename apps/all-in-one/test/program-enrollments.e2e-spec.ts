@@ -88,6 +88,43 @@ describe('program enrollments, end to end', () => {
     expect((await f.author.get(`${COURSES}/${a.id}`)).body.course_templates[0].enrollments_count).toBe(0);
   });
 
+  it('enrolls learners while the courses of the program are archived: no deadlock, and nobody is enrolled in an archived course', async () => {
+    const rounds = await Promise.all(Array.from({ length: 4 }, async () => {
+      const [a, b, c] = [await f.publishedCourse(), await f.publishedCourse(), await f.publishedCourse()];
+      const p = await program({ course_template_ids: [Number(a.id), Number(b.id), Number(c.id)] });
+      return { p, b, learners: [await f.newLearner(), await f.newLearner()] };
+    }));
+    const answers = await Promise.all(rounds.flatMap(({ p, b, learners }) => [
+      ...learners.map((l) => enrollIn(p.id, { enrollments: [{ user_id: l.userId }] })),
+      f.admin.delete(`${COURSES}/${b.id}`),
+    ]));
+    expect(answers.map((r) => `${r.status} ${r.status >= 400 ? r.text : ''}`.trim())).toEqual(rounds.flatMap(() => ['201', '201', '204']));
+    for (const { p, b } of rounds) {
+      expect((await f.author.get(`${PROGRAMS}/${p.id}`)).body.programs[0].course_template_ids).not.toContain(b.id);
+    }
+  });
+
+  it('reaches every learner with a course of the program published while they are being enrolled', async () => {
+    // The publish starts a little later each round, so one of them lands while the enrollment is under way;
+    // the draft comes first, so the enrollment's work in the courses after it is the window it falls in.
+    for (const delayMs of [0, 10, 20, 35, 50, 80]) {
+      const [draft, a, b] = [await f.createCourse(), await f.publishedCourse(), await f.publishedCourse()];
+      const p = await program({ course_template_ids: [Number(draft.id), Number(a.id), Number(b.id)] });
+      const learners = await Promise.all(Array.from({ length: 8 }, () => f.newLearner()));
+      const [enrolled, published] = await Promise.all([
+        enrollIn(p.id, { enrollments: learners.map((l) => ({ user_id: l.userId })) }),
+        new Promise((resolve) => setTimeout(resolve, delayMs)).then(() => f.admin.post(`${COURSES}/${draft.id}/publish`, {})),
+      ]);
+      expect([enrolled.status, published.status]).toEqual([201, 200]);
+      const reached = await eventually(async () => {
+        const rows = (await f.author.get(`${enrollmentsOf(draft.id)}?per_page=100`)).body.enrollments;
+        return rows.length >= learners.length ? rows : undefined;
+      }).catch(() => Promise.reject(new Error(`a learner was missed by the course published ${delayMs} ms after their enrollment began`)));
+      expect(reached.map((e: { links: { learner: { id: number } } }) => e.links.learner.id).sort()).toEqual(learners.map((l) => l.userId).sort());
+      expect(reached.every((e: { program_id: number }) => e.program_id === Number(p.id))).toBe(true);
+    }
+  });
+
   describe('the program enrollment', () => {
     const complete = (id: number, completedAt: string) => f.author.patch(`${ENROLLMENTS}/${id}`, { enrollments: [{ completed_at: completedAt }] });
     const programEnrollments = (programId: string, query = '') => f.author.get(`${PROGRAMS}/${programId}/enrollments${query}`);

@@ -1,4 +1,4 @@
-import { type CatalogFixture, COURSES, PROGRAMS, startCatalogFixture } from './catalog-fixture.js';
+import { type CatalogFixture, COURSES, PROGRAMS, startCatalogFixture, TASKS } from './catalog-fixture.js';
 
 describe('programs, end to end', () => {
   let f: CatalogFixture;
@@ -171,6 +171,33 @@ describe('programs, end to end', () => {
     ]);
     expect(answers.map((r) => r.status).every((s) => s === 204 || s === 200 || s === 400)).toBe(true);
     expect((await f.author.get(`${PROGRAMS}/${program.id}`)).body.programs[0].course_template_ids).toEqual([]);
+  });
+
+  it('archives several courses of one program at once, without a deadlock', async () => {
+    const courses = await Promise.all(Array.from({ length: 4 }, () => f.createCourse()));
+    const ids = courses.map((c) => Number(c.id));
+    const program = await createProgram({ course_template_ids: ids });
+    const archived = await Promise.all(courses.map((c) => f.admin.delete(`${COURSES}/${c.id}`)));
+    expect(archived.map((r) => `${r.status} ${r.status >= 400 ? r.text : ''}`.trim())).toEqual(['204', '204', '204', '204']);
+    expect((await f.author.get(`${PROGRAMS}/${program.id}`)).body.programs[0].course_template_ids).toEqual([]);
+  });
+
+  it('deletes a checkpoint while the course list is replaced in the older form, without a deadlock', async () => {
+    const rounds = await Promise.all(Array.from({ length: 4 }, async () => {
+      const [a, b] = [await f.createCourse(), await f.createCourse()];
+      const task = (await f.author.post(TASKS, { tasks: [{ title: 'Sign-off' }] })).body.tasks[0];
+      const p = await createProgram({ items: [{ type: 'CourseTemplate', id: Number(a.id) }, { type: 'Task', id: Number(task.id) }, { type: 'CourseTemplate', id: Number(b.id) }] });
+      return { p, a, b, task };
+    }));
+    const answers = await Promise.all(rounds.flatMap(({ p, a, b, task }) => [
+      f.author.delete(`${TASKS}/${task.id}`),
+      f.author.patch(`${PROGRAMS}/${p.id}`, { program: { course_template_ids: [Number(b.id), Number(a.id)] } }),
+    ]));
+    expect(answers.map((r) => `${r.status} ${r.status >= 400 ? r.text : ''}`.trim())).toEqual(rounds.flatMap(() => ['204', '200']));
+    for (const { p, a, b } of rounds) {
+      const items = (await f.author.get(`${PROGRAMS}/${p.id}`)).body.programs[0].items;
+      expect(items.map((i: { type: string; id: string }) => [i.type, i.id])).toEqual([['CourseTemplate', b.id], ['CourseTemplate', a.id]]);
+    }
   });
 
   it("lets the program's author and administrators change it; other authors read it and get 403", async () => {

@@ -81,11 +81,12 @@ export class CourseTemplatesService {
   }
 
   /**
-   * The course locked for this transaction (FOR UPDATE): writes to one course, its slides and its authors
-   * queue behind each other, so checks and shifts see what the previous write left.
+   * The course locked for this transaction (FOR NO KEY UPDATE, what its own UPDATE takes): writes to one
+   * course, its slides and its authors queue behind each other, so checks and shifts see what the previous
+   * write left, while rows that merely point at the course (a program's order written again) do not wait.
    */
   async lock(scope: TenantScope, id: number): Promise<CourseTemplate> {
-    const course = await this.courses.findOne(scope, { id }, { lock: 'update' });
+    const course = await this.courses.findOne(scope, { id }, { lock: 'no key update' });
     return course ?? Promise.reject(courseTemplateNotFound(id));
   }
 

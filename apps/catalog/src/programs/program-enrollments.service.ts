@@ -55,14 +55,15 @@ export class ProgramEnrollmentsService {
     // Checked with identity before anything is written (the courses' own path checks again): an unknown user enrolls nobody.
     const learners = await this.enrollments.resolve(ctx, entries.map((e) => ({ user_id: e.user_id, required: e.required, end_at: e.end_at })));
     const result = await this.db.transaction(async () => {
-      // The program stays as it is (its order too) until the enrollments commit.
-      const program = await this.programRows.findOne(ctx, { id: programId, deletedAt: IsNull() }, { lock: 'share' });
-      if (!program) throw programNotFound(programId);
-      if (!program.isPublished) throw programNotPublished(programId);
+      // The program, its order and every item of it stay as they are until the enrollments commit: an item
+      // published meanwhile waits for them, so its own reach finds these learners (the programs' lock order).
+      const held = await this.programs.holdWithItems(ctx, programId);
+      if (!held) throw programNotFound(programId);
+      if (!held.program.isPublished) throw programNotPublished(programId);
       const result: ProgramEnrollResult = { created: [], skipped: [], skippedCourses: [], createdTasks: [], skippedTaskEnrollments: [], skippedTasks: [], programEnrollments: [] };
-      for (const item of await this.programs.itemsOf(ctx, programId)) {
+      for (const item of held.items) {
         if (item.type === 'Task') {
-          const task = await this.tasks.findOne(ctx, { id: item.id }, { lock: 'share' });
+          const task = await this.tasks.findOne(ctx, { id: item.id });
           if (!task || task.deletedAt || !task.isPublished) {
             result.skippedTasks.push({ task_id: String(item.id), reason: 'not_published' });
             continue;

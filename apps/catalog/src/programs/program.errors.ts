@@ -1,4 +1,4 @@
-import { badRequest, forbidden, notFound } from '@lms/platform';
+import { badRequest, conflict, forbidden, notFound } from '@lms/platform';
 
 export const programNotFound = (id: number) => notFound('PROGRAM_NOT_FOUND', `Program ${id} does not exist.`);
 
@@ -15,3 +15,6 @@ export const programTaskInvalid = (field: string, id: number, why: string) =>
 
 export const programItemsConflict = (prefix: string) =>
   badRequest('PROGRAM_ITEMS_CONFLICT', 'Give the order as items or as course_template_ids, not both.', [{ field: `${prefix}.items`, message: 'items and course_template_ids must not be given together' }]);
+
+export const programOrderChanging = (id: number) =>
+  conflict('CONCURRENT_CHANGE', `Program ${id}'s courses and checkpoints kept changing while its learners were being enrolled; read it again before retrying.`);

@@ -20,8 +20,11 @@ import { CourseTemplate } from '../course-templates/course-template.entity.js';
 import { Task } from '../tasks/task.entity.js';
 import { ProgramCourse, ProgramTask } from './program-course.entity.js';
 import { Program } from './program.entity.js';
-import { notAProgramAuthor, programCourseInvalid, programItemsConflict, programNotFound, programTaskInvalid } from './program.errors.js';
+import { notAProgramAuthor, programCourseInvalid, programItemsConflict, programNotFound, programOrderChanging, programTaskInvalid } from './program.errors.js';
 import { type ProgramItem, programEventData, toProgramView } from './program.views.js';
+
+/** How many times an enrollment reads a program's order again when writes keep changing it meanwhile. */
+const HOLD_ATTEMPTS = 5;
 
 type ProgramFields = Partial<Pick<Program, 'title' | 'description' | 'isPublished' | 'openEnrollment'>>;
 
@@ -77,9 +80,11 @@ export function withCheckpointsKept(current: ProgramItem[], courses: ProgramItem
 
 /**
  * Programs and their ordered items: course templates and tasks (checkpoints). Lock order, so a program
- * write and an archive (or a task's deletion) never wait on each other in a circle: course rows, then
- * task rows (archive or delete: FOR UPDATE; a program write: FOR SHARE on the ones it names), then program
- * rows, then membership rows.
+ * write, an enrollment in it and an archive (or a task's deletion) never wait on each other in a circle:
+ * course rows, then task rows (archive or delete: FOR NO KEY UPDATE; a program write: FOR SHARE on the
+ * ones it names; an enrollment: FOR SHARE on all it holds), then program rows, then membership rows.
+ * Writers take NO KEY UPDATE, the strength of their own UPDATE, so the foreign-key checks of membership
+ * rows written again (which take KEY SHARE on the item) never wait on an item's archive.
  */
 @Injectable()
 export class ProgramsService {
@@ -173,7 +178,7 @@ export class ProgramsService {
 
   private async removeItem(ctx: RequestContext, gone: ProgramItem, programIds: number[]): Promise<void> {
     if (programIds.length === 0) return;
-    const programs = await this.programs.query(ctx, 'p').andWhere('p.id IN (:...ids)', { ids: programIds }).orderBy('p.id', 'ASC').setLock('pessimistic_write').getMany();
+    const programs = await this.programs.query(ctx, 'p').andWhere('p.id IN (:...ids)', { ids: programIds }).orderBy('p.id', 'ASC').setLock('for_no_key_update').getMany();
     for (const program of programs) {
       const remaining = (await this.itemsOf(ctx, program.id)).filter((item) => !(item.type === gone.type && item.id === gone.id));
       await this.clearItems(ctx, program.id);
@@ -194,6 +199,33 @@ export class ProgramsService {
   async courseIdsOf(scope: TenantScope, programId: number): Promise<number[]> {
     const rows = await this.memberships.find(scope, { where: { programId }, order: { position: 'ASC' } });
     return rows.map((row) => row.courseTemplateId);
+  }
+
+  /**
+   * The program (FOR SHARE) and its order, after every item of that order (FOR SHARE, courses then tasks),
+   * for a transaction that must see none of them archived, deleted or published until it commits
+   * (enrolling in the program). The order can only be read before the program is locked, so the program
+   * is locked under a savepoint: when a write changed the order in between, the savepoint gives the
+   * program back and the new items are locked first, never after it. Null: no such live program.
+   */
+  async holdWithItems(scope: TenantScope, id: number): Promise<{ program: Program; items: ProgramItem[] } | null> {
+    const held = new Set<string>();
+    const key = (item: ProgramItem) => `${item.type}:${item.id}`;
+    for (let attempt = 1; ; attempt++) {
+      const unheld = (await this.itemsOf(scope, id)).filter((item) => !held.has(key(item)));
+      await this.hold(scope, this.courses, unheld.flatMap((item) => (item.type === 'CourseTemplate' ? [item.id] : [])));
+      await this.hold(scope, this.tasks, unheld.flatMap((item) => (item.type === 'Task' ? [item.id] : [])));
+      for (const item of unheld) held.add(key(item));
+      await this.db.manager.query('SAVEPOINT program_order');
+      const program = await this.programs.findOne(scope, { id, deletedAt: IsNull() }, { lock: 'share' });
+      const items = program ? await this.itemsOf(scope, id) : [];
+      if (items.every((item) => held.has(key(item)))) {
+        await this.db.manager.query('RELEASE SAVEPOINT program_order');
+        return program ? { program, items } : null;
+      }
+      if (attempt === HOLD_ATTEMPTS) throw programOrderChanging(id);
+      await this.db.manager.query('ROLLBACK TO SAVEPOINT program_order');
+    }
   }
 
   /** The program's whole order: courses and tasks. */
@@ -220,7 +252,7 @@ export class ProgramsService {
    * follow); other authors of the account read it and get 403. Another account's program is a 404 first.
    */
   private async lockProgram(ctx: RequestContext, id: number): Promise<Program> {
-    const program = await this.programs.findOne(ctx, { id, deletedAt: IsNull() }, { lock: 'update' });
+    const program = await this.programs.findOne(ctx, { id, deletedAt: IsNull() }, { lock: 'no key update' });
     if (!program) throw programNotFound(id);
     if (!ctx.roles.includes('admin') && !(ctx.roles.includes('author') && program.authorId === ctx.userId)) throw notAProgramAuthor(id);
     return program;
@@ -246,14 +278,19 @@ export class ProgramsService {
     named: Named[],
     invalid: (field: string, id: number, deleted: boolean) => Error,
   ): Promise<void> {
-    if (named.length === 0) return;
-    const ids = [...new Set(named.map((n) => n.id))].sort((a, b) => a - b);
-    const rows = await repository.query(ctx, 'x').select(['x.id', 'x.deletedAt']).andWhere('x.id IN (:...ids)', { ids }).orderBy('x.id', 'ASC').setLock('pessimistic_read').getMany();
-    const found = new Map(rows.map((row) => [row.id, row]));
+    const found = await this.hold(ctx, repository, named.map((n) => n.id));
     for (const { id, field } of named) {
       const row = found.get(id);
       if (!row || row.deletedAt) throw invalid(field, id, Boolean(row));
     }
+  }
+
+  /** The rows held FOR SHARE, in id order, until the transaction ends; by id, with whether each is deleted. */
+  private async hold<T extends TenantOwned & { id: number; deletedAt: Date | null }>(scope: TenantScope, repository: TenantRepository<T>, ids: number[]): Promise<Map<number, T>> {
+    if (ids.length === 0) return new Map();
+    const sorted = [...new Set(ids)].sort((a, b) => a - b);
+    const rows = await repository.query(scope, 'x').select(['x.id', 'x.deletedAt']).andWhere('x.id IN (:...ids)', { ids: sorted }).orderBy('x.id', 'ASC').setLock('pessimistic_read').getMany();
+    return new Map(rows.map((row) => [row.id, row]));
   }
 
   private async clearItems(ctx: RequestContext, programId: number): Promise<void> {

@@ -18,7 +18,7 @@ import { slideNotFound, tooManySlides } from './slide.errors.js';
 const plain = (attributes: object): SlideAttributesView => JSON.parse(JSON.stringify(attributes)) as SlideAttributesView;
 
 /**
- * Slides of a course, edited as drafts. Every write runs under the course's row lock (FOR UPDATE), so
+ * Slides of a course, edited as drafts. Every write runs under the course's row lock (FOR NO KEY UPDATE), so
  * writes to one course's slides run one after another: draft positions stay 1..n, dense and unique
  * (the deferred unique key is the last word), however many moves arrive at once.
  */

@@ -146,7 +146,8 @@ export class TasksService {
   }
 
   private async lockForWrite(ctx: RequestContext, id: number): Promise<Task> {
-    const task = await this.tasks.findOne(ctx, { id, deletedAt: IsNull() }, { lock: 'update' });
+    // NO KEY UPDATE, what the UPDATE itself takes: a program's order written again does not wait on it.
+    const task = await this.tasks.findOne(ctx, { id, deletedAt: IsNull() }, { lock: 'no key update' });
     if (!task) throw taskNotFound(id);
     await this.guard.assertCanWrite(ctx, { type: 'Task', id });
     return task;
