@@ -1,4 +1,5 @@
-import { type ApiClient, eventually, type TestUser } from '@lms/testing';
+import pg from 'pg';
+import { type ApiClient, eventually, queryDatabase, type ApiResponse, type TestUser } from '@lms/testing';
 import { COURSES, type CatalogFixture, startCatalogFixture } from './catalog-fixture.js';
 
 export const ENROLLMENTS = '/api/author/enrollments';
@@ -17,6 +18,13 @@ export interface EnrollmentFixture extends CatalogFixture {
   enroll(courseId: string | number, entries: Record<string, unknown>[], api?: ApiClient): Promise<Record<string, any>>; // eslint-disable-line @typescript-eslint/no-explicit-any -- specs read arbitrary JSON
   /** The learner's summary once `all` reaches `count` (the completion event travels through identity). */
   summaryOnce(userId: number, count: number): Promise<Record<string, number>>;
+  /**
+   * Sends `enrolling` while the test holds the course's row (FOR UPDATE), so its transaction waits at its first
+   * lock, after identity has named the learners; runs `meanwhile`, then lets it go and answers its response.
+   */
+  enrollingHeld(courseId: string | number, enrolling: () => Promise<ApiResponse>, meanwhile: () => Promise<void>): Promise<ApiResponse>;
+  /** Waits until catalog's `consumer` has handled `count` identity events of `type` whose data has `key` = `value`. */
+  identityEventsHandled(consumer: string, type: string, key: string, value: number, count: number): Promise<void>;
 }
 
 export async function startEnrollmentFixture(durable: string, env: Record<string, string> = {}): Promise<EnrollmentFixture> {
@@ -33,6 +41,27 @@ export async function startEnrollmentFixture(durable: string, env: Record<string
       const res = await api.post(enrollmentsOf(courseId), { enrollments: entries });
       if (res.status !== 201) throw new Error(`enrolling answered ${res.status}: ${res.text}`);
       return res.body;
+    },
+    async enrollingHeld(courseId, enrolling, meanwhile) {
+      const holder = new pg.Client({ connectionString: f.t.db.url });
+      await holder.connect();
+      try {
+        await holder.query('BEGIN');
+        await holder.query('SELECT 1 FROM catalog.course_templates WHERE id = $1 FOR UPDATE', [Number(courseId)]);
+        const response = enrolling();
+        const waits = 'SELECT 1 FROM pg_stat_activity WHERE pg_backend_pid() = ANY (pg_blocking_pids(pid))';
+        await eventually(async () => ((await holder.query(waits)).rowCount ? true : undefined));
+        await meanwhile();
+        await holder.query('COMMIT');
+        return await response;
+      } finally {
+        await holder.end();
+      }
+    },
+    async identityEventsHandled(consumer, type, key, value, count) {
+      const handled = `SELECT count(*)::int AS n FROM catalog.inbox i JOIN identity.outbox o ON o.id = i.event_id
+                        WHERE i.consumer = $1 AND o.type = $2 AND o.payload->'data'->>$3 = $4`;
+      await eventually(async () => ((await queryDatabase<{ n: number }>(f.t.db.url, handled, [consumer, type, key, String(value)]))[0].n >= count ? true : undefined));
     },
     summaryOnce: (userId, count) =>
       eventually(async () => {

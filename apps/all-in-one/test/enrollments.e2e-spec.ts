@@ -238,6 +238,24 @@ describe('course enrollments, end to end', () => {
     const removed = (await f.admin.get(`${enrollmentsOf(open.id)}?state=removed`)).body.enrollments[0];
     expect(removed).toMatchObject({ id: openId, removal_reason: 'user_deleted' });
     expect((await f.admin.get(`${enrollmentsOf(done.id)}?state=complete`)).body.enrollments.map((e: { id: number }) => e.id)).toEqual([doneId]);
+    // Publishing with re_enroll gives the completed learners a new attempt, but not a deleted one.
+    expect((await f.admin.post(`${COURSES}/${done.id}/publish`, { re_enroll: true })).status).toBe(200);
+    expect((await f.admin.get(enrollmentsOf(done.id))).body.enrollments.map((e: { id: number; state: string }) => [e.id, e.state])).toEqual([[doneId, 'complete']]);
+  });
+
+  it('leaves no open enrollment of users deleted while they are being enrolled', async () => {
+    const course = await f.publishedCourse({ title: 'Leaving' });
+    const users = await Promise.all(Array.from({ length: 4 }, () => f.newLearner()));
+    const [deleted, kept] = [users.slice(0, 2), users.slice(2)];
+    // Identity vouched for all four; two are deleted, and catalog has handled that, before the enrollment's transaction begins.
+    const enrolled = await f.enrollingHeld(course.id, () => f.admin.post(enrollmentsOf(course.id), { enrollments: users.map((u) => ({ user_id: u.userId })) }), async () => {
+      for (const u of deleted) expect((await f.admin.delete(`/api/admin/users/${u.userId}`)).status).toBe(204);
+      for (const u of deleted) await f.identityEventsHandled('catalog-enrollments-user-deleted', 'identity.user.deleted', 'user_id', u.userId, 1);
+    });
+    expect(enrolled.status).toBe(201);
+    const learners = (body: { enrollments: { links: { learner: { id: number } } }[] }) => body.enrollments.map((e) => e.links.learner.id).sort((a, b) => a - b);
+    expect(learners(enrolled.body)).toEqual(kept.map((u) => u.userId).sort((a, b) => a - b));
+    expect(learners((await f.admin.get(enrollmentsOf(course.id))).body)).toEqual(kept.map((u) => u.userId).sort((a, b) => a - b));
   });
 
   it("answers 404 for another account's course and enrollment, and 403 outside the author audience", async () => {

@@ -60,6 +60,23 @@ describe('group enrollments, end to end', () => {
     expect((await f.admin.get(`${enrollmentsOf(course.id)}?state=active`)).body.enrollments.map((e: { id: number }) => e.id)).toEqual([startedId]);
   });
 
+  it('leaves no open enrollment the group brought to learners who leave it while it is being enrolled', async () => {
+    const course = await f.publishedCourse({ title: 'Movers' });
+    const members = await Promise.all(Array.from({ length: 4 }, () => f.newLearner()));
+    const groupId = await newGroup('Movers', members.map((m) => m.userId));
+    const [leavers, stayers] = [members.slice(0, 2), members.slice(2)];
+    // Identity named all four; two leave, and catalog has handled that (nothing to withdraw yet), before the enrollment's transaction begins.
+    const enrolled = await f.enrollingHeld(course.id, () => f.author.post(enrollmentsOf(course.id), { enrollments: [{ group_id: groupId }] }), async () => {
+      for (const m of leavers) expect((await f.admin.delete(`${GROUPS}/${groupId}/learners/${m.userId}`)).status).toBe(204);
+      await f.identityEventsHandled('catalog-enrollments-groups', 'identity.group_membership.removed', 'group_id', groupId, leavers.length);
+    });
+    expect(enrolled.status).toBe(201);
+    const ids = (users: { userId: number }[]) => users.map((u) => u.userId).sort((a, b) => a - b);
+    expect(enrolled.body.enrollments.map((e: { links: { learner: { id: number } } }) => e.links.learner.id).sort((a: number, b: number) => a - b)).toEqual(ids(stayers));
+    expect(await learnersOf(course.id)).toEqual(ids(stayers));
+    expect(await learnersOf(course.id, '&state=removed')).toEqual(ids(leavers));
+  });
+
   it('refuses deleted and foreign groups (400) and keeps what a deleted group brought', async () => {
     const course = await f.publishedCourse({ title: 'Gone group' });
     const member = await f.newLearner();

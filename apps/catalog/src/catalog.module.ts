@@ -29,6 +29,8 @@ import { ReEnrollmentSweep } from './enrollments/re-enrollment-sweep.js';
 import { CatalogFileSweep } from './files/catalog-file-sweep.js';
 import { Sweeps1767500000000 } from './migrations/1767500000000-sweeps.js';
 import { MarketItemLaunchUrl1767600000000 } from './migrations/1767600000000-market-item-launch-url.js';
+import { DepartedUsers1767700000000 } from './migrations/1767700000000-departed-users.js';
+import { DepartedUsers } from './enrollments/departed-users.js';
 import { LockablesHandlers } from './lockables/lockables.handlers.js';
 import { InitialCatalog1763800000000 } from './migrations/1763800000000-initial-catalog.js';
 import { IdempotencyKeys1764350000000 } from './migrations/1764350000000-idempotency-keys.js';
@@ -151,6 +153,7 @@ export const CATALOG_MIGRATIONS = [
   FilterIndexes1767060000000,
   Sweeps1767500000000,
   MarketItemLaunchUrl1767600000000,
+  DepartedUsers1767700000000,
 ];
 
 @Module({
@@ -175,6 +178,7 @@ export const CATALOG_MIGRATIONS = [
     ProgramGate,
     EnrollmentsService,
     EnrollmentLifecycle,
+    DepartedUsers,
     PublishEnrollments,
     ReEnrollmentSweep,
     CatalogFileSweep,

@@ -11,6 +11,7 @@ import {
 } from '@lms/contracts';
 import { Database, InjectTenantRepository, Outbox, type TenantRepository, type TenantScope } from '@lms/platform';
 import { CourseTemplate } from '../course-templates/course-template.entity.js';
+import { DepartedUsers } from './departed-users.js';
 import { type EnrollableType, Enrollment } from './enrollment.entity.js';
 import { completedInFuture, enrollmentNotFound, enrollmentTransitionInvalid } from './enrollment.errors.js';
 import { enrollmentEventData } from './enrollment.views.js';
@@ -35,6 +36,7 @@ export class EnrollmentLifecycle {
     private readonly outbox: Outbox,
     @InjectTenantRepository(Enrollment) private readonly enrollments: TenantRepository<Enrollment>,
     @InjectTenantRepository(CourseTemplate) private readonly courses: TenantRepository<CourseTemplate>,
+    private readonly departed: DepartedUsers,
   ) {}
 
   async update(ctx: RequestContext, id: number, changes: EnrollmentChanges): Promise<Enrollment> {
@@ -109,9 +111,13 @@ export class EnrollmentLifecycle {
     });
   }
 
-  /** `identity.user.deleted`: the user's open (not complete) enrollments are withdrawn; completions stay. */
+  /**
+   * `identity.user.deleted`: the user's open (not complete) enrollments are withdrawn; completions stay. Recorded
+   * first (DepartedUsers), so an enrollment of theirs still being inserted commits before this looks, or never.
+   */
   async withdrawUser(scope: TenantScope, userId: number): Promise<number> {
     return this.db.transaction(async () => {
+      await this.departed.record(scope, userId);
       const open = await this.enrollments
         .query(scope, 'e')
         .andWhere("e.user_id = :userId AND e.deleted_at IS NULL AND e.state <> 'complete'", { userId })

@@ -15,6 +15,8 @@ import { IdentityDirectory } from '../directory/identity-directory.js';
 import { type EnrollableType, Enrollment } from './enrollment.entity.js';
 import { courseNotPublished, learnerInvalid, notAnEnroller } from './enrollment.errors.js';
 import { enrollmentEventData } from './enrollment.views.js';
+import { DepartedUsers } from './departed-users.js';
+import { EnrollmentLifecycle } from './enrollment-lifecycle.service.js';
 import { GroupEnrollment } from './group-enrollment.entity.js';
 
 const DAY_MS = 86_400_000;
@@ -61,6 +63,8 @@ export class EnrollmentsService {
     @InjectTenantRepository(Enrollment) private readonly enrollments: TenantRepository<Enrollment>,
     @InjectTenantRepository(CourseTemplate) private readonly courses: TenantRepository<CourseTemplate>,
     @InjectTenantRepository(GroupEnrollment) private readonly groupEnrollments: TenantRepository<GroupEnrollment>,
+    private readonly departed: DepartedUsers,
+    private readonly lifecycle: EnrollmentLifecycle,
   ) {}
 
   /** Authors and administrators manage enrollments (the gateway checks the audience; a service checks again). */
@@ -87,12 +91,18 @@ export class EnrollmentsService {
       return this.insertTargets(ctx, course, targets.list, source);
     });
     if (groups.length === 0) return result;
-    // Learners who joined a group between identity's answer and the commit above: the membership
-    // consumer found no group enrollment then, so a second look after the commit enrolls them.
-    const late = (await this.resolve(ctx, groups)).list.filter((t) => !result.created.some((e) => e.userId === t.userId) && !result.skipped.some((s) => s.user_id === t.userId));
-    if (late.length === 0) return result;
-    const more = await this.db.transaction(async () => this.insertTargets(ctx, await this.lockCourse(ctx, courseTemplateId), late, source));
-    return { created: [...result.created, ...more.created], skipped: [...result.skipped, ...more.skipped] };
+    // Membership changes between identity's answer and the commit above: the membership consumer saw no
+    // group enrollment, or not these enrollments, then. A second look after the commit does what it would
+    // have done: learners who joined are enrolled, and the group's enrollments of those who left go. A
+    // change after this look finds the commit, so one of the two always sees the other.
+    const now = (await this.resolve(ctx, groups)).list;
+    const groupOf = new Map(now.map((t) => [t.userId, t.groupId]));
+    const left = result.created.filter((e) => e.groupId !== null && groupOf.get(e.userId) !== e.groupId);
+    for (const e of left) await this.lifecycle.leaveGroup(ctx, e.groupId!, e.userId);
+    const late = now.filter((t) => !result.created.some((e) => e.userId === t.userId) && !result.skipped.some((s) => s.user_id === t.userId));
+    const more = late.length === 0 ? { created: [], skipped: [] } : await this.db.transaction(async () => this.insertTargets(ctx, await this.lockCourse(ctx, courseTemplateId), late, source));
+    const gone = new Set(left.map((e) => e.id));
+    return { created: [...result.created.filter((e) => !gone.has(e.id)), ...more.created], skipped: [...result.skipped, ...more.skipped] };
   }
 
   /**
@@ -157,7 +167,9 @@ export class EnrollmentsService {
    */
   async insertEnrollments(scope: TenantScope, item: { type: EnrollableType; id: number; dueAt: Date | null }, targets: Target[], source: EnrollmentSource = {}): Promise<EnrollResult> {
     const fallbackDue = item.dueAt;
-    const rows = targets.map((t) => ({
+    // A user deleted since identity vouched for them is left out (DepartedUsers: the deletion meets this insert).
+    const departed = await this.departed.among(scope, targets.map((t) => t.userId));
+    const rows = targets.filter((t) => !departed.has(t.userId)).map((t) => ({
       enrollableType: item.type,
       enrollableId: item.id,
       userId: t.userId,
@@ -175,7 +187,7 @@ export class EnrollmentsService {
     const created = ids.length === 0 ? [] : await this.enrollments.query(scope, 'e').andWhere('e.id = ANY(:ids)', { ids }).orderBy('e.id', 'ASC').getMany();
     for (const enrollment of created) await this.outbox.add(scope, ENROLLMENT_CREATED_EVENT, enrollmentEventData(enrollment), String(enrollment.id));
     const createdUsers = new Set(created.map((e) => e.userId));
-    const skippedUsers = targets.map((t) => t.userId).filter((id) => !createdUsers.has(id));
+    const skippedUsers = targets.map((t) => t.userId).filter((id) => !createdUsers.has(id) && !departed.has(id));
     const existing = skippedUsers.length === 0 ? [] : await this.live(scope, item, skippedUsers);
     const skipped = existing.map((e): SkippedEnrollmentView => ({ user_id: e.userId, reason: 'already_enrolled', enrollment_id: e.id }));
     return { created, skipped };

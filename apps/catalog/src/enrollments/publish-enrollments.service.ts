@@ -8,6 +8,7 @@ import {
 } from '@lms/contracts';
 import { InjectTenantRepository, Outbox, type TenantRepository, type TenantScope } from '@lms/platform';
 import type { CourseTemplate } from '../course-templates/course-template.entity.js';
+import { DepartedUsers } from './departed-users.js';
 import { EnrollmentLifecycle } from './enrollment-lifecycle.service.js';
 import { Enrollment } from './enrollment.entity.js';
 import { enrollmentEventData } from './enrollment.views.js';
@@ -27,6 +28,7 @@ export class PublishEnrollments {
     private readonly outbox: Outbox,
     private readonly lifecycle: EnrollmentLifecycle,
     @InjectTenantRepository(Enrollment) private readonly enrollments: TenantRepository<Enrollment>,
+    private readonly departed: DepartedUsers,
   ) {}
 
   /** The learners the filter selects among the course's live enrollments, by user id. */
@@ -66,11 +68,15 @@ export class PublishEnrollments {
     return this.newAttempts(scope, course, completed, now);
   }
 
-  /** Retires each completed enrollment and gives its learner a new one (shared with the expiry sweep). */
+  /**
+   * Retires each completed enrollment and gives its learner a new one (shared with the expiry sweep). A
+   * deleted learner's completion stays as it is: history, with no new attempt to withdraw.
+   */
   async newAttempts(scope: TenantScope, course: CourseTemplate, completed: Enrollment[], now = new Date()): Promise<Enrollment[]> {
     const due = defaultDueAt(course, now);
     const fresh: Enrollment[] = [];
-    for (const old of completed) {
+    const departed = await this.departed.among(scope, completed.map((e) => e.userId));
+    for (const old of completed.filter((e) => !departed.has(e.userId))) {
       await this.lifecycle.retire(scope, old, 're_enrolled');
       const next = await this.enrollments.insert(scope, {
         enrollableType: 'CourseTemplate',

@@ -66,6 +66,8 @@ export class ReEnrollmentSweep implements OnApplicationBootstrap, OnModuleDestro
           WHERE e.enrollable_type = 'CourseTemplate' AND e.deleted_at IS NULL AND e.state = 'complete'
             AND e.expires_at IS NOT NULL AND c.auto_re_enroll AND c.deleted_at IS NULL
             AND e.expires_at - make_interval(days => coalesce(c.re_enrollment_period, 0)) <= now()
+            -- A deleted learner's completion is history: no new attempt (DepartedUsers).
+            AND NOT EXISTS (SELECT 1 FROM catalog.departed_users d WHERE d.account_id = e.account_id AND d.user_id = e.user_id)
           ORDER BY e.expires_at, e.id
           LIMIT $1
           FOR UPDATE OF e SKIP LOCKED`,

@@ -4,6 +4,7 @@ import { pageWindow } from '@lms/contracts';
 import { IsNull } from 'typeorm';
 import { Database, InjectTenantRepository, type TenantRepository, type TenantScope } from '@lms/platform';
 import { CourseTemplate } from '../course-templates/course-template.entity.js';
+import { DepartedUsers } from '../enrollments/departed-users.js';
 import type { Enrollment } from '../enrollments/enrollment.entity.js';
 import { defaultDueAt, EnrollmentsService } from '../enrollments/enrollments.service.js';
 import { Task } from '../tasks/task.entity.js';
@@ -41,6 +42,7 @@ export class ProgramEnrollmentsService {
     @InjectTenantRepository(Task) private readonly tasks: TenantRepository<Task>,
     @InjectTenantRepository(ProgramEnrollment) private readonly programEnrollments: TenantRepository<ProgramEnrollment>,
     private readonly progress: ProgramProgress,
+    private readonly departed: DepartedUsers,
   ) {}
 
   async enroll(ctx: RequestContext, programId: number, entries: ProgramEnrollmentEntry[]): Promise<ProgramEnrollResult> {
@@ -97,6 +99,8 @@ export class ProgramEnrollmentsService {
   private async recordProgramEnrollments(ctx: RequestContext, programId: number, entries: ProgramEnrollmentEntry[]): Promise<ProgramEnrollment[]> {
     const first = new Map<number, ProgramEnrollmentEntry>();
     for (const e of entries) if (!first.has(e.user_id)) first.set(e.user_id, e);
+    // A user deleted meanwhile is left out, as from the courses (DepartedUsers).
+    for (const userId of await this.departed.among(ctx, [...first.keys()])) first.delete(userId);
     await this.programEnrollments.insertNew(
       ctx,
       [...first.values()].map((e) => ({ programId, userId: e.user_id, subAccountId: ctx.subAccountId, required: e.required ?? true, dueAt: e.end_at ? new Date(e.end_at) : null })),

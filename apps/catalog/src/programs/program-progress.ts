@@ -12,6 +12,7 @@ import {
   UserEventData,
 } from '@lms/contracts';
 import { CONSUMER_RETRY, Database, eventData, eventDataId, InjectTenantRepository, MESSAGE_BUS, type MessageBus, Outbox, type Subscription, subscribeWithInbox, type TenantRepository, type TenantScope } from '@lms/platform';
+import { DepartedUsers } from '../enrollments/departed-users.js';
 import { defaultDueAt, EnrollmentsService } from '../enrollments/enrollments.service.js';
 import { Task } from '../tasks/task.entity.js';
 
@@ -72,6 +73,7 @@ export class ProgramProgress implements OnApplicationBootstrap, OnModuleDestroy 
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     private readonly enrollments: EnrollmentsService,
     @InjectTenantRepository(Task) private readonly tasks: TenantRepository<Task>,
+    private readonly departed: DepartedUsers,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -243,12 +245,18 @@ export class ProgramProgress implements OnApplicationBootstrap, OnModuleDestroy 
     });
   }
 
-  /** `identity.user.deleted`: the user's open program enrollments are withdrawn (completed ones stay as history). */
+  /**
+   * `identity.user.deleted`: the user's open program enrollments are withdrawn (completed ones stay as history),
+   * after the departure is recorded (DepartedUsers), as the course enrollments' own consumer does.
+   */
   private async withdrawUser(scope: TenantScope, userId: number): Promise<void> {
-    await this.db.manager.query(
-      'UPDATE catalog.program_enrollments SET deleted_at = now(), updated_at = now() WHERE account_id = $1 AND user_id = $2 AND deleted_at IS NULL AND completed_at IS NULL',
-      [scope.accountId, userId],
-    );
+    await this.db.transaction(async (manager) => {
+      await this.departed.record(scope, userId);
+      await manager.query(
+        'UPDATE catalog.program_enrollments SET deleted_at = now(), updated_at = now() WHERE account_id = $1 AND user_id = $2 AND deleted_at IS NULL AND completed_at IS NULL',
+        [scope.accountId, userId],
+      );
+    });
   }
 }
 
