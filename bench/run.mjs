@@ -197,8 +197,13 @@ const passes = () => [
 
 const USERS_PATH = `/api/admin/users?per_page=50`;
 
-/** The `next` URL of a Link header, path-absolute. */
-const nextLink = (link) => /<([^>]*)>; rel="next"/.exec(link ?? '')?.[1];
+/** The `next` URL of a Link header (absolute), as a path of the topology's base URL. */
+const nextLink = (link) => {
+  const url = /<([^>]*)>; rel="next"/.exec(link ?? '')?.[1];
+  if (!url) return undefined;
+  const { pathname, search } = new URL(url, 'http://base.invalid');
+  return pathname + search;
+};
 
 /** Follows `next` from the first page of the users list `hops` times; answers the page reached. */
 async function deepUsersPage(topology, hops) {

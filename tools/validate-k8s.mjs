@@ -50,6 +50,7 @@ const NOT_WIRED = {
   METRICS_TOKEN: '/metrics is served on HEALTH_PORT, inside the cluster only',
   EMBEDDED_POSTGRES_PORT: 'the all-in-one embedded database, which Kubernetes does not run',
   NATS_NAMESPACE: 'only for systems sharing one NATS server; an overlay sets it (the NATS users are rendered for it)',
+  PUBLIC_URL: 'the ingress\'s public URL, which only an overlay knows (the production overlay sets it)',
 };
 /** Namespaced kinds that live at cluster scope (no metadata.namespace). */
 /** The NATS server's users and permissions (k8s/base/nats/authorization.conf), rendered from the one source. */

@@ -242,6 +242,12 @@ describe('scripts written for the original service, unchanged (end to end)', () 
       expect(Number(res.headers['x-total-count'])).toBeGreaterThan(1);
       // The users list pages by keyset: its next link carries a bookmark rather than the page number.
       expect(res.headers.link).toMatch(/page=(2|bookmark:[A-Za-z0-9_-]+)&per_page=1>; rel="next"/);
+      // requests.get(r.links['next']['url']) needs an absolute URL: the link names this server, and leads on.
+      const next = /<([^>]*)>; rel="next"/.exec(String(res.headers.link))![1];
+      expect(new URL(next).origin).toBe(new URL(t.system.url).origin);
+      const second = await send('GET', next, { authorization: `Basic ${adminToken}` });
+      expect(second.status).toBe(200);
+      expect(second.json.users[0].id).not.toBe(res.json.users[0].id);
       const bad = await send('GET', '/api/admin/users?limit=0', { authorization: `Basic ${adminToken}` });
       expect([bad.status, bad.json.errors[0].field]).toEqual([400, 'limit']);
     });

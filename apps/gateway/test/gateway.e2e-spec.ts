@@ -550,7 +550,8 @@ describe('gateway (e2e)', () => {
       expect(res.status).toBe(200);
       expect(res.headers.get('x-total-count')).toBe('35');
       expect(res.body.meta).toEqual({});
-      const q = (page: number) => `/api/author/widgets?sort=name&includes[]=counts&page=${page}&per_page=10`;
+      // Absolute, on the request's own Host (no PUBLIC_URL here): clients follow a link as it is.
+      const q = (page: number) => `${api.baseUrl}/api/author/widgets?sort=name&includes[]=counts&page=${page}&per_page=10`;
       expect(res.headers.get('link')).toBe(`<${q(1)}>; rel="first", <${q(1)}>; rel="prev", <${q(3)}>; rel="next", <${q(4)}>; rel="last"`);
     });
 
@@ -558,7 +559,7 @@ describe('gateway (e2e)', () => {
       const res = await api.get('/api/author/widgets?limit=10&page=2&sort=name');
       expect(res.status).toBe(200);
       expect(calls[S.list].at(-1)?.query).toEqual({ sort: 'name', page: 2, per_page: 10 });
-      expect(res.headers.get('link')).toContain('</api/author/widgets?sort=name&page=3&per_page=10>; rel="next"');
+      expect(res.headers.get('link')).toContain(`<${api.baseUrl}/api/author/widgets?sort=name&page=3&per_page=10>; rel="next"`);
       expect((await api.get('/api/author/widgets?limit=10&per_page=10')).status).toBe(200);
       const clash = await api.get('/api/author/widgets?limit=10&per_page=20');
       expectProblem(clash, 400, 'VALIDATION_FAILED');
@@ -573,7 +574,8 @@ describe('gateway (e2e)', () => {
     it('forwards the default page size when none is asked', async () => {
       const res = await api.get('/api/author/widgets');
       expect(calls[S.list].at(-1)?.query).toEqual({ page: 1, per_page: 50 });
-      expect(res.headers.get('link')).toBe('</api/author/widgets?page=1&per_page=50>; rel="first", </api/author/widgets?page=1&per_page=50>; rel="last"');
+      const first = `${api.baseUrl}/api/author/widgets?page=1&per_page=50`;
+      expect(res.headers.get('link')).toBe(`<${first}>; rel="first", <${first}>; rel="last"`);
     });
   });
 

@@ -1,4 +1,6 @@
 export interface PageLinkInput {
+  /** Where the links start: the API's public base URL, e.g. `https://lms.example.com` (`publicBase`). */
+  base: string;
   /** Path of the list as requested, e.g. `/api/author/custom_fields`. */
   path: string;
   /** The request's query without `?`; every parameter but `page`, `per_page` and `limit` is kept as sent. */
@@ -27,10 +29,23 @@ export function lastPage(total: number, perPage: number): number {
   return Math.max(1, Math.ceil(total / perPage));
 }
 
-/** RFC 8288 `Link` value with first, prev, next and (for a counted list) last, as path-absolute URLs. */
-export function pageLinks({ path, search, page, perPage, size, next }: PageLinkInput): string {
+/** A Host header as a URL authority may hold it: a name or an address, and a port. */
+const HOST = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+
+/**
+ * The base of the links: PUBLIC_URL when set; else the request's scheme and Host, as the original service
+ * answered (clients such as Python's requests follow a link as it is, and cannot follow a bare path); else
+ * (no usable Host) nothing, so the links stay path-absolute.
+ */
+export function publicBase(publicUrl: string | undefined, protocol: string, host: string | undefined): string {
+  if (publicUrl) return publicUrl;
+  return host && HOST.test(host) ? `${protocol}://${host}` : '';
+}
+
+/** RFC 8288 `Link` value with first, prev, next and (for a counted list) last, as absolute URLs. */
+export function pageLinks({ base, path, search, page, perPage, size, next }: PageLinkInput): string {
   const kept = search.split('&').filter((pair) => pair !== '' && !PAGING_KEYS.has(keyOf(pair)));
-  const url = (n: number | string) => `${path}?${[...kept, `page=${n}`, `per_page=${perPage}`].join('&')}`;
+  const url = (n: number | string) => `${base}${path}?${[...kept, `page=${n}`, `per_page=${perPage}`].join('&')}`;
   const last = typeof size === 'number' ? lastPage(size, perPage) : undefined;
   const links: [string, number | string][] = [['first', 1]];
   if (page > 1) links.push(['prev', last === undefined ? page - 1 : Math.min(page - 1, last)]);

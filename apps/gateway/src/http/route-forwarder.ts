@@ -1,10 +1,11 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { Principal, RequestContext, RouteDefinition, RpcReply, RpcRequest } from '@lms/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { idempotencyKeyOf } from '../idempotency/idempotency-key.js';
 import { declaredHeaders } from './declared-headers.js';
 import { entityTag, ifNoneMatchHits } from './etag.js';
-import { pageLinks } from './link-header.js';
+import { GATEWAY_DEPS, type GatewayDeps } from '../gateway-deps.js';
+import { pageLinks, publicBase } from './link-header.js';
 import { RpcReplyError } from './problem.js';
 import { pathOf, searchOf } from './query-normaliser.js';
 import { readInput, type PageRequest, type RouteInput } from './request-input.js';
@@ -34,6 +35,7 @@ export class RouteForwarder {
   constructor(
     private readonly services: ServiceClient,
     private readonly uploads: Uploads,
+    @Inject(GATEWAY_DEPS) private readonly deps: GatewayDeps,
   ) {}
 
   async handle(route: RouteDefinition, principal: Principal, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
@@ -75,7 +77,8 @@ export class RouteForwarder {
     }
     const size = answer.total ?? (answer.more === undefined ? undefined : { more: answer.more });
     if (route.paged && page && size !== undefined) {
-      const pages = pageLinks({ path: pathOf(request.url), search: searchOf(request.url), page: page.page, perPage: page.perPage, size, next: answer.next });
+      const base = publicBase(this.deps.runtime.config.publicUrl, request.protocol, request.host);
+      const pages = pageLinks({ base, path: pathOf(request.url), search: searchOf(request.url), page: page.page, perPage: page.perPage, size, next: answer.next });
       reply.header('link', route.deprecated ? `${String(reply.getHeader('link'))}, ${pages}` : pages);
       // Only a counted list has a total to tell.
       if (typeof size === 'number') reply.header('x-total-count', String(size));

@@ -32,6 +32,15 @@ describe('loadConfig', () => {
     for (const value of ['0', '-5', '1.5', 'soon', '86401']) expect(errorOf(() => loadConfig({ LOCK_TTL_SECONDS: value }))).toMatch(/^LOCK_TTL_SECONDS must be an integer/);
   });
 
+  it('PUBLIC_URL: unset by default; a base http(s) URL without its trailing slash; anything else refused', () => {
+    expect(loadConfig({}).publicUrl).toBeUndefined();
+    expect(loadConfig({ PUBLIC_URL: 'https://lms.example.com/' }).publicUrl).toBe('https://lms.example.com');
+    expect(loadConfig({ PUBLIC_URL: 'https://example.com/lms/' }).publicUrl).toBe('https://example.com/lms');
+    expect(errorOf(() => loadConfig({ PUBLIC_URL: 'lms.example.com' }))).toMatch(/^PUBLIC_URL is not a URL/);
+    expect(errorOf(() => loadConfig({ PUBLIC_URL: 'ftp://lms.example.com' }))).toMatch(/^PUBLIC_URL must use http: or https:/);
+    expect(errorOf(() => loadConfig({ PUBLIC_URL: 'https://lms.example.com/?a=1' }))).toMatch(/^PUBLIC_URL must be a base URL/);
+  });
+
   it('all-in-one refuses NATS_URL without DATABASE_URL: an embedded database must not serve a shared bus', () => {
     expect(errorOf(() => assertAllInOneConfig(loadConfig({ NATS_URL: NATS, CONTEXT_SIGNING_KEY: KEY })))).toMatch(/^DATABASE_URL must be set when NATS_URL is set/);
     expect(() => assertAllInOneConfig(loadConfig({}))).not.toThrow();

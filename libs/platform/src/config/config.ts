@@ -47,6 +47,11 @@ export interface PlatformConfig {
   bootstrapAccount: string;
   /** Unset: the gateway's public port does not serve `/metrics` (the health port does); set: it does, to this bearer token only. */
   metricsToken?: string;
+  /**
+   * The API's public base URL (PUBLIC_URL, `https://lms.example.com`, a path prefix allowed), without a
+   * trailing slash: `Link` URLs are absolute against it. Unset: against the request's own Host.
+   */
+  publicUrl?: string;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 }
 
@@ -130,8 +135,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlatformConfig
     bootstrapAdminToken: token,
     bootstrapAccount: account,
     metricsToken,
+    publicUrl: publicUrl(env),
     logLevel,
   };
+}
+
+function publicUrl(env: NodeJS.ProcessEnv): string | undefined {
+  const raw = env.PUBLIC_URL;
+  if (raw === undefined || raw.trim() === '') return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`PUBLIC_URL is not a URL: "${raw}"`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new ConfigError(`PUBLIC_URL must use http: or https:, got "${parsed.protocol}"`);
+  if (parsed.search || parsed.hash || parsed.username || parsed.password) throw new ConfigError('PUBLIC_URL must be a base URL: no query, fragment or credentials');
+  return `${parsed.origin}${parsed.pathname}`.replace(/\/+$/, '');
 }
 
 function natsCredentials(env: NodeJS.ProcessEnv, natsUrl: string | undefined): NatsCredentials | undefined {
