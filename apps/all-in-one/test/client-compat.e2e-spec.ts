@@ -234,6 +234,22 @@ describe('scripts written for the original service, unchanged (end to end)', () 
     });
   });
 
+  (catalog ? describe : describe.skip)('numbers and booleans as text in a JSON body', () => {
+    it('reads them as the field is typed, as Rails did: an id sent back as it was read enrolls its learner', async () => {
+      const json = (method: string, path: string, body: unknown) => send(method, path, { authorization: `Basic ${adminToken}`, contentType: 'application/json', body: JSON.stringify(body) });
+      const created = await json('POST', '/api/author/course_templates', { course_templates: [{ title: 'Texts', course_type: 'native', is_published: 'true', has_unpublished_changes: 'false', default_days_until_due: '30' }] });
+      expect(created.status).toBe(201);
+      const course = created.json.course_templates[0];
+      expect(course).toMatchObject({ is_published: true, default_days_until_due: 30 });
+      // Learner ids are answered as strings (the spec's Learner.id); a script sends them back as they came.
+      const enrolled = await json('POST', `/api/author/course_templates/${course.id}/enrollments`, { enrollments: [{ user_id: String(learner.userId), required: 'false' }] });
+      expect(enrolled.status).toBe(201);
+      expect(enrolled.json.enrollments[0]).toMatchObject({ required: false, links: { learner: { id: learner.userId } } });
+      const bad = await json('POST', `/api/author/course_templates/${course.id}/enrollments`, { enrollments: [{ user_id: 'eight' }] });
+      expect([bad.status, bad.json.errors.map((e: { field: string }) => e.field)]).toEqual([400, ['enrollments[0].user_id']]);
+    });
+  });
+
   describe('limit', () => {
     it('pages every list like per_page, and the links say per_page', async () => {
       const res = await send('GET', '/api/admin/users?limit=1', { authorization: `Basic ${adminToken}` });

@@ -401,11 +401,18 @@ describe('groups and group learners, end to end (gateway → NATS → identity �
       expect(await memberIds(group.id)).toEqual([]);
     });
 
+    it('reads a user_id sent as numeric text as the id, as the original service did (a script sends back the string it read)', async () => {
+      const group = await createGroup({ name: 'Learners as text' });
+      const res = await admin.post(learnersOf(group.id), { users: [{ user_id: String(people[0].userId) }] });
+      expect(res.status).toBe(201);
+      expect(await memberIds(group.id)).toEqual([String(people[0].userId)]);
+    });
+
     it.each([
       ['an empty users array', { users: [] }],
       ['no users key', { user_ids: [1] }],
       ['a non-integer user_id', { users: [{ user_id: 'abc' }] }],
-      ['a numeric-text user_id', { users: [{ user_id: '12' }] }],
+      ['a user_id that is text but no integer', { users: [{ user_id: '12.5' }] }],
       ['a user_id out of range', { users: [{ user_id: 99999999999 }] }],
       ['an unknown element field (mass assignment)', { users: [{ user_id: 1, group_id: 2 }] }],
       ['an unknown top-level field (mass assignment)', { users: [{ user_id: 1 }], account_id: 2 }],

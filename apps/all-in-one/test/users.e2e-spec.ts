@@ -270,7 +270,7 @@ describe('users (admin), end to end (gateway → NATS → identity → Postgres)
       // Next links carry an opaque bookmark; prev and last keep page numbers.
       expect(bookmarks.every((next) => /[?&]page=bookmark:[A-Za-z0-9_-]+(&|$)/.test(next))).toBe(true);
       const third = await admin.get(bookmarks[1]);
-      expect(rel(third.headers.get('link'), 'prev')).toBe(`${USERS}?page=2&per_page=2`);
+      expect(rel(third.headers.get('link'), 'prev')).toBe(`${admin.baseUrl}${USERS}?page=2&per_page=2`);
       expect(third.body.users).toEqual((await admin.get(`${USERS}?per_page=2&page=3`)).body.users);
       // A bookmark of this account's users lists nothing of another account's.
       const theirs = await admin.as(stranger.token).get(bookmarks[0]);

@@ -17,7 +17,8 @@ export class ApiClient {
   }
 
   async request(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse> {
-    const res = await fetch(`${this.baseUrl}${path}`, {
+    // An absolute URL (a Link header's) is followed as it is, as clients do.
+    const res = await fetch(/^https?:\/\//.test(path) ? path : `${this.baseUrl}${path}`, {
       method,
       redirect: 'manual',
       headers: {

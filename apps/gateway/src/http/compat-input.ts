@@ -5,7 +5,7 @@ import { AS_USER_PARAM, takesAsUser } from '../auth/masquerade.js';
 import { DtoSchemas } from '../openapi/dto-schemas.js';
 import { ProblemError } from './problem.js';
 import { normaliseQuery, searchOf, type RawQuery } from './query-normaliser.js';
-import { buildParams, compileCoercer, formPairs, ParamsError, rootOf, type Coercer } from './rails-params.js';
+import { buildParams, compileCoercer, formPairs, type ParamNode, ParamsError, rootOf, type Coercer } from './rails-params.js';
 
 /**
  * The request as the original service's clients send it, turned into the shape the DTOs validate
@@ -35,6 +35,8 @@ export function acceptFormBodies(fastify: FastifyInstance): void {
 interface BodyPlan {
   keys: ReadonlySet<string>;
   coerce: Coercer;
+  /** The same typing for a JSON body: its text values only. */
+  coerceJson: Coercer;
 }
 
 const plans = new WeakMap<RouteDefinition, BodyPlan | null>();
@@ -54,7 +56,8 @@ function plan(route: RouteDefinition, schemas: DtoSchemas): BodyPlan | null {
   const queryNames = new Set(Object.keys((route.query && (schemas.inline(route.query).properties as Record<string, JsonSchema>)) ?? {}));
   // A name the query DTO also declares is a query parameter: the query string keeps its usual meaning.
   const keys = new Set(Object.keys((body.properties as Record<string, JsonSchema> | undefined) ?? {}).filter((name) => !queryNames.has(name)));
-  return { keys, coerce: compileCoercer(body, (ref) => schemas.resolve(ref)) };
+  const resolve = (ref: string) => schemas.resolve(ref);
+  return { keys, coerce: compileCoercer(body, resolve), coerceJson: compileCoercer(body, resolve, true) };
 }
 
 function planOf(route: RouteDefinition): BodyPlan | null {
@@ -133,6 +136,8 @@ export function compatInput(route: RouteDefinition, request: FastifyRequest): Co
   if (body instanceof FormBody) {
     const pairs = formPairs(body.text);
     body = pairs.length === 0 ? undefined : build(pairs, plan?.coerce);
+  } else if (plan && typeof body === 'object' && body !== null) {
+    body = plan.coerceJson(body as ParamNode);
   }
   if (bodyPairs.length > 0) body = mergeQueryIntoBody(body, bodyPairs, plan?.coerce);
 

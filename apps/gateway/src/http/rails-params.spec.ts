@@ -121,4 +121,24 @@ describe('compileCoercer', () => {
   it('reads indexed entries as lists where no schema says otherwise', () => {
     expect(compileCoercer(undefined, resolve)(buildParams(pairs('a[0]=x&a[1]=y&b[c]=z')))).toEqual({ a: ['x', 'y'], b: { c: 'z' } });
   });
+
+  describe('of a JSON body', () => {
+    const json = compileCoercer(body, resolve, true);
+
+    it('types text values as the schema declares them, and leaves values of their type as they are', () => {
+      const sent = { item: { title: '007', position: '3', score: '2.5', done: 'false', tags: ['1'] }, items: [{ position: 4, done: true }, { position: '5' }], level: '2', channels: { email: '1' }, anything: '12' };
+      expect(json(sent as never)).toEqual({
+        item: { title: '007', position: 3, score: 2.5, done: false, tags: ['1'] }, items: [{ position: 4, done: true }, { position: 5 }], level: 2, channels: { email: true }, anything: '12',
+      });
+    });
+
+    it('keeps the structure as sent: objects with index keys stay objects, values outside the schema stay as they are', () => {
+      expect(json({ items: { 0: { position: '1' } }, tree: { children: 'none' }, unknown: { position: '1' } } as never)).toEqual({ items: { 0: { position: '1' } }, tree: { children: 'none' }, unknown: { position: '1' } });
+      expect(compileCoercer(undefined, resolve, true)({ a: { 0: 'x' } } as never)).toEqual({ a: { 0: 'x' } });
+    });
+
+    it('leaves text that is not of the declared type, and nulls, for the validator', () => {
+      expect(json({ item: { position: '3.5', done: 'yes', score: null } } as never)).toEqual({ item: { position: '3.5', done: 'yes', score: null } });
+    });
+  });
 });

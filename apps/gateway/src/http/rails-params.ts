@@ -173,19 +173,22 @@ const untyped: Coercer = (node) => {
  * DTO's decorators, as the OpenAPI document shows it): objects by their properties, arrays by their
  * items, and `integer`, `number` and `boolean` fields from their text. Text fields and dates stay text,
  * as a JSON body would carry them. Anything the schema does not describe keeps its text, for the
- * validator to judge.
+ * validator to judge. `json`: the value is a JSON body, whose numbers and booleans may come as text
+ * (`"user_id": "8"`, as Rails read them); its structure stays as sent.
  */
-export function compileCoercer(schema: JsonSchema | undefined, resolve: SchemaResolver): Coercer {
+export function compileCoercer(schema: JsonSchema | undefined, resolve: SchemaResolver, json = false): Coercer {
   const compiled = new Map<string, Coercer>();
+  // A JSON body has its structure already: only its text values are read, never its keys made into lists.
+  const asSent: Coercer = json ? (node) => node : untyped;
 
   const compile = (s: JsonSchema | undefined, depth: number): Coercer => {
-    if (!s || depth > MAX_INPUT_DEPTH) return untyped;
+    if (!s || depth > MAX_INPUT_DEPTH) return asSent;
     if (typeof s.$ref === 'string') {
       const ref = s.$ref;
       let coercer = compiled.get(ref);
       if (!coercer) {
         // Set before compiling, so a class that contains itself refers to its own coercer.
-        let inner: Coercer = untyped;
+        let inner: Coercer = asSent;
         coercer = (node) => inner(node);
         compiled.set(ref, coercer);
         inner = compile(resolve(ref), depth + 1);
@@ -200,18 +203,18 @@ export function compileCoercer(schema: JsonSchema | undefined, resolve: SchemaRe
       // transform may read text (csv_days "0101010"), and the validator refuses it otherwise.
       return (node) => {
         if (typeof node === 'string') return node;
-        const list = Array.isArray(node) ? node : indexedList(node);
-        return list ? list.map(items) : untyped(node);
+        const list = Array.isArray(node) ? node : json ? undefined : indexedList(node);
+        return list ? list.map(items) : asSent(node);
       };
     }
     if (types.includes('object') || properties) {
       const byName = new Map(Object.entries(properties ?? {}).map(([name, p]) => [name, compile(p, depth + 1)]));
-      const additional = typeof s.additionalProperties === 'object' ? compile(s.additionalProperties as JsonSchema, depth + 1) : untyped;
+      const additional = typeof s.additionalProperties === 'object' ? compile(s.additionalProperties as JsonSchema, depth + 1) : asSent;
       return (node) =>
-        isObject(node) ? Object.fromEntries(Object.entries(node).map(([k, v]) => [k, (byName.get(k) ?? additional)(v)])) : untyped(node);
+        isObject(node) ? Object.fromEntries(Object.entries(node).map(([k, v]) => [k, (byName.get(k) ?? additional)(v)])) : asSent(node);
     }
     if (types.length > 0 || Array.isArray(s.enum)) return scalar(types, s.enum as unknown[] | undefined);
-    return untyped;
+    return asSent;
   };
 
   return compile(schema, 0);
