@@ -59,6 +59,8 @@ describe('downloads', () => {
 
   it("downloads the account's users as a CSV whose rows are the API's, and nothing of another account", async () => {
     await adminApi.post('/api/admin/users', { users: [{ uid: 'csv-ada', first_name: 'Ada, "the first"', last_name: 'Lovelace\nKing', email: 'ada@csv.test' }] });
+    // A name a spreadsheet would run as a formula: the report shows it, with a leading quote.
+    await adminApi.post('/api/admin/users', { users: [{ uid: 'csv-eve', first_name: '=HYPERLINK("http://evil.test","x")', last_name: '@SUM(A1)', email: 'eve@csv.test' }] });
     await stranger.post('/api/admin/users', { users: [{ uid: 'stranger-csv', first_name: 'Stranger', email: 'stranger@elsewhere.test' }] });
 
     const res = await create(adminApi, 'users');
@@ -70,10 +72,12 @@ describe('downloads', () => {
 
     const rows = csvRecords(await fetchCsv(adminApi, finished.url, 'users.csv'));
     const apiUsers = (await adminApi.get('/api/admin/users?per_page=100')).body.users as { id: number; uid: string; email: string | null; first_name: string | null; last_name: string | null }[];
+    const shown = (text: string | null) => (text && /^[=+\-@\t\r]/.test(text) ? `'${text}` : (text ?? ''));
     expect(rows.map((u) => [u.id, u.uid, u.email, u.first_name, u.last_name])).toEqual(
-      apiUsers.map((u) => [String(u.id), u.uid, u.email ?? '', u.first_name ?? '', u.last_name ?? '']).sort((a, b) => Number(a[0]) - Number(b[0])),
+      apiUsers.map((u) => [String(u.id), u.uid, shown(u.email), shown(u.first_name), shown(u.last_name)]).sort((a, b) => Number(a[0]) - Number(b[0])),
     );
     expect(rows.find((u) => u.uid === 'csv-ada')).toMatchObject({ first_name: 'Ada, "the first"', last_name: 'Lovelace\nKing' });
+    expect(rows.find((u) => u.uid === 'csv-eve')).toMatchObject({ first_name: `'=HYPERLINK("http://evil.test","x")`, last_name: "'@SUM(A1)" });
     expect(rows.some((u) => u.uid === 'stranger-csv')).toBe(false);
   }, 60_000);
 

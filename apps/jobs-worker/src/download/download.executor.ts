@@ -7,7 +7,7 @@ import {
   type ExportPage,
   type RequestContext,
 } from '@lms/contracts';
-import { type ContextSeal, csvLine, type MessageBus, requestSigned, type SignedRequestOptions, signedRequestsTo } from '@lms/platform';
+import { type ContextSeal, type MessageBus, reportLine, requestSigned, type SignedRequestOptions, signedRequestsTo } from '@lms/platform';
 import { type Job, type JobContext, type JobExecutor, jobFileKey, type JobResult } from '../job-executor.js';
 import { pagesAhead } from '../pages-ahead.js';
 
@@ -54,9 +54,9 @@ export class DownloadExecutor implements JobExecutor {
     let written = 0;
     for await (const page of pages) {
       const { columns, rows } = withUsers ? await this.withUsers(context.bus, ctx, page) : page;
-      let text = header ? csvLine(columns) : '';
+      let text = header ? reportLine(columns) : '';
       header = false;
-      for (const row of rows) text += csvLine(row);
+      for (const row of rows) text += reportLine(row);
       yield Buffer.from(text, 'utf8');
       // The total is unknown until the last page: progress creeps towards 99 (100 when done).
       written += 1;

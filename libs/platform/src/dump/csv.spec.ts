@@ -1,4 +1,4 @@
-import { csvField, csvLine } from './csv.js';
+import { csvField, csvLine, reportLine } from './csv.js';
 
 describe('CSV', () => {
   it('quotes what needs it, writes null as empty and arrays, objects and instants as JSON and RFC 3339', () => {
@@ -9,5 +9,12 @@ describe('CSV', () => {
     expect(csvField(new Date('2026-11-26T10:00:00.123Z'))).toBe('2026-11-26T10:00:00.123Z');
     const values = ['plain', 'with, comma', 'with "quotes"', 'two\nlines', '', 'é'];
     expect(csvLine(values)).toBe('plain,"with, comma","with ""quotes""","two\nlines",,é\n');
+  });
+
+  it('writes a report\'s text that would start a formula with a leading quote, and nothing else differently', () => {
+    expect(reportLine(['=HYPERLINK("http://evil.test","x")', '+1', '-2', '@SUM(A1)', '\tx', 'a=b', -3, 4.5, true, null])).toBe(
+      `"'=HYPERLINK(""http://evil.test"",""x"")",'+1,'-2,'@SUM(A1),'\tx,a=b,-3,4.5,true,\n`,
+    );
+    expect(reportLine(['plain', 'with, comma'])).toBe(csvLine(['plain', 'with, comma']));
   });
 });
