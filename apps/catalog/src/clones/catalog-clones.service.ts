@@ -77,7 +77,7 @@ export class CatalogClonesService {
     return undoCloneStep(this.db, ctx.accountId, cloneId, async (m) => {
       let removed = 0;
       for (const [kind, table] of [['program', 'programs'], ['task', 'tasks'], ['course_template', 'course_templates']] as const) {
-        const ids = [...(await cloneCopies(m, this.db.schema, cloneId, kind)).values()];
+        const ids = [...(await cloneCopies(m, this.db.schema, ctx.accountId, cloneId, kind)).values()];
         if (ids.length === 0) continue;
         removed += queryResult(await m.query(`DELETE FROM ${schema}.${table} WHERE account_id = $1 AND id = ANY($2::int[])`, [ctx.accountId, ids])).count;
       }

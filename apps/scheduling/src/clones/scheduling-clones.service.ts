@@ -64,7 +64,7 @@ export class SchedulingClonesService {
     requireCloneAdmin(ctx);
     const s = quoteIdent(this.db.schema);
     return undoCloneStep(this.db, ctx.accountId, cloneId, async (m) => {
-      const ids = [...(await cloneCopies(m, this.db.schema, cloneId, 'live_course')).values()];
+      const ids = [...(await cloneCopies(m, this.db.schema, ctx.accountId, cloneId, 'live_course')).values()];
       if (ids.length === 0) return 0;
       const sessions = `SELECT id FROM ${s}.sessions WHERE account_id = $1 AND live_course_id = ANY($2::int[])`;
       await m.query(`DELETE FROM ${s}.web_conferences WHERE account_id = $1 AND session_id IN (${sessions})`, [ctx.accountId, ids]);

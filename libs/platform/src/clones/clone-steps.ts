@@ -93,9 +93,12 @@ export async function recordCloneCopies(manager: EntityManager, schema: string, 
   );
 }
 
-/** The copies of one kind a clone made, as `source id -> copy id`. */
-export async function cloneCopies(manager: EntityManager, schema: string, cloneId: string, kind: string): Promise<Map<number, number>> {
-  const rows = (await manager.query(`SELECT source_id, copy_id FROM "${schema}".clone_copies WHERE clone_id = $1 AND kind = $2`, [cloneId, kind])) as { source_id: number; copy_id: number }[];
+/** The copies of one kind a clone made in the account, as `source id -> copy id`. */
+export async function cloneCopies(manager: EntityManager, schema: string, accountId: number, cloneId: string, kind: string): Promise<Map<number, number>> {
+  const rows = (await manager.query(`SELECT source_id, copy_id FROM "${schema}".clone_copies WHERE account_id = $1 AND clone_id = $2 AND kind = $3`, [accountId, cloneId, kind])) as {
+    source_id: number;
+    copy_id: number;
+  }[];
   return new Map(rows.map((r) => [r.source_id, r.copy_id]));
 }
 
@@ -110,7 +113,7 @@ export async function undoCloneStep(db: Database, accountId: number, cloneId: st
     const [row] = (await manager.query(`SELECT account_id FROM "${db.schema}".clone_steps WHERE clone_id = $1`, [cloneId])) as { account_id: number }[];
     if (row && row.account_id !== accountId) throw conflict('CLONE_STEP_FOREIGN', `clone ${cloneId} is another account's`);
     const removed = await undo(manager);
-    await manager.query(`DELETE FROM "${db.schema}".clone_copies WHERE clone_id = $1`, [cloneId]);
+    await manager.query(`DELETE FROM "${db.schema}".clone_copies WHERE account_id = $1 AND clone_id = $2`, [accountId, cloneId]);
     await manager.query(
       `INSERT INTO "${db.schema}".clone_steps (clone_id, account_id, state) VALUES ($1, $2, 'undone')
        ON CONFLICT (clone_id) DO UPDATE SET state = 'undone', updated_at = now()`,
