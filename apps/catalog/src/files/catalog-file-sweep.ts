@@ -37,7 +37,9 @@ export class CatalogFileSweep implements OnApplicationBootstrap, OnModuleDestroy
   }
 
   onApplicationBootstrap(): void {
-    this.task.start();
+    // At once too: the claim keeps it to once a FILE_SWEEP_INTERVAL_MS, and a replica restarted more often
+    // than its first tick would otherwise never sweep.
+    this.task.start({ now: true });
   }
 
   onModuleDestroy(): Promise<void> {
