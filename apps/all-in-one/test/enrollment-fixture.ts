@@ -19,10 +19,11 @@ export interface EnrollmentFixture extends CatalogFixture {
   /** The learner's summary once `all` reaches `count` (the completion event travels through identity). */
   summaryOnce(userId: number, count: number): Promise<Record<string, number>>;
   /**
-   * Sends `enrolling` while the test holds the course's row (FOR UPDATE), so its transaction waits at its first
-   * lock, after identity has named the learners; runs `meanwhile`, then lets it go and answers its response.
+   * Sends `enrolling` while the test holds the course's row (FOR UPDATE; a task's with `table` 'tasks'), so its
+   * transaction waits at its first lock, after identity has named the learners; runs `meanwhile`, then lets it
+   * go and answers its response.
    */
-  enrollingHeld(courseId: string | number, enrolling: () => Promise<ApiResponse>, meanwhile: () => Promise<void>): Promise<ApiResponse>;
+  enrollingHeld(itemId: string | number, enrolling: () => Promise<ApiResponse>, meanwhile: () => Promise<void>, table?: 'course_templates' | 'tasks'): Promise<ApiResponse>;
   /** Waits until catalog's `consumer` has handled `count` identity events of `type` whose data has `key` = `value`. */
   identityEventsHandled(consumer: string, type: string, key: string, value: number, count: number): Promise<void>;
 }
@@ -42,12 +43,12 @@ export async function startEnrollmentFixture(durable: string, env: Record<string
       if (res.status !== 201) throw new Error(`enrolling answered ${res.status}: ${res.text}`);
       return res.body;
     },
-    async enrollingHeld(courseId, enrolling, meanwhile) {
+    async enrollingHeld(itemId, enrolling, meanwhile, table = 'course_templates') {
       const holder = new pg.Client({ connectionString: f.t.db.url });
       await holder.connect();
       try {
         await holder.query('BEGIN');
-        await holder.query('SELECT 1 FROM catalog.course_templates WHERE id = $1 FOR UPDATE', [Number(courseId)]);
+        await holder.query(`SELECT 1 FROM catalog.${table} WHERE id = $1 FOR UPDATE`, [Number(itemId)]);
         const response = enrolling();
         const waits = 'SELECT 1 FROM pg_stat_activity WHERE pg_backend_pid() = ANY (pg_blocking_pids(pid))';
         await eventually(async () => ((await holder.query(waits)).rowCount ? true : undefined));

@@ -1,3 +1,4 @@
+import { eventually } from '@lms/testing';
 import { PROGRAMS, TASKS } from './catalog-fixture.js';
 import { type EnrollmentFixture, startEnrollmentFixture } from './enrollment-fixture.js';
 
@@ -117,5 +118,29 @@ describe('open enrollment, end to end', () => {
     const statuses = (await Promise.all(Array.from({ length: 8 }, () => api.post(openTask(t.id))))).map((r) => r.status).sort();
     expect(statuses).toEqual([201, 400, 400, 400, 400, 400, 400, 400]);
     expect((await api.get(openTask(t.id))).body.enrollments).toHaveLength(1);
+  });
+
+  it("shows a self-made task enrollment's due date among the learner's figures, as every other enrollment's", async () => {
+    const t = await task({ is_published: true, open_enrollment: true });
+    const user = await f.newLearner();
+    const group = (await f.admin.post('/api/author/groups', { groups: [{ name: `Open ${Date.now()}` }] })).body.groups[0].id as string;
+    expect((await f.admin.post(`/api/author/groups/${group}/learners`, { users: [{ user_id: user.userId }] })).status).toBe(201);
+    const res = await f.admin.as(user.token).post(openTask(t.id));
+    expect(res.status).toBe(201);
+    // Identity learns of the enrollment through its event only.
+    const nextDue = async () => (await f.admin.get(`/api/author/groups/${group}/learners`)).body.learners[0].next_due_date as string | null;
+    expect(await eventually(async () => (await nextDue()) ?? undefined)).toBe(res.body.enrollments[0].end_at);
+  });
+
+  it('enrolls nobody when the learner is deleted while their request waits (401, as their revoked token)', async () => {
+    const t = await task({ is_published: true, open_enrollment: true });
+    const user = await f.newLearner();
+    const res = await f.enrollingHeld(t.id, () => f.admin.as(user.token).post(openTask(t.id)), async () => {
+      expect((await f.admin.delete(`/api/admin/users/${user.userId}`)).status).toBe(204);
+      await f.identityEventsHandled('catalog-enrollments-user-deleted', 'identity.user.deleted', 'user_id', user.userId, 1);
+    }, 'tasks');
+    expect([res.status, res.body.code]).toEqual([401, 'INVALID_TOKEN']);
+    const live = await f.t.db.query('SELECT id FROM catalog.enrollments WHERE user_id = $1 AND deleted_at IS NULL', [user.userId]);
+    expect(live).toEqual([]);
   });
 });

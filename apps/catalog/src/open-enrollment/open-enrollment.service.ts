@@ -3,12 +3,12 @@ import { IsNull } from 'typeorm';
 import type { LearningItemView, RequestContext } from '@lms/contracts';
 import { Database, InjectTenantRepository, type TenantRepository, type TenantScope } from '@lms/platform';
 import { Enrollment } from '../enrollments/enrollment.entity.js';
-import { defaultDueAt } from '../enrollments/enrollments.service.js';
+import { defaultDueAt, EnrollmentsService } from '../enrollments/enrollments.service.js';
 import { LearningItemsService } from '../learner-courses/learning-items.service.js';
 import { ProgramEnrollmentsService } from '../programs/program-enrollments.service.js';
 import { Program } from '../programs/program.entity.js';
 import { Task } from '../tasks/task.entity.js';
-import { alreadyEnrolled, notOpen, openItemNotFound } from './open-enrollment.errors.js';
+import { alreadyEnrolled, callerDeleted, notOpen, openItemNotFound } from './open-enrollment.errors.js';
 
 const isUuid = (key: string) => key.includes('-');
 
@@ -21,6 +21,7 @@ const isUuid = (key: string) => key.includes('-');
 export class OpenEnrollmentService {
   constructor(
     private readonly db: Database,
+    private readonly enroller: EnrollmentsService,
     private readonly programEnrollments: ProgramEnrollmentsService,
     private readonly items: LearningItemsService,
     @InjectTenantRepository(Enrollment) private readonly enrollments: TenantRepository<Enrollment>,
@@ -32,14 +33,12 @@ export class OpenEnrollmentService {
     const created = await this.db.transaction(async () => {
       const task = await this.lockTask(ctx, key);
       if (!task.isPublished || task.deletedAt || !task.openEnrollment) throw notOpen('task', key);
-      // The one-live-enrollment key decides a race: the second request inserts nothing and is told so.
-      const inserted = await this.enrollments.insertNew(
-        ctx,
-        [{ enrollableType: 'Task', enrollableId: task.id, userId: ctx.userId, subAccountId: task.subAccountId, required: false, state: 'assigned', dueAt: defaultDueAt(task) }],
-        ['id'],
-      );
-      if (inserted.length === 0) throw alreadyEnrolled('task', key);
-      return this.enrollments.find(ctx, { where: { id: Number(inserted[0].id) } });
+      // The one-live-enrollment key decides a race: the second request inserts nothing and is told so. A
+      // learner deleted meanwhile is left out (DepartedUsers), and their request finds nothing to enroll.
+      const target = { userId: ctx.userId, subAccountId: task.subAccountId, required: false, dueAt: undefined, groupId: null };
+      const { created, skipped } = await this.enroller.insertEnrollments(ctx, { type: 'Task', id: task.id, dueAt: defaultDueAt(task) }, [target]);
+      if (created.length === 0) throw skipped.length > 0 ? alreadyEnrolled('task', key) : callerDeleted();
+      return created;
     });
     return this.items.present(ctx, created);
   }
