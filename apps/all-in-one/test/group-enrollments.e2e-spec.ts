@@ -77,6 +77,26 @@ describe('group enrollments, end to end', () => {
     expect(await learnersOf(course.id, '&state=removed')).toEqual(ids(leavers));
   });
 
+  it('keeps, when learners leave a group while it is being enrolled, those the request names or another of its groups holds', async () => {
+    const course = await f.publishedCourse({ title: 'Crossings' });
+    const [gone, inBoth, named, ofDeleted] = await Promise.all(Array.from({ length: 4 }, () => f.newLearner()));
+    const first = await newGroup('Crossings first', [gone.userId, inBoth.userId, named.userId]);
+    const second = await newGroup('Crossings second', [inBoth.userId]);
+    const deleted = await newGroup('Crossings deleted', [ofDeleted.userId]);
+    // The first group comes first, so it brings all three of its learners; the named one is named after it.
+    const entries = [{ group_id: first }, { group_id: second }, { user_id: named.userId }, { group_id: deleted }];
+    const enrolled = await f.enrollingHeld(course.id, () => f.author.post(enrollmentsOf(course.id), { enrollments: entries }), async () => {
+      for (const m of [gone, inBoth, named]) expect((await f.admin.delete(`${GROUPS}/${first}/learners/${m.userId}`)).status).toBe(204);
+      expect((await f.admin.delete(`${GROUPS}/${deleted}`)).status).toBe(204);
+      await f.identityEventsHandled('catalog-enrollments-groups', 'identity.group_membership.removed', 'group_id', first, 3);
+    });
+    expect(enrolled.status).toBe(201);
+    const kept = [inBoth, named, ofDeleted].map((u) => u.userId).sort((a, b) => a - b);
+    expect(enrolled.body.enrollments.map((e: { links: { learner: { id: number } } }) => e.links.learner.id).sort((a: number, b: number) => a - b)).toEqual(kept);
+    expect(await learnersOf(course.id)).toEqual(kept);
+    expect(await learnersOf(course.id, '&state=removed')).toEqual([gone.userId]);
+  });
+
   it('refuses deleted and foreign groups (400) and keeps what a deleted group brought', async () => {
     const course = await f.publishedCourse({ title: 'Gone group' });
     const member = await f.newLearner();

@@ -93,16 +93,18 @@ export class EnrollmentsService {
     if (groups.length === 0) return result;
     // Membership changes between identity's answer and the commit above: the membership consumer saw no
     // group enrollment, or not these enrollments, then. A second look after the commit does what it would
-    // have done: learners who joined are enrolled, and the group's enrollments of those who left go. A
-    // change after this look finds the commit, so one of the two always sees the other.
-    const now = (await this.resolve(ctx, groups)).list;
-    const groupOf = new Map(now.map((t) => [t.userId, t.groupId]));
-    const left = result.created.filter((e) => e.groupId !== null && groupOf.get(e.userId) !== e.groupId);
+    // have done: learners who joined are enrolled, and the group's enrollments of those who left go, unless
+    // the request also names them, or another of its groups still holds them. A group deleted meanwhile
+    // keeps what it brought (forgetGroup). A change after this look finds the commit, so one of the two
+    // always sees the other.
+    const { list: now, goneGroups } = await this.resolve(ctx, groups, { afterCommit: true });
+    const stay = new Set([...entries.flatMap((e) => (e.user_id === undefined ? [] : [e.user_id])), ...now.map((t) => t.userId)]);
+    const left = result.created.filter((e) => e.groupId !== null && !goneGroups.has(e.groupId) && !stay.has(e.userId));
     for (const e of left) await this.lifecycle.leaveGroup(ctx, e.groupId!, e.userId);
-    const late = now.filter((t) => !result.created.some((e) => e.userId === t.userId) && !result.skipped.some((s) => s.user_id === t.userId));
+    const kept = result.created.filter((e) => !left.includes(e));
+    const late = now.filter((t) => !kept.some((e) => e.userId === t.userId) && !result.skipped.some((s) => s.user_id === t.userId));
     const more = late.length === 0 ? { created: [], skipped: [] } : await this.db.transaction(async () => this.insertTargets(ctx, await this.lockCourse(ctx, courseTemplateId), late, source));
-    const gone = new Set(left.map((e) => e.id));
-    return { created: [...result.created.filter((e) => !gone.has(e.id)), ...more.created], skipped: [...result.skipped, ...more.skipped] };
+    return { created: [...kept, ...more.created], skipped: [...result.skipped, ...more.skipped] };
   }
 
   /**
@@ -245,14 +247,18 @@ export class EnrollmentsService {
     return course;
   }
 
-  /** Users and groups to learners, checked with identity before anything is written. */
-  async resolve(ctx: RequestContext, entries: EnrollmentEntry[]): Promise<{ list: Target[]; subAccountId: number | null }> {
+  /**
+   * Users and groups to learners, checked with identity before anything is written (the first entry naming a
+   * user decides their settings). `afterCommit`: a group deleted since is named in `goneGroups`, not refused.
+   */
+  async resolve(ctx: RequestContext, entries: EnrollmentEntry[], { afterCommit = false } = {}): Promise<{ list: Target[]; subAccountId: number | null; goneGroups: Set<number> }> {
     const [users, { current }] = await Promise.all([
       this.directory.users(ctx, entries.flatMap((e) => (e.user_id === undefined ? [] : [e.user_id]))),
       this.directory.subAccounts(ctx),
     ]);
     const subAccountId = current?.id ?? null;
     const targets: Target[] = [];
+    const goneGroups = new Set<number>();
     const seen = new Set<number>();
     const add = (target: Target) => {
       if (seen.has(target.userId)) return;
@@ -268,10 +274,11 @@ export class EnrollmentsService {
         add({ ...base, userId: user.id, groupId: null });
       } else if (entry.group_id !== undefined) {
         const group = await this.directory.groupMembers(ctx, entry.group_id);
-        if (!group.exists) throw learnerInvalid(i, 'group_id', entry.group_id, 'no such group');
+        if (!group.exists && afterCommit) goneGroups.add(entry.group_id);
+        else if (!group.exists) throw learnerInvalid(i, 'group_id', entry.group_id, 'no such group');
         for (const userId of group.user_ids) add({ ...base, userId, groupId: entry.group_id });
       }
     }
-    return { list: targets, subAccountId };
+    return { list: targets, subAccountId, goneGroups };
   }
 }
