@@ -76,7 +76,8 @@ export class CatalogClonesService {
     const schema = quoteIdent(this.db.schema);
     return undoCloneStep(this.db, ctx.accountId, cloneId, async (m) => {
       let removed = 0;
-      for (const [kind, table] of [['program', 'programs'], ['task', 'tasks'], ['course_template', 'course_templates']] as const) {
+      // Items before programs, courses before tasks: the order a program enrollment holds them (docs/catalog.md).
+      for (const [kind, table] of [['course_template', 'course_templates'], ['task', 'tasks'], ['program', 'programs']] as const) {
         const ids = [...(await cloneCopies(m, this.db.schema, ctx.accountId, cloneId, kind)).values()];
         if (ids.length === 0) continue;
         removed += queryResult(await m.query(`DELETE FROM ${schema}.${table} WHERE account_id = $1 AND id = ANY($2::int[])`, [ctx.accountId, ids])).count;
