@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { eventually, undocumented } from '@lms/testing';
 import { COURSES } from './catalog-fixture.js';
 import { ENROLLMENTS, type EnrollmentFixture, enrollmentsOf, startEnrollmentFixture } from './enrollment-fixture.js';
@@ -256,6 +257,31 @@ describe('course enrollments, end to end', () => {
     const learners = (body: { enrollments: { links: { learner: { id: number } } }[] }) => body.enrollments.map((e) => e.links.learner.id).sort((a, b) => a - b);
     expect(learners(enrolled.body)).toEqual(kept.map((u) => u.userId).sort((a, b) => a - b));
     expect(learners((await f.admin.get(enrollmentsOf(course.id))).body)).toEqual(kept.map((u) => u.userId).sort((a, b) => a - b));
+  });
+
+  it("handles a deletion in one account while another account's enrollment of a user in the same lock bucket waits", async () => {
+    const course = await f.publishedCourse({ title: 'Neighbours' });
+    const [{ account_id: otherAccount }] = await f.t.db.query<{ account_id: number }>('SELECT account_id FROM identity.users WHERE id = $1', [f.cast.stranger.userId]);
+    const departing = await f.t.factory.user(otherAccount, ['learner']);
+    // A learner of this account whose departure lock bucket (user_id % 32) is the departing user's.
+    let learner = await f.newLearner();
+    while (learner.userId % 32 !== departing.userId % 32) learner = await f.newLearner();
+    // An uncommitted live enrollment of the learner holds the enrollment at its insert, after it took its locks.
+    const holder = new pg.Client({ connectionString: f.t.db.url });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query("INSERT INTO catalog.enrollments (account_id, enrollable_type, enrollable_id, user_id, state) VALUES ($1, 'CourseTemplate', $2, $3, 'assigned')", [f.cast.accountId, Number(course.id), learner.userId]);
+      const enrolling = f.admin.post(enrollmentsOf(course.id), { enrollments: [{ user_id: learner.userId }] });
+      const waits = 'SELECT 1 FROM pg_stat_activity WHERE pg_backend_pid() = ANY (pg_blocking_pids(pid))';
+      await eventually(async () => ((await holder.query(waits)).rowCount ? true : undefined));
+      expect((await f.stranger.delete(`/api/admin/users/${departing.userId}`)).status).toBe(204);
+      await f.identityEventsHandled('catalog-enrollments-user-deleted', 'identity.user.deleted', 'user_id', departing.userId, 1);
+      await holder.query('ROLLBACK');
+      expect((await enrolling).status).toBe(201);
+    } finally {
+      await holder.end();
+    }
   });
 
   it("answers 404 for another account's course and enrollment, and 403 outside the author audience", async () => {
