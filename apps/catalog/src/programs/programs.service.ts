@@ -224,7 +224,9 @@ export class ProgramsService {
         return program ? { program, items } : null;
       }
       if (attempt === HOLD_ATTEMPTS) throw programOrderChanging(id);
+      // Back to before the program's lock, and the savepoint gone: the next try sets a fresh one.
       await this.db.manager.query('ROLLBACK TO SAVEPOINT program_order');
+      await this.db.manager.query('RELEASE SAVEPOINT program_order');
     }
   }
 

@@ -97,7 +97,7 @@ export class ScormService {
       });
       const launch = pkg.manifest.scos[0];
       return await this.db.transaction(async (manager) => {
-        const locked = await this.courses.findOne(ctx, { id: courseId }, { lock: 'update' });
+        const locked = await this.courses.findOne(ctx, { id: courseId }, { lock: 'no key update' });
         if (!locked || locked.deletedAt) throw courseTemplateNotFound(courseId);
         if (locked.courseType !== 'scorm') throw courseTemplateNotScorm(courseId);
         await this.packages.insert(ctx, {
