@@ -12,9 +12,11 @@ describe('CSV', () => {
   });
 
   it('writes a report\'s text that would start a formula with a leading quote, and nothing else differently', () => {
-    expect(reportLine(['=HYPERLINK("http://evil.test","x")', '+1', '-2', '@SUM(A1)', '\tx', 'a=b', -3, 4.5, true, null])).toBe(
-      `"'=HYPERLINK(""http://evil.test"",""x"")",'+1,'-2,'@SUM(A1),'\tx,a=b,-3,4.5,true,\n`,
+    expect(reportLine(['=HYPERLINK("http://evil.test","x")', '+1+cmd', '-2+3', '@SUM(A1)', '\tx', 'a=b', -3, 4.5, true, null])).toBe(
+      `"'=HYPERLINK(""http://evil.test"",""x"")",'+1+cmd,'-2+3,'@SUM(A1),'\tx,a=b,-3,4.5,true,\n`,
     );
+    // Numbers as text (bigint and numeric columns) stay numbers.
+    expect(reportLine(['-2', '-12.50', '+7'])).toBe('-2,-12.50,+7\n');
     expect(reportLine(['plain', 'with, comma'])).toBe(csvLine(['plain', 'with, comma']));
   });
 });

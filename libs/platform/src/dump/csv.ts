@@ -12,11 +12,13 @@ export const csvLine = (values: readonly unknown[]): string => `${values.map(csv
 
 /** What a spreadsheet runs as a formula when a cell starts with it (OWASP, CSV injection). */
 const FORMULA_START = /^[=+\-@\t\r]/;
+/** A number written as text (bigint and numeric columns arrive so): no formula, so written as it is. */
+const NUMBER = /^[+-]?\d+(\.\d+)?$/;
 
 /**
  * A line of a report people open in a spreadsheet (downloads): text that would start a formula gets a
- * leading `'`, so a learner named `=HYPERLINK(…)` is shown, not run. Numbers, dates and booleans are
- * written as they are. Data dumps keep `csvLine`: their values go back into programs, byte for byte.
+ * leading `'`, so a learner named `=HYPERLINK(…)` is shown, not run. Numbers (also as text, `-3`), dates
+ * and booleans are written as they are. Data dumps keep `csvLine`: their values go back into programs, byte for byte.
  */
 export const reportLine = (values: readonly unknown[]): string =>
-  csvLine(values.map((value) => (typeof value === 'string' && FORMULA_START.test(value) ? `'${value}` : value)));
+  csvLine(values.map((value) => (typeof value === 'string' && FORMULA_START.test(value) && !NUMBER.test(value) ? `'${value}` : value)));
