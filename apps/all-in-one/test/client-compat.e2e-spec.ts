@@ -48,9 +48,9 @@ describe('scripts written for the original service, unchanged (end to end)', () 
   afterAll(() => t?.close());
 
   /** What Typhoeus or requests does: one HTTP request, headers as given, the body as bytes. */
-  function send(method: string, path: string, options: { authorization?: string; contentType?: string; body?: string } = {}): Promise<Reply> {
+  function send(method: string, path: string, options: { authorization?: string; contentType?: string; body?: string; headers?: Record<string, string> } = {}): Promise<Reply> {
     const url = new URL(path, t.system.url);
-    const headers: Record<string, string> = { accept: 'application/json' };
+    const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
     if (options.authorization !== undefined) headers.authorization = options.authorization;
     if (options.contentType) headers['content-type'] = options.contentType;
     if (options.body !== undefined) headers['content-length'] = String(Buffer.byteLength(options.body));
@@ -264,6 +264,9 @@ describe('scripts written for the original service, unchanged (end to end)', () 
       const second = await send('GET', next, { authorization: `Basic ${adminToken}` });
       expect(second.status).toBe(200);
       expect(second.json.users[0].id).not.toBe(res.json.users[0].id);
+      // Behind a proxy that ended TLS, the links are https, so following one never sends the token in the clear.
+      const proxied = await send('GET', '/api/admin/users?limit=1', { authorization: `Basic ${adminToken}`, headers: { 'x-forwarded-proto': 'https' } });
+      expect(new URL(/<([^>]*)>; rel="next"/.exec(String(proxied.headers.link))![1]).protocol).toBe('https:');
       const bad = await send('GET', '/api/admin/users?limit=0', { authorization: `Basic ${adminToken}` });
       expect([bad.status, bad.json.errors[0].field]).toEqual([400, 'limit']);
     });

@@ -1,4 +1,4 @@
-import { lastPage, pageLinks, publicBase } from './link-header.js';
+import { forwardedHttps, lastPage, pageLinks, publicBase } from './link-header.js';
 
 const rels = (link: string) => Object.fromEntries(link.split(', ').map((part) => {
   const [, url, rel] = /^<([^>]*)>; rel="(\w+)"$/.exec(part) ?? [];
@@ -68,6 +68,18 @@ describe('publicBase', () => {
     expect(publicBase(undefined, 'http', 'localhost:3000')).toBe('http://localhost:3000');
     expect(publicBase(undefined, 'https', '[::1]:8443')).toBe('https://[::1]:8443');
     expect(publicBase(undefined, 'http', undefined)).toBe('');
+  });
+
+  it('is https when a proxy in front ended TLS, and never downgrades on a header', () => {
+    expect(publicBase(undefined, 'http', 'lms.example.com', true)).toBe('https://lms.example.com');
+    expect(publicBase('http://plain.example.com', 'http', 'lms.example.com', true)).toBe('http://plain.example.com');
+    expect(forwardedHttps({ 'x-forwarded-proto': 'https' })).toBe(true);
+    expect(forwardedHttps({ 'x-forwarded-proto': 'HTTPS, http' })).toBe(true);
+    expect(forwardedHttps({ forwarded: 'for=192.0.2.60;proto=https;by=203.0.113.43' })).toBe(true);
+    expect(forwardedHttps({ forwarded: 'proto="https", proto=http' })).toBe(true);
+    for (const headers of [{}, { 'x-forwarded-proto': 'http' }, { 'x-forwarded-proto': 'http, https' }, { forwarded: 'for=x;proto=http' }, { forwarded: 'for="proto=https"' }]) {
+      expect(forwardedHttps(headers)).toBe(false);
+    }
   });
 
   it('never builds a link from a Host that is not a host name and port', () => {

@@ -33,13 +33,25 @@ export function lastPage(total: number, perPage: number): number {
 const HOST = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
 
 /**
- * The base of the links: PUBLIC_URL when set; else the request's scheme and Host, as the original service
- * answered (clients such as Python's requests follow a link as it is, and cannot follow a bare path); else
- * (no usable Host) nothing, so the links stay path-absolute.
+ * Whether a proxy in front says the client spoke HTTPS (`X-Forwarded-Proto`, or RFC 7239 `Forwarded`
+ * proto, the first hop's). Trusted only to upgrade: a client that forges it gets https links for itself,
+ * and never an http link for anyone.
  */
-export function publicBase(publicUrl: string | undefined, protocol: string, host: string | undefined): string {
+export function forwardedHttps(headers: Record<string, string | string[] | undefined>): boolean {
+  const first = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value)?.split(',')[0].trim().toLowerCase();
+  const forwarded = first(headers['forwarded']);
+  return first(headers['x-forwarded-proto']) === 'https' || (forwarded !== undefined && /(^|;)\s*proto="?https"?\s*(;|$)/.test(forwarded));
+}
+
+/**
+ * The base of the links: PUBLIC_URL when set; else the request's scheme and Host, as the original service
+ * answered (clients such as Python's requests follow a link as it is, and cannot follow a bare path), in
+ * https when a proxy in front ended TLS (so a client following a link never sends its token in the clear);
+ * else (no usable Host) nothing, so the links stay path-absolute.
+ */
+export function publicBase(publicUrl: string | undefined, protocol: string, host: string | undefined, https = false): string {
   if (publicUrl) return publicUrl;
-  return host && HOST.test(host) ? `${protocol}://${host}` : '';
+  return host && HOST.test(host) ? `${https ? 'https' : protocol}://${host}` : '';
 }
 
 /** RFC 8288 `Link` value with first, prev, next and (for a counted list) last, as absolute URLs. */

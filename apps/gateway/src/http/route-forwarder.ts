@@ -5,7 +5,7 @@ import { idempotencyKeyOf } from '../idempotency/idempotency-key.js';
 import { declaredHeaders } from './declared-headers.js';
 import { entityTag, ifNoneMatchHits } from './etag.js';
 import { GATEWAY_DEPS, type GatewayDeps } from '../gateway-deps.js';
-import { pageLinks, publicBase } from './link-header.js';
+import { forwardedHttps, pageLinks, publicBase } from './link-header.js';
 import { RpcReplyError } from './problem.js';
 import { pathOf, searchOf } from './query-normaliser.js';
 import { readInput, type PageRequest, type RouteInput } from './request-input.js';
@@ -77,7 +77,7 @@ export class RouteForwarder {
     }
     const size = answer.total ?? (answer.more === undefined ? undefined : { more: answer.more });
     if (route.paged && page && size !== undefined) {
-      const base = publicBase(this.deps.runtime.config.publicUrl, request.protocol, request.host);
+      const base = publicBase(this.deps.runtime.config.publicUrl, request.protocol, request.host, forwardedHttps(request.headers));
       const pages = pageLinks({ base, path: pathOf(request.url), search: searchOf(request.url), page: page.page, perPage: page.perPage, size, next: answer.next });
       reply.header('link', route.deprecated ? `${String(reply.getHeader('link'))}, ${pages}` : pages);
       // Only a counted list has a total to tell.
