@@ -84,6 +84,11 @@ function url(env: NodeJS.ProcessEnv, name: string, protocols: string[]): string 
   const raw = env[name];
   if (raw === undefined) return undefined;
   if (raw.trim() === '') throw new ConfigError(`${name} is set but empty: give a ${protocols.join(' or ')}// URL, or unset it to run embedded (all-in-one only)`);
+  parsedUrl(name, raw, protocols);
+  return raw;
+}
+
+function parsedUrl(name: string, raw: string, protocols: string[]): URL {
   let parsed: URL;
   try {
     parsed = new URL(raw);
@@ -91,7 +96,7 @@ function url(env: NodeJS.ProcessEnv, name: string, protocols: string[]): string 
     throw new ConfigError(`${name} is not a URL: "${raw}"`);
   }
   if (!protocols.includes(parsed.protocol)) throw new ConfigError(`${name} must use ${protocols.join(' or ')}, got "${parsed.protocol}"`);
-  return raw;
+  return parsed;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlatformConfig {
@@ -143,13 +148,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlatformConfig
 function publicUrl(env: NodeJS.ProcessEnv): string | undefined {
   const raw = env.PUBLIC_URL;
   if (raw === undefined || raw.trim() === '') return undefined;
-  let parsed: URL;
-  try {
-    parsed = new URL(raw);
-  } catch {
-    throw new ConfigError(`PUBLIC_URL is not a URL: "${raw}"`);
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new ConfigError(`PUBLIC_URL must use http: or https:, got "${parsed.protocol}"`);
+  const parsed = parsedUrl('PUBLIC_URL', raw, ['http:', 'https:']);
   if (parsed.search || parsed.hash || parsed.username || parsed.password) throw new ConfigError('PUBLIC_URL must be a base URL: no query, fragment or credentials');
   return `${parsed.origin}${parsed.pathname}`.replace(/\/+$/, '');
 }
