@@ -266,38 +266,65 @@ describe('clone objects', () => {
     expect(await undo('catalog', CLONE_STEP_SUBJECTS.catalogUndo)).toEqual({ removed: 0 });
   });
 
-  // Undo removes items before programs, in the order a program enrollment holds them (items, then the
-  // program), so an enrollment of a copy meeting its undo waits rather than deadlocks.
-  (testNatsUrl() ? it : it.skip)('undoes a step while a copied program is being enrolled, without a deadlock', async () => {
-    const course = await t.api.post(COURSES, { course_templates: [courseRequest({ title: 'Undone path course', is_published: true })] });
-    const program = await t.api.post(PROGRAMS, { programs: [{ title: 'Undone path', is_published: true, course_template_ids: [Number(course.body.course_templates[0].id)] }] });
-    expect([course.status, program.status]).toEqual([201, 201]);
-    const res = await t.api.post(CLONES, { clone_objects: [clone(root, 'undone-path')] });
-    expect(await settled(res.body.clone_objects[0].id)).toMatchObject({ state: 'complete' });
-    const [{ job_id: cloneId }] = await q<{ job_id: string }>('SELECT job_id FROM jobs.clone_objects WHERE id = $1', [res.body.clone_objects[0].id]);
-    const [{ copy_id: copy }] = await q<{ copy_id: number }>("SELECT copy_id FROM catalog.clone_copies WHERE clone_id = $1 AND kind = 'program' AND source_id = $2", [cloneId, Number(program.body.programs[0].id)]);
-    const [{ n: copies }] = await q<{ n: number }>("SELECT count(*)::int AS n FROM catalog.clone_copies WHERE clone_id = $1 AND kind IN ('program', 'task', 'course_template')", [cloneId]);
-
-    // The test holds the copied program, so undo and enrollment both reach their locks before either goes on.
-    const holder = new pg.Client({ connectionString: t.db.url });
-    await holder.connect();
-    const blocked = async (n: number) => {
-      const waiting = "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND cardinality(pg_blocking_pids(pid)) > 0";
-      await eventually(async () => ((await holder.query(waiting)).rows[0].n >= n ? true : undefined));
+  // Undo locks its copies courses, then tasks, then programs before it deletes any: the order a program
+  // enrollment and a program's own delete take them, so neither deadlocks with it.
+  describe('undo beside writes of a copied program', () => {
+    /** A finished clone of a published program with one course; its copied program's id. */
+    const clonedProgram = async (subdomain: string) => {
+      const course = await t.api.post(COURSES, { course_templates: [courseRequest({ title: `${subdomain} course`, is_published: true })] });
+      const program = await t.api.post(PROGRAMS, { programs: [{ title: subdomain, is_published: true, course_template_ids: [Number(course.body.course_templates[0].id)] }] });
+      expect([course.status, program.status]).toEqual([201, 201]);
+      const res = await t.api.post(CLONES, { clone_objects: [clone(root, subdomain)] });
+      expect(await settled(res.body.clone_objects[0].id)).toMatchObject({ state: 'complete' });
+      const [{ job_id: cloneId }] = await q<{ job_id: string }>('SELECT job_id FROM jobs.clone_objects WHERE id = $1', [res.body.clone_objects[0].id]);
+      const [{ copy_id: copy }] = await q<{ copy_id: number }>("SELECT copy_id FROM catalog.clone_copies WHERE clone_id = $1 AND kind = 'program' AND source_id = $2", [cloneId, Number(program.body.programs[0].id)]);
+      const [{ n: copies }] = await q<{ n: number }>("SELECT count(*)::int AS n FROM catalog.clone_copies WHERE clone_id = $1 AND kind IN ('program', 'task', 'course_template')", [cloneId]);
+      return { cloneId, copy, copies };
     };
-    try {
-      await holder.query('BEGIN');
-      await holder.query('SELECT 1 FROM catalog.programs WHERE id = $1 FOR UPDATE', [copy]);
-      const undone = requestSigned<CloneUndoReply>(asker('catalog'), cloneCtx, CLONE_STEP_SUBJECTS.catalogUndo, { clone_id: cloneId });
-      await blocked(1);
-      const enrolled = t.api.post(`${PROGRAMS}/${copy}/enrollments`, { enrollments: [{ user_id: cast.learner.userId }] });
-      await blocked(2);
-      await holder.query('COMMIT');
-      expect(await undone).toEqual({ removed: copies });
-      expect((await enrolled).status).toBe(404);
-    } finally {
-      await holder.end();
+
+    /**
+     * Holds the copied program while `first`, then `second`, reach their locks (each waits behind the test),
+     * then lets go; answers what each answered.
+     */
+    async function meeting<A, B>(copy: number, first: () => Promise<A>, second: () => Promise<B>): Promise<[A, B]> {
+      const holder = new pg.Client({ connectionString: t.db.url });
+      await holder.connect();
+      const waiting = async (n: number) => {
+        // Behind the test, directly or behind one that is.
+        const behind = `WITH RECURSIVE behind AS (
+                          SELECT pid FROM pg_stat_activity WHERE pg_backend_pid() = ANY (pg_blocking_pids(pid))
+                          UNION SELECT a.pid FROM pg_stat_activity a JOIN behind b ON b.pid = ANY (pg_blocking_pids(a.pid)))
+                        SELECT count(*)::int AS n FROM behind`;
+        await eventually(async () => ((await holder.query(behind)).rows[0].n >= n ? true : undefined));
+      };
+      try {
+        await holder.query('BEGIN');
+        await holder.query('SELECT 1 FROM catalog.programs WHERE id = $1 FOR UPDATE', [copy]);
+        const a = first();
+        await waiting(1);
+        const b = second();
+        await waiting(2);
+        await holder.query('COMMIT');
+        return [await a, await b];
+      } finally {
+        await holder.end();
+      }
     }
-    expect(await q('SELECT id FROM catalog.programs WHERE id = $1', [copy])).toEqual([]);
+
+    const undo = (cloneId: string) => requestSigned<CloneUndoReply>(asker('catalog'), cloneCtx, CLONE_STEP_SUBJECTS.catalogUndo, { clone_id: cloneId });
+
+    (testNatsUrl() ? it : it.skip)('undoes a step while a copied program is being enrolled', async () => {
+      const { cloneId, copy, copies } = await clonedProgram('undone-path');
+      const [undone, enrolled] = await meeting(copy, () => undo(cloneId), () => t.api.post(`${PROGRAMS}/${copy}/enrollments`, { enrollments: [{ user_id: cast.learner.userId }] }));
+      expect([undone, enrolled.status]).toEqual([{ removed: copies }, 404]);
+      expect(await q('SELECT id FROM catalog.programs WHERE id = $1', [copy])).toEqual([]);
+    });
+
+    (testNatsUrl() ? it : it.skip)('undoes a step while a copied program is being deleted', async () => {
+      const { cloneId, copy, copies } = await clonedProgram('undone-deleted-path');
+      const [deleted, undone] = await meeting(copy, () => t.api.delete(`${PROGRAMS}/${copy}`), () => undo(cloneId));
+      expect([deleted.status, undone]).toEqual([204, { removed: copies }]);
+      expect(await q('SELECT id FROM catalog.programs WHERE id = $1', [copy])).toEqual([]);
+    });
   });
 });

@@ -75,13 +75,18 @@ export class CatalogClonesService {
     requireCloneAdmin(ctx);
     const schema = quoteIdent(this.db.schema);
     return undoCloneStep(this.db, ctx.accountId, cloneId, async (m) => {
-      let removed = 0;
-      // Items before programs, courses before tasks: the order a program enrollment holds them (docs/catalog.md).
+      // Every copy is locked before any goes, courses, then tasks, then programs: the one lock order
+      // (docs/catalog.md). Deleting first would lock a course's program rows (the cascade) before the
+      // program, which a program's own delete or edit takes the other way round.
+      const copies: [string, number[]][] = [];
       for (const [kind, table] of [['course_template', 'course_templates'], ['task', 'tasks'], ['program', 'programs']] as const) {
         const ids = [...(await cloneCopies(m, this.db.schema, ctx.accountId, cloneId, kind)).values()];
         if (ids.length === 0) continue;
-        removed += queryResult(await m.query(`DELETE FROM ${schema}.${table} WHERE account_id = $1 AND id = ANY($2::int[])`, [ctx.accountId, ids])).count;
+        await m.query(`SELECT id FROM ${schema}.${table} WHERE account_id = $1 AND id = ANY($2::int[]) ORDER BY id FOR UPDATE`, [ctx.accountId, ids]);
+        copies.push([table, ids]);
       }
+      let removed = 0;
+      for (const [table, ids] of copies) removed += queryResult(await m.query(`DELETE FROM ${schema}.${table} WHERE account_id = $1 AND id = ANY($2::int[])`, [ctx.accountId, ids])).count;
       return removed;
     });
   }
