@@ -89,12 +89,15 @@ describe('group enrollments, end to end', () => {
       for (const m of [gone, inBoth, named]) expect((await f.admin.delete(`${GROUPS}/${first}/learners/${m.userId}`)).status).toBe(204);
       expect((await f.admin.delete(`${GROUPS}/${deleted}`)).status).toBe(204);
       await f.identityEventsHandled('catalog-enrollments-groups', 'identity.group_membership.removed', 'group_id', first, 3);
+      await f.identityEventsHandled('catalog-enrollments-groups', 'identity.group.deleted', 'id', deleted, 1);
     });
     expect(enrolled.status).toBe(201);
     const kept = [inBoth, named, ofDeleted].map((u) => u.userId).sort((a, b) => a - b);
     expect(enrolled.body.enrollments.map((e: { links: { learner: { id: number } } }) => e.links.learner.id).sort((a: number, b: number) => a - b)).toEqual(kept);
     expect(await learnersOf(course.id)).toEqual(kept);
     expect(await learnersOf(course.id, '&state=removed')).toEqual([gone.userId]);
+    // The deleted group enrolls nobody more, even though its enrollment was recorded after its deletion was handled.
+    expect(await f.t.db.query('SELECT 1 FROM catalog.group_enrollments WHERE group_id = $1', [deleted])).toEqual([]);
   });
 
   it('refuses deleted and foreign groups (400) and keeps what a deleted group brought', async () => {

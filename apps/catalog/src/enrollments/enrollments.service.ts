@@ -95,12 +95,13 @@ export class EnrollmentsService {
     // group enrollment, or not these enrollments, then. A second look after the commit does what it would
     // have done: learners who joined are enrolled, and the group's enrollments of those who left go, unless
     // the request also names them, or another of its groups still holds them. A group deleted meanwhile
-    // keeps what it brought (forgetGroup). A change after this look finds the commit, so one of the two
+    // keeps what it brought and is forgotten, as its deletion's consumer does (forgetGroup). A change after this look finds the commit, so one of the two
     // always sees the other.
     const { list: now, goneGroups } = await this.resolve(ctx, groups, { afterCommit: true });
     const stay = new Set([...entries.flatMap((e) => (e.user_id === undefined ? [] : [e.user_id])), ...now.map((t) => t.userId)]);
     const left = result.created.filter((e) => e.groupId !== null && !goneGroups.has(e.groupId) && !stay.has(e.userId));
     for (const e of left) await this.lifecycle.leaveGroup(ctx, e.groupId!, e.userId);
+    for (const groupId of goneGroups) await this.forgetGroup(ctx, groupId);
     const kept = result.created.filter((e) => !left.includes(e));
     const late = now.filter((t) => !kept.some((e) => e.userId === t.userId) && !result.skipped.some((s) => s.user_id === t.userId));
     const more = late.length === 0 ? { created: [], skipped: [] } : await this.db.transaction(async () => this.insertTargets(ctx, await this.lockCourse(ctx, courseTemplateId), late, source));
