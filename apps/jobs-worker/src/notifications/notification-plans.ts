@@ -19,20 +19,7 @@ import {
   WELCOME_NOTIFICATION_TYPE,
   WELCOME_REQUESTED_EVENT,
 } from '@lms/contracts';
-import { type DtoClass, validateInput } from '@lms/contracts';
-import { eventData as eventDataOf } from '@lms/platform';
-
-/**
- * The fields a plan needs of an event's data, checked against their class (a consumer validates, never
- * casts); fields it does not use are left out first, so a producer adding one breaks nothing here.
- */
-async function fields<T extends object>(cls: DtoClass, event: CloudEvent, keys: (keyof T & string)[]): Promise<T> {
-  const data = (event.data ?? {}) as Record<string, unknown>;
-  const picked = Object.fromEntries(keys.filter((k) => Object.hasOwn(data, k)).map((k) => [k, data[k]]));
-  const result = await validateInput<T>(cls, picked, 'data');
-  if (!result.ok) throw new Error(`invalid ${event.type} event ${event.id}: ${result.errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`);
-  return result.value;
-}
+import { eventData } from '@lms/platform';
 
 /** What an event tells whom: the notification type (identity's catalogue), the recipients and the message. */
 export interface NotificationPlan {
@@ -55,16 +42,16 @@ type Planner = (event: CloudEvent, lookups: PlanLookups) => Promise<Notification
 /** The events jobs-worker notifies about, each with how it becomes a plan (null: nobody to tell). */
 export const NOTIFICATION_PLANNERS: Record<string, Planner> = {
   [COURSE_TEMPLATE_PUBLISHED_EVENT]: async (event) => {
-    const data = await fields<CoursePublishedPayload>(CoursePublishedPayload, event, ['id', 'title', 'notify_message', 'notify_filter', 'recipients']);
+    const data = await eventData<CoursePublishedPayload>(CoursePublishedPayload, event);
     if (data.notify_filter === null || data.recipients.length === 0) return null;
     return coursePublished(data.id, data.title, data.notify_message, data.recipients);
   },
   [COURSE_TEMPLATE_PUBLISH_RECIPIENTS_EVENT]: async (event) => {
-    const data = await fields<PublishRecipientsPayload>(PublishRecipientsPayload, event, ['course_template_id', 'title', 'notify_message', 'recipients']);
+    const data = await eventData<PublishRecipientsPayload>(PublishRecipientsPayload, event);
     return data.recipients.length === 0 ? null : coursePublished(data.course_template_id, data.title ?? null, data.notify_message, data.recipients);
   },
   [SESSION_PUBLISHED_EVENT]: async (event) => {
-    const data = await fields<SessionPublishedPayload>(SessionPublishedPayload, event, ['id', 'live_course_id', 'recipients']);
+    const data = await eventData<SessionPublishedPayload>(SessionPublishedPayload, event);
     if (data.recipients.length === 0) return null;
     return {
       notificationType: 'live_session_published',
@@ -74,7 +61,7 @@ export const NOTIFICATION_PLANNERS: Record<string, Planner> = {
     };
   },
   [WAITLIST_PROMOTED_EVENT]: async (event) => {
-    const data = await fields<WaitlistPromotedPayload>(WaitlistPromotedPayload, event, ['user_id', 'session_id', 'live_course_id']);
+    const data = await eventData<WaitlistPromotedPayload>(WaitlistPromotedPayload, event);
     return {
       notificationType: 'waitlist_promoted',
       recipients: [data.user_id],
@@ -83,7 +70,7 @@ export const NOTIFICATION_PLANNERS: Record<string, Planner> = {
     };
   },
   [ENROLLMENT_CREATED_EVENT]: async (event) => {
-    const data = await eventDataOf<EnrollmentEventPayload>(EnrollmentEventPayload, event);
+    const data = await eventData<EnrollmentEventPayload>(EnrollmentEventPayload, event);
     return {
       notificationType: 'course_assigned',
       recipients: [data.user_id],
@@ -93,7 +80,7 @@ export const NOTIFICATION_PLANNERS: Record<string, Planner> = {
     };
   },
   [LIVE_COURSE_ENROLLMENT_CREATED_EVENT]: async (event) => {
-    const data = await fields<LiveCourseAssignedPayload>(LiveCourseAssignedPayload, event, ['user_id', 'live_course_id']);
+    const data = await eventData<LiveCourseAssignedPayload>(LiveCourseAssignedPayload, event);
     return {
       notificationType: 'course_assigned',
       recipients: [data.user_id],
@@ -102,7 +89,7 @@ export const NOTIFICATION_PLANNERS: Record<string, Planner> = {
     };
   },
   [CATALOG_ENROLLMENT_COMPLETED_EVENT]: async (event, lookups) => {
-    const data = await eventDataOf<CatalogEnrollmentCompletedData>(CatalogEnrollmentCompletedData, event);
+    const data = await eventData<CatalogEnrollmentCompletedData>(CatalogEnrollmentCompletedData, event);
     if (data.course_id === undefined || data.course_id === null) return null;
     const learner = (await lookups.users([data.user_id])).get(data.user_id);
     if (!learner?.manager_id) return null;
@@ -114,7 +101,7 @@ export const NOTIFICATION_PLANNERS: Record<string, Planner> = {
     };
   },
   [WELCOME_REQUESTED_EVENT]: async (event) => {
-    const data = await fields<UserEventPayload>(UserEventPayload, event, ['user_id']);
+    const data = await eventData<UserEventPayload>(UserEventPayload, event);
     return {
       notificationType: WELCOME_NOTIFICATION_TYPE,
       recipients: [data.user_id],

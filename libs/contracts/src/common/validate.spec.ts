@@ -44,3 +44,25 @@ describe('validateInput: one field, one message', () => {
     expect(result.ok ? 0 : result.errors.length).toBe(3);
   });
 });
+
+describe('validateInput: unknown fields', () => {
+  it('refuses them by default, at any depth', async () => {
+    expect(await validateInput(People, { people: [{ uid: 'a', extra: 1 }], more: 2 })).toEqual({
+      ok: false,
+      errors: expect.arrayContaining([
+        { field: 'more', message: 'unknown field more' },
+        { field: 'people[0].extra', message: 'unknown field people[0].extra' },
+      ]),
+    });
+  });
+
+  it("drops them at any depth when asked, and still refuses a known field's bad value", async () => {
+    const dropped = await validateInput<People>(People, { people: [{ uid: 'a', extra: 1 }], more: 2 }, '', 'drop');
+    expect(dropped.ok).toBe(true);
+    expect(dropped.ok && JSON.parse(JSON.stringify(dropped.value))).toEqual({ people: [{ uid: 'a' }] });
+    expect(await validateInput(People, { people: [{ uid: 'a b', extra: 1 }] }, '', 'drop')).toEqual({
+      ok: false,
+      errors: [{ field: 'people[0].uid', message: 'uid must have no spaces' }],
+    });
+  });
+});

@@ -60,10 +60,22 @@ function oversizedObject(plain: object, prefix: string): FieldError | undefined 
 export type ValidationResult<T> = { ok: true; value: T } | { ok: false; errors: FieldError[] };
 
 /**
- * Validates plain input against a DTO class; unknown fields are errors, never passed on (mass assignment).
+ * What an unknown field does: a client's input refuses it (mass assignment; a mistyped field is never
+ * silently ignored), while another service's event drops it, so a producer one release ahead can add a
+ * field without its old consumers dead-lettering every event for the length of a rolling update.
+ */
+export type UnknownFields = 'refuse' | 'drop';
+
+/**
+ * Validates plain input against a DTO class; unknown fields are refused or dropped, never passed on.
  * A valid input usually takes the DTO's compiled fast path; a doubtful one gets class-validator's own verdict.
  */
-export async function validateInput<T extends object>(cls: DtoClass, plain: unknown, prefix = ''): Promise<ValidationResult<T>> {
+export async function validateInput<T extends object>(
+  cls: DtoClass,
+  plain: unknown,
+  prefix = '',
+  unknownFields: UnknownFields = 'refuse',
+): Promise<ValidationResult<T>> {
   if (plain === null || typeof plain !== 'object' || Array.isArray(plain)) {
     return { ok: false, errors: [{ field: prefix || 'body', message: 'must be a JSON object' }] };
   }
@@ -72,7 +84,7 @@ export async function validateInput<T extends object>(cls: DtoClass, plain: unkn
   const fast = fastValidator(cls)?.(plain as Record<string, unknown>);
   if (fast) return { ok: true, value: fast as T };
   const instance = plainToInstance(cls, plain) as T;
-  const errors = await validate(instance, { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: true });
+  const errors = await validate(instance, { whitelist: true, forbidNonWhitelisted: unknownFields === 'refuse', forbidUnknownValues: true });
   if (errors.length > 0) return { ok: false, errors: fieldErrors(errors, prefix).slice(0, MAX_FIELD_ERRORS) };
   return { ok: true, value: instance };
 }

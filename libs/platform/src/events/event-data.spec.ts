@@ -17,6 +17,16 @@ describe('eventData', () => {
     await expect(eventData<UserEventData>(UserEventData, event({ user_id: 7, uid: 'ann' }))).resolves.toEqual({ user_id: 7, uid: 'ann' });
   });
 
+  it('drops fields its class does not know, so a producer a release ahead can add one', async () => {
+    const data = await eventData<UserEventData>(UserEventData, event({ user_id: 7, uid: 'ann', added_later: { x: 1 } }));
+    expect(data).toEqual({ user_id: 7, uid: 'ann' });
+    expect(data).not.toHaveProperty('added_later');
+  });
+
+  it('still throws on a known field that is invalid beside an unknown one', async () => {
+    await expect(eventData(UserEventData, event({ user_id: 'seven', uid: 'ann', added_later: 1 }))).rejects.toThrow(/data\.user_id/);
+  });
+
   it('throws on data its class refuses, naming the event and the field', async () => {
     await expect(eventData(UserEventData, event({ user_id: 0, uid: 'ann' }))).rejects.toThrow(/invalid identity\.user\.deleted event e-1: .*user_id/);
   });
