@@ -98,6 +98,15 @@ describe('group enrollments, end to end', () => {
     expect(await learnersOf(course.id, '&state=removed')).toEqual([gone.userId]);
     // The deleted group enrolls nobody more, even though its enrollment was recorded after its deletion was handled.
     expect(await f.t.db.query('SELECT 1 FROM catalog.group_enrollments WHERE group_id = $1', [deleted])).toEqual([]);
+    // What holds each kept learner now is their enrollment's group: the second group, none (named), the deleted one.
+    const groupOf = (body: { enrollments: Array<{ group_id: number | null; links: { learner: { id: number } } }> }, userId: number) =>
+      body.enrollments.find((e) => e.links.learner.id === userId)?.group_id;
+    const listed = (await f.admin.get(`${enrollmentsOf(course.id)}?per_page=100`)).body;
+    for (const body of [enrolled.body, listed]) expect([inBoth, named, ofDeleted].map((u) => groupOf(body, u.userId))).toEqual([second, null, deleted]);
+    // So leaving the second group retires it, as it would any enrollment that group brought.
+    expect((await f.admin.delete(`${GROUPS}/${second}/learners/${inBoth.userId}`)).status).toBe(204);
+    await eventually(async () => ((await learnersOf(course.id, '&state=removed')).includes(inBoth.userId) ? true : undefined));
+    expect(await learnersOf(course.id)).toEqual([named.userId, ofDeleted.userId].sort((a, b) => a - b));
   });
 
   it('refuses deleted and foreign groups (400) and keeps what a deleted group brought', async () => {

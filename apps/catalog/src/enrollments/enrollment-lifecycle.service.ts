@@ -146,6 +146,22 @@ export class EnrollmentLifecycle {
     });
   }
 
+  /**
+   * Points a live enrollment at what holds its learner now: another group, or none (the learner was named
+   * directly), so that group's leave retires it and the left group's does not. Answers the enrollment, or
+   * null if it is no longer live (a leave retired it meanwhile).
+   */
+  async regroup(scope: TenantScope, id: number, groupId: number | null): Promise<Enrollment | null> {
+    return this.db.transaction(async () => {
+      const e = await this.enrollments.findOne(scope, { id, deletedAt: IsNull() }, { lock: 'update' });
+      if (!e || e.groupId === groupId) return e;
+      e.groupId = groupId;
+      const saved = await this.enrollments.save(scope, e);
+      await this.outbox.add(scope, ENROLLMENT_UPDATED_EVENT, enrollmentEventData(saved), String(saved.id));
+      return saved;
+    });
+  }
+
   /** Ends a live enrollment as history with its reason, and announces it. */
   async retire(scope: TenantScope, e: Enrollment, reason: EnrollmentRemovalReason): Promise<Enrollment> {
     e.deletedAt = new Date();

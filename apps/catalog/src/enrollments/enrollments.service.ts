@@ -94,16 +94,34 @@ export class EnrollmentsService {
     // Membership changes between identity's answer and the commit above: the membership consumer saw no
     // group enrollment, or not these enrollments, then. A second look after the commit does what it would
     // have done: learners who joined are enrolled, and the group's enrollments of those who left go, unless
-    // the request also names them, or another of its groups still holds them. A group deleted meanwhile
-    // keeps what it brought and is forgotten, as its deletion's consumer does (forgetGroup). A change after this look finds the commit, so one of the two
-    // always sees the other.
-    const { list: now, goneGroups } = await this.resolve(ctx, groups, { afterCommit: true });
-    const stay = new Set([...entries.flatMap((e) => (e.user_id === undefined ? [] : [e.user_id])), ...now.map((t) => t.userId)]);
-    const left = result.created.filter((e) => e.groupId !== null && !goneGroups.has(e.groupId) && !stay.has(e.userId));
-    for (const e of left) await this.lifecycle.leaveGroup(ctx, e.groupId!, e.userId);
+    // the request also names them, or another of its groups still holds them; those now belong to that
+    // group, or to none, so only its leave retires them. A group deleted meanwhile keeps what it brought and
+    // is forgotten, as its deletion's consumer does (forgetGroup). A change after this look finds the
+    // commit, so one of the two always sees the other.
+    const { list: now, goneGroups, members } = await this.resolve(ctx, groups, { afterCommit: true });
+    // The request's first entry that still names the learner (null: named directly); undefined: none does.
+    const holderOf = (userId: number): number | null | undefined => {
+      for (const entry of entries) {
+        if (entry.user_id === userId) return null;
+        if (entry.group_id !== undefined && members.get(entry.group_id)?.has(userId)) return entry.group_id;
+      }
+      return undefined;
+    };
+    const kept: Enrollment[] = [];
+    const late = now.filter((t) => !result.created.some((e) => e.userId === t.userId) && !result.skipped.some((s) => s.user_id === t.userId));
+    for (const e of result.created) {
+      const stays = e.groupId === null || goneGroups.has(e.groupId) || members.get(e.groupId)?.has(e.userId);
+      const holder = stays ? e.groupId : holderOf(e.userId);
+      if (holder === e.groupId) kept.push(e);
+      else if (holder === undefined) await this.lifecycle.leaveGroup(ctx, e.groupId!, e.userId);
+      else {
+        // A leave consumer may have retired it between the commit and here: then the learner is enrolled again.
+        const moved = await this.lifecycle.regroup(ctx, e.id, holder);
+        if (moved) kept.push(moved);
+        else late.push({ ...targets.list.find((t) => t.userId === e.userId)!, groupId: holder });
+      }
+    }
     for (const groupId of goneGroups) await this.forgetGroup(ctx, groupId);
-    const kept = result.created.filter((e) => !left.includes(e));
-    const late = now.filter((t) => !kept.some((e) => e.userId === t.userId) && !result.skipped.some((s) => s.user_id === t.userId));
     const more = late.length === 0 ? { created: [], skipped: [] } : await this.db.transaction(async () => this.insertTargets(ctx, await this.lockCourse(ctx, courseTemplateId), late, source));
     return { created: [...kept, ...more.created], skipped: [...result.skipped, ...more.skipped] };
   }
@@ -252,7 +270,11 @@ export class EnrollmentsService {
    * Users and groups to learners, checked with identity before anything is written (the first entry naming a
    * user decides their settings). `afterCommit`: a group deleted since is named in `goneGroups`, not refused.
    */
-  async resolve(ctx: RequestContext, entries: EnrollmentEntry[], { afterCommit = false } = {}): Promise<{ list: Target[]; subAccountId: number | null; goneGroups: Set<number> }> {
+  async resolve(
+    ctx: RequestContext,
+    entries: EnrollmentEntry[],
+    { afterCommit = false } = {},
+  ): Promise<{ list: Target[]; subAccountId: number | null; goneGroups: Set<number>; members: Map<number, Set<number>> }> {
     const [users, { current }] = await Promise.all([
       this.directory.users(ctx, entries.flatMap((e) => (e.user_id === undefined ? [] : [e.user_id]))),
       this.directory.subAccounts(ctx),
@@ -260,6 +282,7 @@ export class EnrollmentsService {
     const subAccountId = current?.id ?? null;
     const targets: Target[] = [];
     const goneGroups = new Set<number>();
+    const members = new Map<number, Set<number>>();
     const seen = new Set<number>();
     const add = (target: Target) => {
       if (seen.has(target.userId)) return;
@@ -277,9 +300,10 @@ export class EnrollmentsService {
         const group = await this.directory.groupMembers(ctx, entry.group_id);
         if (!group.exists && afterCommit) goneGroups.add(entry.group_id);
         else if (!group.exists) throw learnerInvalid(i, 'group_id', entry.group_id, 'no such group');
+        members.set(entry.group_id, new Set(group.user_ids));
         for (const userId of group.user_ids) add({ ...base, userId, groupId: entry.group_id });
       }
     }
-    return { list: targets, subAccountId, goneGroups };
+    return { list: targets, subAccountId, goneGroups, members };
   }
 }
