@@ -23,7 +23,7 @@ export interface EnrollmentFixture extends CatalogFixture {
    * transaction waits at its first lock, after identity has named the learners; runs `meanwhile`, then lets it
    * go and answers its response.
    */
-  enrollingHeld(itemId: string | number, enrolling: () => Promise<ApiResponse>, meanwhile: () => Promise<void>, table?: 'course_templates' | 'tasks'): Promise<ApiResponse>;
+  enrollingHeld(itemId: string | number, enrolling: () => Promise<ApiResponse>, meanwhile: () => Promise<void>, table?: 'course_templates' | 'tasks' | 'programs'): Promise<ApiResponse>;
   /** Waits until catalog's `consumer` has handled `count` identity events of `type` whose data has `key` = `value`. */
   identityEventsHandled(consumer: string, type: string, key: string, value: number, count: number): Promise<void>;
 }

@@ -132,15 +132,25 @@ describe('open enrollment, end to end', () => {
     expect(await eventually(async () => (await nextDue()) ?? undefined)).toBe(res.body.enrollments[0].end_at);
   });
 
-  it('enrolls nobody when the learner is deleted while their request waits (401, as their revoked token)', async () => {
-    const t = await task({ is_published: true, open_enrollment: true });
+  // The 401 of a deleted caller's next request: the gateway's own, with its challenge.
+  const REVOKED = [401, 'UNAUTHENTICATED', 'Bearer realm="learning-service", error="invalid_token"'];
+
+  it.each([
+    ['task', 'tasks'],
+    ['program', 'programs'],
+  ] as const)('enrolls nobody when the learner is deleted while their %s request waits (401, as their revoked token)', async (kind, table) => {
+    const item = kind === 'task' ? await task({ is_published: true, open_enrollment: true }) : await program({ is_published: true, open_enrollment: true, course_template_ids: [Number((await f.publishedCourse()).id)] });
     const user = await f.newLearner();
-    const res = await f.enrollingHeld(t.id, () => f.admin.as(user.token).post(openTask(t.id)), async () => {
+    const res = await f.enrollingHeld(item.id, () => f.admin.as(user.token).post((kind === 'task' ? openTask : openProgram)(item.id)), async () => {
       expect((await f.admin.delete(`/api/admin/users/${user.userId}`)).status).toBe(204);
       await f.identityEventsHandled('catalog-enrollments-user-deleted', 'identity.user.deleted', 'user_id', user.userId, 1);
-    }, 'tasks');
-    expect([res.status, res.body.code]).toEqual([401, 'INVALID_TOKEN']);
+    }, table);
+    expect([res.status, res.body.code, res.headers.get('www-authenticate')]).toEqual(REVOKED);
     const live = await f.t.db.query('SELECT id FROM catalog.enrollments WHERE user_id = $1 AND deleted_at IS NULL', [user.userId]);
     expect(live).toEqual([]);
+    expect(await f.t.db.query('SELECT id FROM catalog.program_enrollments WHERE user_id = $1 AND deleted_at IS NULL', [user.userId])).toEqual([]);
+    // Their next request meets the gateway's 401, which says the same.
+    const next = await f.admin.as(user.token).post(openTask(item.id));
+    expect([next.status, next.body.code, next.headers.get('www-authenticate')]).toEqual(REVOKED);
   });
 });

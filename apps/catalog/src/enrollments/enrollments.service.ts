@@ -186,7 +186,12 @@ export class EnrollmentsService {
    * Inserts live enrollments of the targets in one course or task (`dueAt`: the item's default due moment,
    * for targets that name none); a learner enrolled already (even by a concurrent request) is skipped and reported.
    */
-  async insertEnrollments(scope: TenantScope, item: { type: EnrollableType; id: number; dueAt: Date | null }, targets: Target[], source: EnrollmentSource = {}): Promise<EnrollResult> {
+  async insertEnrollments(
+    scope: TenantScope,
+    item: { type: EnrollableType; id: number; dueAt: Date | null },
+    targets: Target[],
+    source: EnrollmentSource = {},
+  ): Promise<EnrollResult & { departed: Set<number> }> {
     const fallbackDue = item.dueAt;
     // A user deleted since identity vouched for them is left out (DepartedUsers: the deletion meets this insert).
     const departed = await this.departed.among(scope, targets.map((t) => t.userId));
@@ -211,7 +216,7 @@ export class EnrollmentsService {
     const skippedUsers = targets.map((t) => t.userId).filter((id) => !createdUsers.has(id) && !departed.has(id));
     const existing = skippedUsers.length === 0 ? [] : await this.live(scope, item, skippedUsers);
     const skipped = existing.map((e): SkippedEnrollmentView => ({ user_id: e.userId, reason: 'already_enrolled', enrollment_id: e.id }));
-    return { created, skipped };
+    return { created, skipped, departed };
   }
 
   /** A page of the course's enrollments, newest first, and their total. `search` asks identity who matches. */

@@ -1,8 +1,16 @@
-import { badRequest, notFound, unauthorized } from '@lms/platform';
+import { badRequest, conflict, DomainError, notFound, unauthorized } from '@lms/platform';
 
 export const openItemNotFound = (kind: 'task' | 'program', key: string) => notFound(kind === 'task' ? 'TASK_NOT_FOUND' : 'PROGRAM_NOT_FOUND', `No ${kind} ${key} exists.`);
 export const notOpen = (kind: 'task' | 'program', key: string) =>
   badRequest('NOT_OPEN_FOR_ENROLLMENT', `The ${kind} ${key} is not open for enrollment (it must be published, not archived, with open_enrollment on, and a program must hold a published course).`);
 export const alreadyEnrolled = (kind: 'task' | 'program', key: string) => badRequest('ALREADY_ENROLLED', `You are enrolled in the ${kind} ${key} already.`);
-/** The caller was deleted while their request ran (their tokens are revoked with them): nothing was enrolled. */
-export const callerDeleted = () => unauthorized('INVALID_TOKEN', 'Your user was deleted while the request ran; nothing was enrolled.');
+/**
+ * The caller was deleted while their request ran: nothing was enrolled, and their tokens are revoked with
+ * them, so this says what the gateway's own 401 will say to their next request.
+ */
+export const callerDeleted = () => unauthorized('UNAUTHENTICATED', 'Your user was deleted while the request ran; nothing was enrolled.');
+/** Identity refused the caller as a learner: the only way their own entry is invalid is that they are gone. */
+export const isCallerRefused = (err: unknown) => err instanceof DomainError && err.code === 'ENROLLMENT_LEARNER_INVALID';
+/** The enrollment that stopped this one was removed before it could be named: the learner may try again. */
+export const enrollmentRaced = (kind: 'task' | 'program', key: string) =>
+  conflict('CONCURRENT_CHANGE', `Your enrollment in the ${kind} ${key} changed while this request ran; read it again before retrying.`);

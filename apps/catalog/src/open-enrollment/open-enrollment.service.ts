@@ -8,7 +8,7 @@ import { LearningItemsService } from '../learner-courses/learning-items.service.
 import { ProgramEnrollmentsService } from '../programs/program-enrollments.service.js';
 import { Program } from '../programs/program.entity.js';
 import { Task } from '../tasks/task.entity.js';
-import { alreadyEnrolled, callerDeleted, notOpen, openItemNotFound } from './open-enrollment.errors.js';
+import { alreadyEnrolled, callerDeleted, enrollmentRaced, isCallerRefused, notOpen, openItemNotFound } from './open-enrollment.errors.js';
 
 const isUuid = (key: string) => key.includes('-');
 
@@ -36,8 +36,10 @@ export class OpenEnrollmentService {
       // The one-live-enrollment key decides a race: the second request inserts nothing and is told so. A
       // learner deleted meanwhile is left out (DepartedUsers), and their request finds nothing to enroll.
       const target = { userId: ctx.userId, subAccountId: task.subAccountId, required: false, dueAt: undefined, groupId: null };
-      const { created, skipped } = await this.enroller.insertEnrollments(ctx, { type: 'Task', id: task.id, dueAt: defaultDueAt(task) }, [target]);
-      if (created.length === 0) throw skipped.length > 0 ? alreadyEnrolled('task', key) : callerDeleted();
+      const { created, skipped, departed } = await this.enroller.insertEnrollments(ctx, { type: 'Task', id: task.id, dueAt: defaultDueAt(task) }, [target]);
+      if (departed.size > 0) throw callerDeleted();
+      // Neither made nor found: the enrollment the insert met was removed before it could be named.
+      if (created.length === 0) throw skipped.length > 0 ? alreadyEnrolled('task', key) : enrollmentRaced('task', key);
       return created;
     });
     return this.items.present(ctx, created);
@@ -54,7 +56,11 @@ export class OpenEnrollmentService {
     if (!program.isPublished || program.deletedAt || !program.openEnrollment) throw notOpen('program', key);
     const created = await this.db.transaction(async () => {
       if (await this.inProgram(ctx, program.id)) throw alreadyEnrolled('program', key);
-      const result = await this.programEnrollments.enrollEntries(ctx, program.id, [{ user_id: ctx.userId, required: false }]);
+      const result = await this.programEnrollments.enrollEntries(ctx, program.id, [{ user_id: ctx.userId, required: false }]).catch((err: unknown) => {
+        throw isCallerRefused(err) ? callerDeleted() : err;
+      });
+      if (result.departed.size > 0) throw callerDeleted();
+      if (result.programEnrollments.length === 0) throw enrollmentRaced('program', key);
       if (result.created.length === 0) throw result.skipped.length > 0 ? alreadyEnrolled('program', key) : notOpen('program', key);
       return result.created;
     });

@@ -24,6 +24,8 @@ export interface ProgramEnrollResult {
   skippedTasks: SkippedProgramTaskView[];
   /** Each user's live enrollment in the program, made now or before. */
   programEnrollments: ProgramEnrollment[];
+  /** Users deleted since identity vouched for them: left out of everything (DepartedUsers). */
+  departed: Set<number>;
 }
 
 /**
@@ -62,7 +64,7 @@ export class ProgramEnrollmentsService {
       const held = await this.programs.holdWithItems(ctx, programId);
       if (!held) throw programNotFound(programId);
       if (!held.program.isPublished) throw programNotPublished(programId);
-      const result: ProgramEnrollResult = { created: [], skipped: [], skippedCourses: [], createdTasks: [], skippedTaskEnrollments: [], skippedTasks: [], programEnrollments: [] };
+      const result: ProgramEnrollResult = { created: [], skipped: [], skippedCourses: [], createdTasks: [], skippedTaskEnrollments: [], skippedTasks: [], programEnrollments: [], departed: new Set() };
       for (const item of held.items) {
         if (item.type === 'Task') {
           const task = await this.tasks.findOne(ctx, { id: item.id });
@@ -84,7 +86,7 @@ export class ProgramEnrollmentsService {
         result.created.push(...created);
         result.skipped.push(...skipped.map((s) => ({ ...s, course_template_id: String(item.id) })));
       }
-      result.programEnrollments = await this.recordProgramEnrollments(ctx, programId, entries);
+      Object.assign(result, await this.recordProgramEnrollments(ctx, programId, entries));
       return result;
     });
     // A learner who had completed every course already completes the program now.
@@ -96,20 +98,26 @@ export class ProgramEnrollmentsService {
    * One live program enrollment per user (a repeated or concurrent request keeps the first): the first
    * entry naming a user decides `required` and the due moment.
    */
-  private async recordProgramEnrollments(ctx: RequestContext, programId: number, entries: ProgramEnrollmentEntry[]): Promise<ProgramEnrollment[]> {
+  private async recordProgramEnrollments(
+    ctx: RequestContext,
+    programId: number,
+    entries: ProgramEnrollmentEntry[],
+  ): Promise<{ programEnrollments: ProgramEnrollment[]; departed: Set<number> }> {
     const first = new Map<number, ProgramEnrollmentEntry>();
     for (const e of entries) if (!first.has(e.user_id)) first.set(e.user_id, e);
     // A user deleted meanwhile is left out, as from the courses (DepartedUsers).
-    for (const userId of await this.departed.among(ctx, [...first.keys()])) first.delete(userId);
+    const departed = await this.departed.among(ctx, [...first.keys()]);
+    for (const userId of departed) first.delete(userId);
     await this.programEnrollments.insertNew(
       ctx,
       [...first.values()].map((e) => ({ programId, userId: e.user_id, subAccountId: ctx.subAccountId, required: e.required ?? true, dueAt: e.end_at ? new Date(e.end_at) : null })),
     );
-    return this.programEnrollments
+    const programEnrollments = await this.programEnrollments
       .query(ctx, 'pe')
       .andWhere('pe.program_id = :programId AND pe.user_id = ANY(:users) AND pe.deleted_at IS NULL', { programId, users: [...first.keys()] })
       .orderBy('pe.id', 'ASC')
       .getMany();
+    return { programEnrollments, departed };
   }
 
   /** The program's live enrollments, newest first, by state, and their total. */

@@ -12,13 +12,11 @@ import {
 import type { Subscription } from '@lms/platform';
 import { GATEWAY_DEPS, type GatewayDeps } from '../gateway-deps.js';
 import type { Eventually } from '../http/eventually.js';
-import { ProblemError, RpcReplyError } from '../http/problem.js';
+import { BEARER_REALM as REALM, ProblemError, RpcReplyError } from '../http/problem.js';
 import { MalformedReplyError } from '../http/rpc-reply.js';
 import { ServiceClient } from '../http/service-client.js';
 import { credentialsOf, type RequestCredentials } from './bearer-token.js';
 import { PrincipalCache } from './principal-cache.js';
-
-const REALM = 'Bearer realm="learning-service"';
 
 const unauthenticated = (detail: string, challenge: string) =>
   new ProblemError(401, 'UNAUTHENTICATED', detail, undefined, { 'www-authenticate': challenge });

@@ -29,6 +29,11 @@ describe('resolveProblem', () => {
     expect(problem).toMatchObject({ status: 409, code: 'LOCK_HELD', title: 'Conflict', detail: 'held by 7', errors: [{ field: 'id', message: 'locked' }] });
   });
 
+  it("challenges on a service's 401 as the gateway's own 401 does (RFC 6750)", () => {
+    expect(fromRpcError({ status: 401, code: 'UNAUTHENTICATED', title: 'Unauthorized' }).headers).toEqual({ 'www-authenticate': 'Bearer realm="learning-service", error="invalid_token"' });
+    expect(fromRpcError({ status: 403, code: 'FORBIDDEN', title: 'Forbidden' }).headers).toEqual({});
+  });
+
   it('turns a service 500, and a status out of range, into a bare internal error', () => {
     const leaked = fromRpcError({ status: 500, code: 'DB_DOWN', title: 'x', detail: 'password=hunter2' });
     expect(leaked).toMatchObject({ status: 500, code: 'INTERNAL_ERROR', unexpected: true });

@@ -4,6 +4,8 @@ import type { FieldError, RpcError } from '@lms/contracts';
 import { NoRespondersError, RequestTimeoutError } from '@lms/platform';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
+/** The Bearer challenge (RFC 6750) every 401 of the API carries. */
+export const BEARER_REALM = 'Bearer realm="learning-service"';
 export const PROBLEM_TYPE_BASE = 'https://learning-service.dev/problems/';
 
 /** RFC 9457 problem details as the gateway answers every error. */
@@ -69,7 +71,8 @@ const isFieldError = (value: unknown): value is FieldError =>
 
 /**
  * A service's error reply. Its status, code and text are the service's deliberate answer, except a 500:
- * that one is a fault, so nothing of it reaches the client.
+ * that one is a fault, so nothing of it reaches the client. A service answers 401 only when it finds the
+ * caller gone (deleted while the request ran), so the answer challenges as the gateway's own 401 does.
  */
 export function fromRpcError(error: RpcError): ResolvedProblem {
   const status = Number.isInteger(error?.status) && error.status >= 400 && error.status <= 599 ? error.status : 500;
@@ -80,7 +83,7 @@ export function fromRpcError(error: RpcError): ResolvedProblem {
     title: typeof error.title === 'string' && error.title ? error.title : statusTitle(status),
     detail: typeof error.detail === 'string' ? error.detail : undefined,
     errors: Array.isArray(error.errors) ? error.errors.filter(isFieldError) : undefined,
-    headers: {},
+    headers: status === 401 ? { 'www-authenticate': `${BEARER_REALM}, error="invalid_token"` } : {},
     unexpected: false,
   };
 }
