@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { CLONE_STEP_SUBJECTS, type CloneCopyReply, type CloneUndoReply } from '@lms/contracts';
 import { contextSealFor, loadConfig, requestSigned } from '@lms/platform';
-import { type ApiClient, eventually, TEST_CONTEXT_SIGNING_KEY, type TestCast, testNatsUrl } from '@lms/testing';
+import { type ApiClient, eventually, holdingLock, TEST_CONTEXT_SIGNING_KEY, type TestCast, testNatsUrl } from '@lms/testing';
 import { COURSES, courseRequest, PROGRAMS, TASKS } from './catalog-fixture.js';
 import { startTestSystem, type TestSystem } from './test-system.js';
 
@@ -286,30 +286,16 @@ describe('clone objects', () => {
      * Holds the copied program while `first`, then `second`, reach their locks (each waits behind the test),
      * then lets go; answers what each answered.
      */
-    async function meeting<A, B>(copy: number, first: () => Promise<A>, second: () => Promise<B>): Promise<[A, B]> {
-      const holder = new pg.Client({ connectionString: t.db.url });
-      await holder.connect();
-      const waiting = async (n: number) => {
-        // Behind the test, directly or behind one that is.
-        const behind = `WITH RECURSIVE behind AS (
-                          SELECT pid FROM pg_stat_activity WHERE pg_backend_pid() = ANY (pg_blocking_pids(pid))
-                          UNION SELECT a.pid FROM pg_stat_activity a JOIN behind b ON b.pid = ANY (pg_blocking_pids(a.pid)))
-                        SELECT count(*)::int AS n FROM behind`;
-        await eventually(async () => ((await holder.query(behind)).rows[0].n >= n ? true : undefined));
-      };
-      try {
-        await holder.query('BEGIN');
-        await holder.query('SELECT 1 FROM catalog.programs WHERE id = $1 FOR UPDATE', [copy]);
+    /** `first` queues behind the test's lock on the copied program, then `second` behind it; then both go on. */
+    const meeting = <A, B>(copy: number, first: () => Promise<A>, second: () => Promise<B>): Promise<[A, B]> =>
+      holdingLock(t.db.url, 'SELECT 1 FROM catalog.programs WHERE id = $1 FOR UPDATE', [copy], async (held) => {
         const a = first();
-        await waiting(1);
+        await held.waiters(1);
         const b = second();
-        await waiting(2);
-        await holder.query('COMMIT');
+        await held.waiters(2);
+        await held.release();
         return [await a, await b];
-      } finally {
-        await holder.end();
-      }
-    }
+      });
 
     const undo = (cloneId: string) => requestSigned<CloneUndoReply>(asker('catalog'), cloneCtx, CLONE_STEP_SUBJECTS.catalogUndo, { clone_id: cloneId });
 

@@ -1,5 +1,4 @@
-import pg from 'pg';
-import { type ApiClient, eventually, queryDatabase, type ApiResponse, type TestUser } from '@lms/testing';
+import { type ApiClient, eventually, holdingLock, queryDatabase, type ApiResponse, type TestUser } from '@lms/testing';
 import { COURSES, type CatalogFixture, startCatalogFixture } from './catalog-fixture.js';
 
 export const ENROLLMENTS = '/api/author/enrollments';
@@ -43,22 +42,14 @@ export async function startEnrollmentFixture(durable: string, env: Record<string
       if (res.status !== 201) throw new Error(`enrolling answered ${res.status}: ${res.text}`);
       return res.body;
     },
-    async enrollingHeld(itemId, enrolling, meanwhile, table = 'course_templates') {
-      const holder = new pg.Client({ connectionString: f.t.db.url });
-      await holder.connect();
-      try {
-        await holder.query('BEGIN');
-        await holder.query(`SELECT 1 FROM catalog.${table} WHERE id = $1 FOR UPDATE`, [Number(itemId)]);
+    enrollingHeld: (itemId, enrolling, meanwhile, table = 'course_templates') =>
+      holdingLock(f.t.db.url, `SELECT 1 FROM catalog.${table} WHERE id = $1 FOR UPDATE`, [Number(itemId)], async (held) => {
         const response = enrolling();
-        const waits = 'SELECT 1 FROM pg_stat_activity WHERE pg_backend_pid() = ANY (pg_blocking_pids(pid))';
-        await eventually(async () => ((await holder.query(waits)).rowCount ? true : undefined));
+        await held.waiters();
         await meanwhile();
-        await holder.query('COMMIT');
-        return await response;
-      } finally {
-        await holder.end();
-      }
-    },
+        await held.release();
+        return response;
+      }),
     async identityEventsHandled(consumer, type, key, value, count) {
       const handled = `SELECT count(*)::int AS n FROM catalog.inbox i JOIN identity.outbox o ON o.id = i.event_id
                         WHERE i.consumer = $1 AND o.type = $2 AND o.payload->'data'->>$3 = $4`;

@@ -1,5 +1,4 @@
-import pg from 'pg';
-import { eventually, undocumented } from '@lms/testing';
+import { eventually, holdingLock, undocumented } from '@lms/testing';
 import { COURSES } from './catalog-fixture.js';
 import { ENROLLMENTS, type EnrollmentFixture, enrollmentsOf, startEnrollmentFixture } from './enrollment-fixture.js';
 
@@ -267,21 +266,15 @@ describe('course enrollments, end to end', () => {
     let learner = await f.newLearner();
     while (learner.userId % 32 !== departing.userId % 32) learner = await f.newLearner();
     // An uncommitted live enrollment of the learner holds the enrollment at its insert, after it took its locks.
-    const holder = new pg.Client({ connectionString: f.t.db.url });
-    await holder.connect();
-    try {
-      await holder.query('BEGIN');
-      await holder.query("INSERT INTO catalog.enrollments (account_id, enrollable_type, enrollable_id, user_id, state) VALUES ($1, 'CourseTemplate', $2, $3, 'assigned')", [f.cast.accountId, Number(course.id), learner.userId]);
+    const insert = "INSERT INTO catalog.enrollments (account_id, enrollable_type, enrollable_id, user_id, state) VALUES ($1, 'CourseTemplate', $2, $3, 'assigned')";
+    await holdingLock(f.t.db.url, insert, [f.cast.accountId, Number(course.id), learner.userId], async (held) => {
       const enrolling = f.admin.post(enrollmentsOf(course.id), { enrollments: [{ user_id: learner.userId }] });
-      const waits = 'SELECT 1 FROM pg_stat_activity WHERE pg_backend_pid() = ANY (pg_blocking_pids(pid))';
-      await eventually(async () => ((await holder.query(waits)).rowCount ? true : undefined));
+      await held.waiters();
       expect((await f.stranger.delete(`/api/admin/users/${departing.userId}`)).status).toBe(204);
       await f.identityEventsHandled('catalog-enrollments-user-deleted', 'identity.user.deleted', 'user_id', departing.userId, 1);
-      await holder.query('ROLLBACK');
+      await held.release('rollback');
       expect((await enrolling).status).toBe(201);
-    } finally {
-      await holder.end();
-    }
+    });
   });
 
   it("answers 404 for another account's course and enrollment, and 403 outside the author audience", async () => {

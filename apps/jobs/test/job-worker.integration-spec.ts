@@ -1,11 +1,10 @@
 import { existsSync } from 'node:fs';
 import { text } from 'node:stream/consumers';
 import { Objm } from '@nats-io/obj';
-import pg from 'pg';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { JOBS_WORKER_CONSUMER } from '@lms/contracts';
 import { createBus, createLogger, type Database, filesBucket, loadConfig, type MessageBus, ObjectFileStore, openDatabase, Outbox, OutboxRelay } from '@lms/platform';
-import { createTestDatabase, deleteNamespaceStreams, eventually, freePortBlock, queryDatabase, readyOn, spawnWorkerProcess, TEST_CONTEXT_SIGNING_KEY, testNatsUrl, type TestDatabase, uniqueName, type WorkerProcess } from '@lms/testing';
+import { createTestDatabase, deleteNamespaceStreams, eventually, freePortBlock, holdingLock, queryDatabase, readyOn, spawnWorkerProcess, TEST_CONTEXT_SIGNING_KEY, testNatsUrl, type TestDatabase, uniqueName, type WorkerProcess } from '@lms/testing';
 import { enqueueJob } from '../src/jobs/job-queue.js';
 import { JOBS_MIGRATIONS } from '../src/jobs.module.js';
 
@@ -157,20 +156,13 @@ describeWithNats('jobs-worker: a work queue shared by replicas', () => {
     // worker that gets the delivery reads the job, then waits at its claim, as one stalled there would.
     for (const w of workers) w.child.kill('SIGSTOP');
     const id = await enqueueJob(db, outbox, scope, { kind: 'test.slow', params: { chunks: 2, delayMs: 10 } });
-    const newer = new pg.Client({ connectionString: testDb.url });
-    await newer.connect();
-    try {
-      await newer.query('BEGIN');
-      await newer.query('SELECT 1 FROM jobs.jobs WHERE id = $1 FOR UPDATE', [id]);
+    await holdingLock(testDb.url, 'SELECT 1 FROM jobs.jobs WHERE id = $1 FOR UPDATE', [id], async (newer) => {
       for (const w of workers) w.child.kill('SIGCONT');
-      const claimWaits = 'SELECT 1 FROM pg_stat_activity WHERE pg_backend_pid() = ANY (pg_blocking_pids(pid))';
-      await eventually(async () => ((await newer.query(claimWaits)).rowCount ? true : undefined), 20_000, 50);
+      await newer.waiters(1, 20_000);
       // What a newer delivery's claim writes, committed while the first one waits at its own.
       await newer.query(`UPDATE jobs.jobs SET status = 'running', attempts = 2 WHERE id = $1`, [id]);
-      await newer.query('COMMIT');
-    } finally {
-      await newer.end();
-    }
+      await newer.release();
+    });
     // Attempt 2 (simulated here) never finishes, so the log's next delivery takes the job over.
     const done = await doneRow(id);
     expect(workers.flatMap((w) => w.output.filter((line) => line.startsWith(`running ${id} `)))).toEqual([`running ${id} attempt 3`]);

@@ -11,3 +11,4 @@ export * from './embedded-system.js';
 export * from './zip-reader.js';
 export * from './worker-process.js';
 export * from './response-schemas.js';
+export * from './held-lock.js';
