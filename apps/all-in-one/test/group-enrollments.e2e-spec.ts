@@ -109,6 +109,33 @@ describe('group enrollments, end to end', () => {
     expect(await learnersOf(course.id)).toEqual([named.userId, ofDeleted.userId].sort((a, b) => a - b));
   });
 
+  it('keeps an enrollment while another group enrolled in the course still holds its learner; that group\'s leave retires it', async () => {
+    const course = await f.publishedCourse({ title: 'Two teams' });
+    const [both, onlyFirst] = [await f.newLearner(), await f.newLearner()];
+    const first = await newGroup('Team one', [both.userId, onlyFirst.userId]);
+    const second = await newGroup('Team two', [both.userId]);
+    const elsewhere = await f.publishedCourse({ title: 'Team one only' });
+    await f.enroll(course.id, [{ group_id: first }]);
+    await f.enroll(course.id, [{ group_id: second }]);
+    await f.enroll(elsewhere.id, [{ group_id: first }]);
+    const groupOf = async (courseId: string, userId: number) =>
+      (await f.admin.get(`${enrollmentsOf(courseId)}?per_page=100`)).body.enrollments.find((e: { links: { learner: { id: number } } }) => e.links.learner.id === userId)?.group_id;
+    expect(await groupOf(course.id, both.userId)).toBe(first);
+
+    for (const user of [both, onlyFirst]) expect((await f.admin.delete(`${GROUPS}/${first}/learners/${user.userId}`)).status).toBe(204);
+    await f.identityEventsHandled('catalog-enrollments-groups', 'identity.group_membership.removed', 'group_id', first, 2);
+    // Still in the second group: its enrollment in the course stays, now the second group's; the first
+    // group's other course, which the second group is not enrolled in, goes.
+    expect(await learnersOf(course.id)).toEqual([both.userId]);
+    expect(await groupOf(course.id, both.userId)).toBe(second);
+    expect(await learnersOf(elsewhere.id)).toEqual([]);
+    expect(await learnersOf(course.id, '&state=removed')).toEqual([onlyFirst.userId]);
+
+    expect((await f.admin.delete(`${GROUPS}/${second}/learners/${both.userId}`)).status).toBe(204);
+    await eventually(async () => ((await learnersOf(course.id)).length === 0 ? true : undefined));
+    expect(await learnersOf(course.id, '&state=removed')).toEqual([both.userId, onlyFirst.userId].sort((a, b) => a - b));
+  });
+
   it('refuses deleted and foreign groups (400) and keeps what a deleted group brought', async () => {
     const course = await f.publishedCourse({ title: 'Gone group' });
     const member = await f.newLearner();

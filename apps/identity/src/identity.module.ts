@@ -54,6 +54,7 @@ export const IDENTITY_MIGRATIONS = [InitialIdentity1763800000000, SubAccounts176
     tenantRepositoryProvider(User),
     tenantRepositoryProvider(SubAccount),
     tenantRepositoryProvider(Group),
+    tenantRepositoryProvider(GroupMembership),
     ApiTokensService,
     tenantRepositoryProvider(ApiToken),
     CustomFieldsService,

@@ -10,11 +10,14 @@ import {
   type RequestContext,
 } from '@lms/contracts';
 import { Database, InjectTenantRepository, Outbox, type TenantRepository, type TenantScope } from '@lms/platform';
+import { IdentityDirectory } from '../directory/identity-directory.js';
 import { CourseTemplate } from '../course-templates/course-template.entity.js';
 import { DepartedUsers } from './departed-users.js';
 import { type EnrollableType, Enrollment } from './enrollment.entity.js';
 import { completedInFuture, enrollmentNotFound, enrollmentTransitionInvalid } from './enrollment.errors.js';
 import { enrollmentEventData } from './enrollment.views.js';
+import { GroupEnrollment } from './group-enrollment.entity.js';
+import { lockMembership } from './membership-lock.js';
 
 const DAY_MS = 86_400_000;
 /** Clocks of clients and servers differ a little: a completion this far ahead is still "now". */
@@ -37,6 +40,8 @@ export class EnrollmentLifecycle {
     @InjectTenantRepository(Enrollment) private readonly enrollments: TenantRepository<Enrollment>,
     @InjectTenantRepository(CourseTemplate) private readonly courses: TenantRepository<CourseTemplate>,
     private readonly departed: DepartedUsers,
+    @InjectTenantRepository(GroupEnrollment) private readonly groupEnrollments: TenantRepository<GroupEnrollment>,
+    private readonly directory: IdentityDirectory,
   ) {}
 
   async update(ctx: RequestContext, id: number, changes: EnrollmentChanges): Promise<Enrollment> {
@@ -131,19 +136,55 @@ export class EnrollmentLifecycle {
 
   /**
    * `identity.group_membership.removed`: enrollments the group brought that the learner never started
-   * leave with them; a started (or completed) one stays.
+   * leave with them, unless another group enrolled in the same item still holds the learner: then the
+   * enrollment is that group's (the earliest enrolled), and its leave decides. A started (or completed)
+   * one stays. Answers how many were retired.
    */
   async leaveGroup(scope: TenantScope, groupId: number, userId: number): Promise<number> {
     return this.db.transaction(async () => {
+      await lockMembership(this.db, scope, userId);
       const unstarted = await this.enrollments
         .query(scope, 'e')
         .andWhere("e.group_id = :groupId AND e.user_id = :userId AND e.deleted_at IS NULL AND e.state = 'assigned'", { groupId, userId })
         .orderBy('e.id', 'ASC')
         .setLock('pessimistic_write')
         .getMany();
-      for (const e of unstarted) await this.retire(scope, e, 'left_group');
-      return unstarted.length;
+      const holders = await this.otherHolders(scope, groupId, userId, unstarted);
+      let retired = 0;
+      for (const e of unstarted) {
+        const holder = holders.get(`${e.enrollableType}:${e.enrollableId}`);
+        if (holder !== undefined) await this.regroup(scope, e.id, holder);
+        else {
+          await this.retire(scope, e, 'left_group');
+          retired++;
+        }
+      }
+      return retired;
     });
+  }
+
+  /** For each item of these enrollments, the earliest other group enrolled in it that still holds the learner. */
+  private async otherHolders(scope: TenantScope, groupId: number, userId: number, enrollments: Enrollment[]): Promise<Map<string, number>> {
+    const holders = new Map<string, number>();
+    if (enrollments.length === 0) return holders;
+    const items = new Set(enrollments.map((e) => `${e.enrollableType}:${e.enrollableId}`));
+    const others = (
+      await this.groupEnrollments
+        .query(scope, 'g')
+        .andWhere('g.group_id <> :groupId AND g.enrollable_id = ANY(:ids)', { groupId, ids: enrollments.map((e) => e.enrollableId) })
+        .orderBy('g.created_at', 'ASC')
+        .addOrderBy('g.group_id', 'ASC')
+        .getMany()
+    ).filter((g) => items.has(`${g.enrollableType}:${g.enrollableId}`));
+    if (others.length === 0) return holders;
+    // Identity is asked as the account, not as whoever removed the learner (a consumer has no caller).
+    const ctx: RequestContext = { requestId: `group-leave-${groupId}-${userId}`, accountId: scope.accountId, subAccountId: null, userId: 0, roles: ['admin'] };
+    const member = new Set(await this.directory.userGroups(ctx, userId, others.map((g) => g.groupId)));
+    for (const g of others) {
+      const item = `${g.enrollableType}:${g.enrollableId}`;
+      if (member.has(g.groupId) && !holders.has(item)) holders.set(item, g.groupId);
+    }
+    return holders;
   }
 
   /**

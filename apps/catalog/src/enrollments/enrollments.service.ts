@@ -18,6 +18,7 @@ import { enrollmentEventData } from './enrollment.views.js';
 import { DepartedUsers } from './departed-users.js';
 import { EnrollmentLifecycle } from './enrollment-lifecycle.service.js';
 import { GroupEnrollment } from './group-enrollment.entity.js';
+import { lockMembership } from './membership-lock.js';
 
 const DAY_MS = 86_400_000;
 
@@ -132,6 +133,7 @@ export class EnrollmentsService {
    */
   async enrollNewMember(scope: TenantScope, groupId: number, userId: number): Promise<Enrollment[]> {
     return this.db.transaction(async () => {
+      await lockMembership(this.db, scope, userId);
       const rules = await this.groupEnrollments.find(scope, { where: { groupId, enrollableType: 'CourseTemplate' }, order: { enrollableId: 'ASC' } });
       const created: Enrollment[] = [];
       for (const rule of rules) {

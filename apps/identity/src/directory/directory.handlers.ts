@@ -1,6 +1,14 @@
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import { DIRECTORY_SUBJECTS, DirectoryGroupMembersRequest, DirectorySubAccountsRequest, DirectoryUserSearchRequest, DirectoryUsersRequest, type RpcRequest } from '@lms/contracts';
+import {
+  DIRECTORY_SUBJECTS,
+  DirectoryGroupMembersRequest,
+  DirectorySubAccountsRequest,
+  DirectoryUserGroupsRequest,
+  DirectoryUserSearchRequest,
+  DirectoryUsersRequest,
+  type RpcRequest,
+} from '@lms/contracts';
 import { Handles } from '@lms/platform';
 import { DirectoryService } from './directory.service.js';
 
@@ -27,5 +35,10 @@ export class DirectoryHandlers {
   @Handles(DIRECTORY_SUBJECTS.groupMembers, { body: DirectoryGroupMembersRequest })
   async groupMembers(@Payload() { ctx, body }: RpcRequest<DirectoryGroupMembersRequest>) {
     return this.directory.groupMembers(ctx, body.group_id);
+  }
+
+  @Handles(DIRECTORY_SUBJECTS.userGroups, { body: DirectoryUserGroupsRequest })
+  async userGroups(@Payload() { ctx, body }: RpcRequest<DirectoryUserGroupsRequest>) {
+    return { group_ids: await this.directory.userGroups(ctx, body.user_id, body.group_ids) };
   }
 }

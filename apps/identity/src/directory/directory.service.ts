@@ -25,6 +25,7 @@ export class DirectoryService {
     @InjectTenantRepository(User) private readonly usersRepo: TenantRepository<User>,
     @InjectTenantRepository(SubAccount) private readonly subAccountsRepo: TenantRepository<SubAccount>,
     @InjectTenantRepository(Group) private readonly groupsRepo: TenantRepository<Group>,
+    @InjectTenantRepository(GroupMembership) private readonly membershipsRepo: TenantRepository<GroupMembership>,
   ) {}
 
   /** Live, visible users whose name, username or e-mail contains the text; the lowest ids first, capped. */
@@ -51,6 +52,13 @@ export class DirectoryService {
       .orderBy('u.id', 'ASC')
       .getRawMany<{ id: number }>();
     return { exists: true, user_ids: rows.map((r) => Number(r.id)) };
+  }
+
+  /** Which of these groups the user is a member of, lowest id first (a deleted group has no members). */
+  async userGroups(scope: TenantScope, userId: number, groupIds: number[]): Promise<number[]> {
+    if (groupIds.length === 0) return [];
+    const rows = await this.membershipsRepo.find(scope, { where: { userId, groupId: In(groupIds) }, order: { groupId: 'ASC' } });
+    return rows.map((m) => m.groupId);
   }
 
   /** Deleted users are answered (with deleted_at; a pending deletion counts as deleted); hidden ones are nobody. */

@@ -12,6 +12,7 @@ export const DIRECTORY_SUBJECTS = {
   subAccounts: 'identity.directory.sub_accounts',
   userSearch: 'identity.directory.user_search',
   groupMembers: 'identity.directory.group_members',
+  userGroups: 'identity.directory.user_groups',
 } as const;
 
 /** How many ids a user search answers at most; `truncated` says when more users matched. */
@@ -90,4 +91,18 @@ export class DirectoryGroupMembersRequest {
 export interface DirectoryGroupMembersReply {
   exists: boolean;
   user_ids: number[];
+}
+
+/** `identity.directory.user_groups`: which of these groups of the caller's account the user is a member of. */
+export class DirectoryUserGroupsRequest {
+  @IsInt() @Min(1) @Max(MAX_ID)
+  user_id: number;
+
+  @IsArray() @ArrayMaxSize(1000) @IsInt({ each: true }) @Min(1, { each: true }) @Max(MAX_ID, { each: true })
+  group_ids: number[];
+}
+
+export interface DirectoryUserGroupsReply {
+  /** Lowest first. */
+  group_ids: number[];
 }

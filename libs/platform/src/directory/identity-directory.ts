@@ -4,6 +4,7 @@ import {
   type DirectoryGroupMembersReply,
   type DirectorySubAccountsReply,
   type DirectoryUser,
+  type DirectoryUserGroupsReply,
   type DirectoryUserSearchReply,
   type DirectoryUsersReply,
   type RequestContext,
@@ -12,6 +13,9 @@ import type { MessageBus } from '../messaging/message-bus.js';
 import { requestSigned, signedChannel, signedRequestsTo, type SignedRequestOptions } from '../rpc/signed-request.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { MESSAGE_BUS, RUNTIME } from '../runtime/start-service.js';
+
+/** The most group ids one `user_groups` request carries (its contract's cap). */
+const GROUPS_PER_ASK = 1000;
 
 /**
  * A service's view of people and sub-accounts: asked of identity over NATS request/reply (design §1: never
@@ -45,6 +49,17 @@ export class IdentityDirectory {
   /** Whether the group exists in the caller's account, and its live learners. */
   async groupMembers(ctx: RequestContext, groupId: number): Promise<DirectoryGroupMembersReply> {
     return this.ask<DirectoryGroupMembersReply>(ctx, DIRECTORY_SUBJECTS.groupMembers, { group_id: groupId });
+  }
+
+  /** Which of these groups of the caller's account the user is a member of, lowest id first. */
+  async userGroups(ctx: RequestContext, userId: number, groupIds: number[]): Promise<number[]> {
+    const unique = [...new Set(groupIds)];
+    const held: number[] = [];
+    for (let i = 0; i < unique.length; i += GROUPS_PER_ASK) {
+      const body = { user_id: userId, group_ids: unique.slice(i, i + GROUPS_PER_ASK) };
+      held.push(...(await this.ask<DirectoryUserGroupsReply>(ctx, DIRECTORY_SUBJECTS.userGroups, body)).group_ids);
+    }
+    return held.sort((a, b) => a - b);
   }
 
   private ask<T>(ctx: RequestContext, subject: string, body: object): Promise<T> {

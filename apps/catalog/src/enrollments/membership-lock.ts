@@ -1,0 +1,13 @@
+import type { Database, TenantScope } from '@lms/platform';
+
+/** The advisory lock class of one learner's group memberships (`pg_advisory_xact_lock(class, key)`). */
+const MEMBERSHIP_LOCK = 1_767_701;
+
+/**
+ * In the caller's transaction: catalog handles one learner's group joins and leaves one at a time, on any
+ * replica. A leave asks identity which other groups still hold the learner; a join or leave of theirs
+ * handled while it acts on that answer would find the enrollment as it was before, and the answer stale.
+ */
+export async function lockMembership(db: Database, scope: TenantScope, userId: number): Promise<void> {
+  await db.manager.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [MEMBERSHIP_LOCK, `${scope.accountId}:${userId}`]);
+}
