@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { IsNull } from 'typeorm';
 import {
   type DirectoryUser,
   ENROLLMENT_CREATED_EVENT,
@@ -94,32 +95,26 @@ export class EnrollmentsService {
     if (groups.length === 0) return result;
     // Membership changes between identity's answer and the commit above: the membership consumer saw no
     // group enrollment, or not these enrollments, then. A second look after the commit does what it would
-    // have done: learners who joined are enrolled, and the group's enrollments of those who left go, unless
-    // the request also names them, or another of its groups still holds them; those now belong to that
-    // group, or to none, so only its leave retires them. A group deleted meanwhile keeps what it brought and
-    // is forgotten, as its deletion's consumer does (forgetGroup). A change after this look finds the
-    // commit, so one of the two always sees the other.
+    // have done: learners who joined are enrolled, and a learner who left has the group's enrollment handled
+    // as their leave's consumer handles it (leaveGroup: another enrolled group that still holds them takes
+    // it, else it goes). A learner the request also names keeps it as their own (no group). A group deleted
+    // meanwhile keeps what it brought and is forgotten, as its deletion's consumer does (forgetGroup). A
+    // change after this look finds the commit, so one of the two always sees the other.
     const { list: now, goneGroups, members } = await this.resolve(ctx, groups, { afterCommit: true });
-    // The request's first entry that still names the learner (null: named directly); undefined: none does.
-    const holderOf = (userId: number): number | null | undefined => {
-      for (const entry of entries) {
-        if (entry.user_id === userId) return null;
-        if (entry.group_id !== undefined && members.get(entry.group_id)?.has(userId)) return entry.group_id;
-      }
-      return undefined;
-    };
+    const named = new Set(entries.flatMap((e) => (e.user_id === undefined ? [] : [e.user_id])));
     const kept: Enrollment[] = [];
     const late = now.filter((t) => !result.created.some((e) => e.userId === t.userId) && !result.skipped.some((s) => s.user_id === t.userId));
     for (const e of result.created) {
-      const stays = e.groupId === null || goneGroups.has(e.groupId) || members.get(e.groupId)?.has(e.userId);
-      const holder = stays ? e.groupId : holderOf(e.userId);
-      if (holder === e.groupId) kept.push(e);
-      else if (holder === undefined) await this.lifecycle.leaveGroup(ctx, e.groupId!, e.userId);
-      else {
-        // A leave consumer may have retired it between the commit and here: then the learner is enrolled again.
-        const moved = await this.lifecycle.regroup(ctx, e.id, holder);
-        if (moved) kept.push(moved);
-        else late.push({ ...targets.list.find((t) => t.userId === e.userId)!, groupId: holder });
+      if (e.groupId === null || goneGroups.has(e.groupId) || members.get(e.groupId)?.has(e.userId)) kept.push(e);
+      else if (named.has(e.userId)) {
+        // A leave handled since the commit may have retired it: then they are enrolled again.
+        const own = await this.lifecycle.regroup(ctx, e.id, null);
+        if (own) kept.push(own);
+        else late.push({ ...targets.list.find((t) => t.userId === e.userId)!, groupId: null });
+      } else {
+        await this.lifecycle.leaveGroup(ctx, e.groupId, e.userId);
+        const held = await this.enrollments.findOne(ctx, { id: e.id, deletedAt: IsNull() });
+        if (held) kept.push(held);
       }
     }
     for (const groupId of goneGroups) await this.forgetGroup(ctx, groupId);
