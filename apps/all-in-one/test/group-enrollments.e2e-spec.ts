@@ -1,4 +1,6 @@
-import { eventually } from '@lms/testing';
+import { DIRECTORY_SUBJECTS, type DirectoryUserGroupsReply } from '@lms/contracts';
+import { contextSealFor, loadConfig, requestSigned } from '@lms/platform';
+import { eventually, TEST_CONTEXT_SIGNING_KEY, testNatsUrl } from '@lms/testing';
 import { ENROLLMENTS, type EnrollmentFixture, enrollmentsOf, startEnrollmentFixture } from './enrollment-fixture.js';
 
 const GROUPS = '/api/author/groups';
@@ -134,6 +136,20 @@ describe('group enrollments, end to end', () => {
     expect((await f.admin.delete(`${GROUPS}/${second}/learners/${both.userId}`)).status).toBe(204);
     await eventually(async () => ((await learnersOf(course.id)).length === 0 ? true : undefined));
     expect(await learnersOf(course.id, '&state=removed')).toEqual([both.userId, onlyFirst.userId].sort((a, b) => a - b));
+  });
+
+  (testNatsUrl() ? it : it.skip)('has identity answer which groups hold a learner within the asking account only', async () => {
+    const learner = await f.newLearner();
+    const [holds, empty] = [await newGroup('Holds', [learner.userId]), await newGroup('Empty', [])];
+    const [{ account_id: otherAccount }] = await f.t.db.query<{ account_id: number }>('SELECT account_id FROM identity.users WHERE id = $1', [f.cast.stranger.userId]);
+    const asker = { bus: f.t.system.bus, seal: contextSealFor(loadConfig({ NATS_URL: testNatsUrl()!, CONTEXT_SIGNING_KEY: TEST_CONTEXT_SIGNING_KEY })), timeoutMs: 5_000, service: 'identity', unavailableCode: 'UNAVAILABLE' };
+    const ask = (accountId: number) =>
+      requestSigned<DirectoryUserGroupsReply>(asker, { requestId: 'user-groups', accountId, subAccountId: null, userId: 0, roles: ['admin'] }, DIRECTORY_SUBJECTS.userGroups, {
+        user_id: learner.userId,
+        group_ids: [empty, holds, 999_999],
+      });
+    expect(await ask(f.cast.accountId)).toEqual({ group_ids: [holds] });
+    expect(await ask(otherAccount)).toEqual({ group_ids: [] });
   });
 
   it('refuses deleted and foreign groups (400) and keeps what a deleted group brought', async () => {
