@@ -3,7 +3,7 @@ import { type CloudEvent, type DtoClass, validateInput } from '@lms/contracts';
 /**
  * An event's data checked against its payload class (a consumer validates what it receives, never casts
  * it): invalid data throws, so the delivery fails, is retried and ends dead-lettered for operations.
- * Fields the class does not know are dropped, not refused: a producer may add one (docs/events.md).
+ * Fields the class does not know are dropped, not refused: a producer may add one (docs/deployment.md, "Event data").
  */
 export async function eventData<T extends object>(cls: DtoClass, event: CloudEvent): Promise<T> {
   const result = await validateInput<T>(cls, event.data, 'data', 'drop');
