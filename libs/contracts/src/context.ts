@@ -17,6 +17,14 @@ export interface RequestContext {
 export const ROLES = ['admin', 'author', 'learner', 'support'] as const;
 export type Role = (typeof ROLES)[number];
 
+/**
+ * The context of work no request carries (an event's consumer, a job): the account's, acting as an
+ * administrator of it, on behalf of `userId` when someone asked for the work (0: nobody).
+ */
+export function systemContext(accountId: number, requestId: string, userId = 0): RequestContext {
+  return { requestId, accountId, subAccountId: null, userId, roles: ['admin'] };
+}
+
 /** The envelope every RPC request carries; `params`, `query` and `body` are already validated by the gateway. */
 export interface RpcRequest<B = unknown, Q = Record<string, unknown>, P = Record<string, string>> {
   ctx: RequestContext;

@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { ENROLLMENT_CREATED_EVENT, ENROLLMENT_REMOVED_EVENT, ENROLLMENT_UPDATED_EVENT, EnrollmentEventPayload } from '@lms/contracts';
-import { Database, eventData, MESSAGE_BUS, type MessageBus, type Subscription, subscribeWithInbox } from '@lms/platform';
+import { CONSUMER_RETRY, Database, eventData, MESSAGE_BUS, type MessageBus, type Subscription, subscribeWithInbox } from '@lms/platform';
 import { LearnerFiguresService } from './learner-figures.service.js';
 
 export const LEARNER_ENROLLMENTS_CONSUMER = 'identity-learner-enrollments';
@@ -20,7 +20,7 @@ export class LearnerFiguresConsumer implements OnApplicationBootstrap, OnModuleD
     this.subscription = await subscribeWithInbox(
       this.db,
       this.bus.events,
-      { durable: LEARNER_ENROLLMENTS_CONSUMER, types: [ENROLLMENT_CREATED_EVENT, ENROLLMENT_UPDATED_EVENT, ENROLLMENT_REMOVED_EVENT], maxDeliver: 5, backoffMs: [100, 500, 2000] },
+      { durable: LEARNER_ENROLLMENTS_CONSUMER, types: [ENROLLMENT_CREATED_EVENT, ENROLLMENT_UPDATED_EVENT, ENROLLMENT_REMOVED_EVENT], ...CONSUMER_RETRY },
       async (event, manager) => {
         await this.figures.record(manager, event, await eventData<EnrollmentEventPayload>(EnrollmentEventPayload, event));
       },

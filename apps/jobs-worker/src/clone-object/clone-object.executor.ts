@@ -1,4 +1,4 @@
-import { CLONE_OBJECT_JOB, CLONE_STEP_SUBJECTS as S, type CloneCopyReply, type CloneSubAccountReply, type CloneUndoReply, type RequestContext } from '@lms/contracts';
+import { CLONE_OBJECT_JOB, CLONE_STEP_SUBJECTS as S, type CloneCopyReply, type CloneSubAccountReply, type CloneUndoReply, type RequestContext, systemContext } from '@lms/contracts';
 import { type ContextSeal, DomainError, type MessageBus, requestSigned, signedRequestsTo } from '@lms/platform';
 import { type Job, type JobContext, type JobExecutor, JobFailed, type JobResult } from '../job-executor.js';
 
@@ -77,7 +77,7 @@ export class CloneObjectExecutor implements JobExecutor {
   }
 
   private contextOf(job: Job): RequestContext {
-    return { requestId: `job-${job.id}`, accountId: job.accountId, subAccountId: null, userId: job.createdBy ?? 0, roles: ['admin'] };
+    return systemContext(job.accountId, `job-${job.id}`, job.createdBy ?? 0);
   }
 
   private ask(bus: MessageBus, service: string) {

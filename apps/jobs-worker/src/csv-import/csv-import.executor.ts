@@ -9,6 +9,7 @@ import {
   type ImportSourceReply,
   type RequestContext,
   USER_IMPORT_SUBJECTS,
+  systemContext,
 } from '@lms/contracts';
 import { type ContextSeal, type Database, type MessageBus, requestSigned, type SignedRequestOptions, signedRequestsTo } from '@lms/platform';
 import type { Job, JobContext, JobExecutor, JobResult } from '../job-executor.js';
@@ -52,7 +53,7 @@ export class CsvImportExecutor implements JobExecutor {
   constructor(private readonly options: CsvImportOptions) {}
 
   async run(job: Job, context: JobContext): Promise<JobResult> {
-    const ctx: RequestContext = { requestId: `job-${job.id}`, accountId: job.accountId, subAccountId: null, userId: job.createdBy ?? 0, roles: ['admin'] };
+    const ctx = systemContext(job.accountId, `job-${job.id}`, job.createdBy ?? 0);
     const dryRun = job.params.dry_run === true;
     let outcome: Outcome;
     try {

@@ -1,4 +1,4 @@
-import { DATA_DUMP_JOB, DATA_DUMP_FILE_NAME, DUMP_SERVICES, dumpSubjects, type DumpCsvReply, type DumpModelsReply, type RequestContext } from '@lms/contracts';
+import { DATA_DUMP_JOB, DATA_DUMP_FILE_NAME, DUMP_SERVICES, dumpSubjects, type DumpCsvReply, type DumpModelsReply, type RequestContext, systemContext } from '@lms/contracts';
 import { type ContextSeal, csvLine, type MessageBus, requestSigned, type SignedRequestOptions, signedRequestsTo } from '@lms/platform';
 import { type Job, type JobContext, type JobExecutor, jobFileKey, type JobResult } from '../job-executor.js';
 import { pagesAhead } from '../pages-ahead.js';
@@ -25,7 +25,7 @@ export class DataDumpExecutor implements JobExecutor {
   constructor(private readonly options: DataDumpOptions) {}
 
   async run(job: Job, context: JobContext): Promise<JobResult> {
-    const ctx: RequestContext = { requestId: `job-${job.id}`, accountId: job.accountId, subAccountId: null, userId: job.createdBy ?? 0, roles: ['admin'] };
+    const ctx = systemContext(job.accountId, `job-${job.id}`, job.createdBy ?? 0);
     const only = Array.isArray(job.params.only) ? new Set(job.params.only as string[]) : undefined;
     const parts: { service: string; model: string }[] = [];
     for (const service of DUMP_SERVICES) {

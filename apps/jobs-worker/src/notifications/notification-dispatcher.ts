@@ -10,6 +10,7 @@ import {
   type NotificationTypeSettingsReply,
   NOTIFICATIONS_CONSUMER,
   type RequestContext,
+  systemContext,
 } from '@lms/contracts';
 import {
   Database,
@@ -118,7 +119,7 @@ export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleD
   private async handle(event: CloudEvent, info: DeliveryInfo): Promise<void> {
     const planner = NOTIFICATION_PLANNERS[event.type];
     if (!planner) return;
-    const ctx: RequestContext = { requestId: `notify-${event.id}`, accountId: event.accountid, subAccountId: null, userId: 0, roles: ['admin'] };
+    const ctx = systemContext(event.accountid, `notify-${event.id}`);
     const plan = await planner(event, { users: (ids) => this.users(ctx, ids) });
     if (!plan || plan.recipients.length === 0) return;
     const recipients = [...new Set(plan.recipients)];

@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { type CloudEvent, IMPORT_PROFILE_UPDATED_EVENT, ImportScheduleEventData } from '@lms/contracts';
-import { Database, eventData, LOGGER, type Logger, MESSAGE_BUS, type MessageBus, PeriodicTask, type Subscription, subscribeWithInbox } from '@lms/platform';
+import { CONSUMER_RETRY, Database, eventData, LOGGER, type Logger, MESSAGE_BUS, type MessageBus, PeriodicTask, type Subscription, subscribeWithInbox } from '@lms/platform';
 import { type ImportSchedulerConfig, importSchedulerConfig } from './import-runs.config.js';
 import { dueSlot, type ImportSchedule } from './import-schedule.js';
 import { ImportRunsService } from './import-runs.service.js';
@@ -42,7 +42,7 @@ export class ImportScheduler implements OnApplicationBootstrap, OnModuleDestroy 
     this.subscription = await subscribeWithInbox(
       this.db,
       this.bus.events,
-      { durable: IMPORT_SCHEDULES_CONSUMER, types: [IMPORT_PROFILE_UPDATED_EVENT], maxDeliver: 5, backoffMs: [100, 500, 2000] },
+      { durable: IMPORT_SCHEDULES_CONSUMER, types: [IMPORT_PROFILE_UPDATED_EVENT], ...CONSUMER_RETRY },
       async (event) => this.record(event),
     );
     // A slot missed while the system was down runs now (within the catch-up bound), then on every tick.
