@@ -30,7 +30,11 @@ export async function holdingLock<T>(url: string, lockSql: string, values: unkno
     return await body({
       query: async (text, params) => (await client.query(text, params)).rows,
       waiters: async (count = 1, timeoutMs) => {
-        await eventually(async () => ((await client.query<{ n: number }>(WAITING_BEHIND)).rows[0].n >= count ? true : undefined), timeoutMs);
+        await eventually(async () => {
+          // pg_stat_activity is read once per transaction unless told otherwise: each poll must see backends that came since.
+          await client.query('SELECT pg_stat_clear_snapshot()');
+          return (await client.query<{ n: number }>(WAITING_BEHIND)).rows[0].n >= count ? true : undefined;
+        }, timeoutMs);
       },
       release: async (outcome = 'commit') => void (await client.query(outcome === 'commit' ? 'COMMIT' : 'ROLLBACK')),
     });
