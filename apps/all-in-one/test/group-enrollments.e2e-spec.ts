@@ -1,9 +1,10 @@
 import { DIRECTORY_SUBJECTS, type DirectoryUserGroupsReply } from '@lms/contracts';
 import { contextSealFor, loadConfig, requestSigned } from '@lms/platform';
-import { eventually, TEST_CONTEXT_SIGNING_KEY, testNatsUrl } from '@lms/testing';
+import { eventually, holdingLock, TEST_CONTEXT_SIGNING_KEY, testNatsUrl } from '@lms/testing';
 import { ENROLLMENTS, type EnrollmentFixture, enrollmentsOf, startEnrollmentFixture } from './enrollment-fixture.js';
 
 const GROUPS = '/api/author/groups';
+const GROUPS_CONSUMER = 'catalog-enrollments-groups';
 
 describe('group enrollments, end to end', () => {
   let f: EnrollmentFixture;
@@ -22,6 +23,9 @@ describe('group enrollments, end to end', () => {
     if (userIds.length > 0) expect((await f.admin.post(`${GROUPS}/${id}/learners`, { users: userIds.map((user_id) => ({ user_id })) })).status).toBe(201);
     return id;
   };
+  /** Runs `body` while the test holds the learner's membership lock (apps/catalog/src/enrollments/membership-lock.ts): catalog's joins and leaves of theirs wait. */
+  const holdingMembership = <T>(userId: number, body: Parameters<typeof holdingLock<T>>[3]) =>
+    holdingLock(f.t.db.url, 'SELECT pg_advisory_xact_lock(1767701, hashtext($1))', [`${f.cast.accountId}:${userId}`], body);
   const learnersOf = async (courseId: string, query = '') =>
     (await f.admin.get(`${enrollmentsOf(courseId)}?per_page=100${query}`)).body.enrollments.map((e: { links: { learner: { id: number } } }) => e.links.learner.id).sort((a: number, b: number) => a - b);
 
@@ -70,7 +74,7 @@ describe('group enrollments, end to end', () => {
     // Identity named all four; two leave, and catalog has handled that (nothing to withdraw yet), before the enrollment's transaction begins.
     const enrolled = await f.enrollingHeld(course.id, () => f.author.post(enrollmentsOf(course.id), { enrollments: [{ group_id: groupId }] }), async () => {
       for (const m of leavers) expect((await f.admin.delete(`${GROUPS}/${groupId}/learners/${m.userId}`)).status).toBe(204);
-      await f.identityEventsHandled('catalog-enrollments-groups', 'identity.group_membership.removed', 'group_id', groupId, leavers.length);
+      await f.identityEventsHandled(GROUPS_CONSUMER, 'identity.group_membership.removed', 'group_id', groupId, leavers.length);
     });
     expect(enrolled.status).toBe(201);
     const ids = (users: { userId: number }[]) => users.map((u) => u.userId).sort((a, b) => a - b);
@@ -90,8 +94,8 @@ describe('group enrollments, end to end', () => {
     const enrolled = await f.enrollingHeld(course.id, () => f.author.post(enrollmentsOf(course.id), { enrollments: entries }), async () => {
       for (const m of [gone, inBoth, named]) expect((await f.admin.delete(`${GROUPS}/${first}/learners/${m.userId}`)).status).toBe(204);
       expect((await f.admin.delete(`${GROUPS}/${deleted}`)).status).toBe(204);
-      await f.identityEventsHandled('catalog-enrollments-groups', 'identity.group_membership.removed', 'group_id', first, 3);
-      await f.identityEventsHandled('catalog-enrollments-groups', 'identity.group.deleted', 'id', deleted, 1);
+      await f.identityEventsHandled(GROUPS_CONSUMER, 'identity.group_membership.removed', 'group_id', first, 3);
+      await f.identityEventsHandled(GROUPS_CONSUMER, 'identity.group.deleted', 'id', deleted, 1);
     });
     expect(enrolled.status).toBe(201);
     const kept = [inBoth, named, ofDeleted].map((u) => u.userId).sort((a, b) => a - b);
@@ -111,6 +115,54 @@ describe('group enrollments, end to end', () => {
     expect(await learnersOf(course.id)).toEqual([named.userId, ofDeleted.userId].sort((a, b) => a - b));
   });
 
+  it('keeps the enrollment of a learner who joins the group again before catalog handles their leave', async () => {
+    const course = await f.publishedCourse({ title: 'Back again' });
+    const learner = await f.newLearner();
+    const groupId = await newGroup('Returners', [learner.userId]);
+    const [enrolled] = (await f.enroll(course.id, [{ group_id: groupId }])).enrollments;
+    await f.identityEventsHandled(GROUPS_CONSUMER, 'identity.group_membership.added', 'group_id', groupId, 1);
+    await holdingMembership(learner.userId, async (held) => {
+      expect((await f.admin.delete(`${GROUPS}/${groupId}/learners/${learner.userId}`)).status).toBe(204);
+      await held.waiters();
+      expect((await f.admin.post(`${GROUPS}/${groupId}/learners`, { users: [{ user_id: learner.userId }] })).status).toBe(201);
+      await held.release();
+    });
+    await f.identityEventsHandled(GROUPS_CONSUMER, 'identity.group_membership.added', 'group_id', groupId, 2);
+    await f.identityEventsHandled(GROUPS_CONSUMER, 'identity.group_membership.removed', 'group_id', groupId, 1);
+    // The leave found them in the group again and changed nothing: the same enrollment, never removed.
+    expect((await f.admin.get(enrollmentsOf(course.id))).body.enrollments.map((e: { id: number }) => e.id)).toEqual([enrolled.id]);
+    expect(await learnersOf(course.id, '&state=removed')).toEqual([]);
+  });
+
+  it('enrolls nobody for a join that catalog handles after the learner left the group again', async () => {
+    const course = await f.publishedCourse({ title: 'Passing through' });
+    const groupId = await newGroup('Passers', []);
+    await f.enroll(course.id, [{ group_id: groupId }]);
+    const learner = await f.newLearner();
+    await holdingMembership(learner.userId, async (held) => {
+      expect((await f.admin.post(`${GROUPS}/${groupId}/learners`, { users: [{ user_id: learner.userId }] })).status).toBe(201);
+      await held.waiters();
+      expect((await f.admin.delete(`${GROUPS}/${groupId}/learners/${learner.userId}`)).status).toBe(204);
+      await held.release();
+    });
+    await f.identityEventsHandled(GROUPS_CONSUMER, 'identity.group_membership.added', 'group_id', groupId, 1);
+    await f.identityEventsHandled(GROUPS_CONSUMER, 'identity.group_membership.removed', 'group_id', groupId, 1);
+    expect(await learnersOf(course.id)).toEqual([]);
+    expect(await learnersOf(course.id, '&state=removed')).toEqual([]);
+  });
+
+  it('enrolls a learner the request names as their own, though a group named before holds them: leaving it keeps the enrollment', async () => {
+    const course = await f.publishedCourse({ title: 'Named twice' });
+    const learner = await f.newLearner();
+    const groupId = await newGroup('Named', [learner.userId]);
+    const { enrollments } = await f.enroll(course.id, [{ group_id: groupId, required: false }, { user_id: learner.userId }]);
+    // The first entry decides the settings; the enrollment is the learner's own either way.
+    expect(enrollments.map((e: { group_id: number | null; required: boolean }) => [e.group_id, e.required])).toEqual([[null, false]]);
+    expect((await f.admin.delete(`${GROUPS}/${groupId}/learners/${learner.userId}`)).status).toBe(204);
+    await f.identityEventsHandled(GROUPS_CONSUMER, 'identity.group_membership.removed', 'group_id', groupId, 1);
+    expect(await learnersOf(course.id)).toEqual([learner.userId]);
+  });
+
   it('keeps an enrollment while another group enrolled in the course still holds its learner; that group\'s leave retires it', async () => {
     const course = await f.publishedCourse({ title: 'Two teams' });
     const [both, onlyFirst] = [await f.newLearner(), await f.newLearner()];
@@ -125,7 +177,7 @@ describe('group enrollments, end to end', () => {
     expect(await groupOf(course.id, both.userId)).toBe(first);
 
     for (const user of [both, onlyFirst]) expect((await f.admin.delete(`${GROUPS}/${first}/learners/${user.userId}`)).status).toBe(204);
-    await f.identityEventsHandled('catalog-enrollments-groups', 'identity.group_membership.removed', 'group_id', first, 2);
+    await f.identityEventsHandled(GROUPS_CONSUMER, 'identity.group_membership.removed', 'group_id', first, 2);
     // Still in the second group: its enrollment in the course stays, now the second group's; the first
     // group's other course, which the second group is not enrolled in, goes.
     expect(await learnersOf(course.id)).toEqual([both.userId]);

@@ -6,12 +6,15 @@ import {
   USER_DELETED_EVENT,
   UserEventData,
 } from '@lms/contracts';
-import { CONSUMER_RETRY, Database, eventData, eventDataId, MESSAGE_BUS, type MessageBus, type Subscription, subscribeWithInbox } from '@lms/platform';
+import { CONSUMER_RETRY, Database, DEPENDENT_CONSUMER_RETRY, eventData, eventDataId, MESSAGE_BUS, type MessageBus, type Subscription, subscribeWithInbox } from '@lms/platform';
 import { EnrollmentLifecycle } from './enrollment-lifecycle.service.js';
 import { EnrollmentsService } from './enrollments.service.js';
 
 export const ENROLLMENT_USER_DELETED_CONSUMER = 'catalog-enrollments-user-deleted';
-/** One durable for a group's events, so a join and a leave of one learner are handled in their order. */
+/**
+ * A group's events. A join and a leave each ask identity whether the learner is in the group now, under the
+ * learner's membership lock, so their order of handling (retries, replicas) does not change the outcome.
+ */
 export const ENROLLMENT_GROUPS_CONSUMER = 'catalog-enrollments-groups';
 
 /**
@@ -39,7 +42,7 @@ export class EnrollmentEventConsumers implements OnApplicationBootstrap, OnModul
       await subscribeWithInbox(
         this.db,
         this.bus.events,
-        { durable: ENROLLMENT_GROUPS_CONSUMER, types: [GROUP_MEMBERSHIP_ADDED_EVENT, GROUP_MEMBERSHIP_REMOVED_EVENT, GROUP_DELETED_EVENT], ...CONSUMER_RETRY },
+        { durable: ENROLLMENT_GROUPS_CONSUMER, types: [GROUP_MEMBERSHIP_ADDED_EVENT, GROUP_MEMBERSHIP_REMOVED_EVENT, GROUP_DELETED_EVENT], ...DEPENDENT_CONSUMER_RETRY },
         async (event) => {
           const scope = { accountId: event.accountid };
           if (event.type === GROUP_DELETED_EVENT) await this.enrollments.forgetGroup(scope, eventDataId(event, 'id'));

@@ -8,6 +8,7 @@ import {
   type EnrollmentChanges,
   type EnrollmentRemovalReason,
   type RequestContext,
+  systemContext,
 } from '@lms/contracts';
 import { Database, InjectTenantRepository, Outbox, type TenantRepository, type TenantScope } from '@lms/platform';
 import { IdentityDirectory } from '../directory/identity-directory.js';
@@ -139,21 +140,33 @@ export class EnrollmentLifecycle {
    * leave with them, unless another group enrolled in the same item still holds the learner: then the
    * enrollment is that group's (the earliest enrolled), and its leave decides. A started (or completed)
    * one stays. Answers how many were retired.
+   *
+   * Identity is asked, under the learner's membership lock, which of these groups hold them now, the left
+   * one included: a leave handled after the learner joined again (a retried event, another replica, the
+   * second look of an enrollment) finds them in the group and changes nothing. The rows are locked only
+   * once identity has answered, so requests on them never wait for it.
    */
   async leaveGroup(scope: TenantScope, groupId: number, userId: number): Promise<number> {
     return this.db.transaction(async () => {
       await lockMembership(this.db, scope, userId);
-      const unstarted = await this.enrollments
-        .query(scope, 'e')
-        .andWhere("e.group_id = :groupId AND e.user_id = :userId AND e.deleted_at IS NULL AND e.state = 'assigned'", { groupId, userId })
-        .orderBy('e.id', 'ASC')
-        .setLock('pessimistic_write')
-        .getMany();
-      const holders = await this.otherHolders(scope, groupId, userId, unstarted);
+      const unstarted = await this.unstarted(scope, groupId, userId).getMany();
+      if (unstarted.length === 0) return 0;
+      const others = await this.otherGroupEnrollments(scope, groupId, unstarted);
+      const ctx = systemContext(scope.accountId, `group-leave-${groupId}-${userId}`);
+      const holding = new Set(await this.directory.userGroups(ctx, userId, [groupId, ...others.map((g) => g.groupId)]));
+      if (holding.has(groupId)) return 0;
+      const holders = new Map<string, number>();
+      for (const g of others) {
+        const item = `${g.enrollableType}:${g.enrollableId}`;
+        if (holding.has(g.groupId) && !holders.has(item)) holders.set(item, g.groupId);
+      }
+      // Locked and read again: one started or removed since is left as it is now.
+      const ids = unstarted.map((e) => e.id);
+      const still = await this.unstarted(scope, groupId, userId).andWhere('e.id = ANY(:ids)', { ids }).setLock('pessimistic_write').getMany();
       let retired = 0;
-      for (const e of unstarted) {
+      for (const e of still) {
         const holder = holders.get(`${e.enrollableType}:${e.enrollableId}`);
-        if (holder !== undefined) await this.regroup(scope, e.id, holder);
+        if (holder !== undefined) await this.regroup(scope, e, holder);
         else {
           await this.retire(scope, e, 'left_group');
           retired++;
@@ -163,44 +176,31 @@ export class EnrollmentLifecycle {
     });
   }
 
-  /** For each item of these enrollments, the earliest other group enrolled in it that still holds the learner. */
-  private async otherHolders(scope: TenantScope, groupId: number, userId: number, enrollments: Enrollment[]): Promise<Map<string, number>> {
-    const holders = new Map<string, number>();
-    if (enrollments.length === 0) return holders;
-    const items = new Set(enrollments.map((e) => `${e.enrollableType}:${e.enrollableId}`));
-    const others = (
-      await this.groupEnrollments
-        .query(scope, 'g')
-        .andWhere('g.group_id <> :groupId AND g.enrollable_id = ANY(:ids)', { groupId, ids: enrollments.map((e) => e.enrollableId) })
-        .orderBy('g.created_at', 'ASC')
-        .addOrderBy('g.group_id', 'ASC')
-        .getMany()
-    ).filter((g) => items.has(`${g.enrollableType}:${g.enrollableId}`));
-    if (others.length === 0) return holders;
-    // Identity is asked as the account, not as whoever removed the learner (a consumer has no caller).
-    const ctx: RequestContext = { requestId: `group-leave-${groupId}-${userId}`, accountId: scope.accountId, subAccountId: null, userId: 0, roles: ['admin'] };
-    const member = new Set(await this.directory.userGroups(ctx, userId, others.map((g) => g.groupId)));
-    for (const g of others) {
-      const item = `${g.enrollableType}:${g.enrollableId}`;
-      if (member.has(g.groupId) && !holders.has(item)) holders.set(item, g.groupId);
-    }
-    return holders;
+  /** The learner's live enrollments the group brought that they never started. */
+  private unstarted(scope: TenantScope, groupId: number, userId: number) {
+    return this.enrollments
+      .query(scope, 'e')
+      .andWhere("e.group_id = :groupId AND e.user_id = :userId AND e.deleted_at IS NULL AND e.state = 'assigned'", { groupId, userId })
+      .orderBy('e.id', 'ASC');
   }
 
-  /**
-   * Points a live enrollment at what holds its learner now: another group, or none (the learner was named
-   * directly), so that group's leave retires it and the left group's does not. Answers the enrollment, or
-   * null if it is no longer live (a leave retired it meanwhile).
-   */
-  async regroup(scope: TenantScope, id: number, groupId: number | null): Promise<Enrollment | null> {
-    return this.db.transaction(async () => {
-      const e = await this.enrollments.findOne(scope, { id, deletedAt: IsNull() }, { lock: 'update' });
-      if (!e || e.groupId === groupId) return e;
-      e.groupId = groupId;
-      const saved = await this.enrollments.save(scope, e);
-      await this.outbox.add(scope, ENROLLMENT_UPDATED_EVENT, enrollmentEventData(saved), String(saved.id));
-      return saved;
-    });
+  /** The other groups enrolled in the items of these enrollments, earliest enrolled first. */
+  private async otherGroupEnrollments(scope: TenantScope, groupId: number, enrollments: Enrollment[]): Promise<GroupEnrollment[]> {
+    const items = new Set(enrollments.map((e) => `${e.enrollableType}:${e.enrollableId}`));
+    const others = await this.groupEnrollments
+      .query(scope, 'g')
+      .andWhere('g.group_id <> :groupId AND g.enrollable_id = ANY(:ids)', { groupId, ids: enrollments.map((e) => e.enrollableId) })
+      .orderBy('g.created_at', 'ASC')
+      .addOrderBy('g.group_id', 'ASC')
+      .getMany();
+    return others.filter((g) => items.has(`${g.enrollableType}:${g.enrollableId}`));
+  }
+
+  /** Points a live enrollment (the caller holds its row) at the group that holds its learner now, so that group's leave retires it. */
+  private async regroup(scope: TenantScope, e: Enrollment, groupId: number): Promise<void> {
+    e.groupId = groupId;
+    const saved = await this.enrollments.save(scope, e);
+    await this.outbox.add(scope, ENROLLMENT_UPDATED_EVENT, enrollmentEventData(saved), String(saved.id));
   }
 
   /** Ends a live enrollment as history with its reason, and announces it. */

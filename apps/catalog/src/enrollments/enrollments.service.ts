@@ -8,6 +8,7 @@ import {
   pageWindow,
   type RequestContext,
   type SkippedEnrollmentView,
+  systemContext,
 } from '@lms/contracts';
 import { Database, InjectTenantRepository, Outbox, type TenantRepository, type TenantScope } from '@lms/platform';
 import { CourseTemplate } from '../course-templates/course-template.entity.js';
@@ -96,28 +97,21 @@ export class EnrollmentsService {
     // Membership changes between identity's answer and the commit above: the membership consumer saw no
     // group enrollment, or not these enrollments, then. A second look after the commit does what it would
     // have done: learners who joined are enrolled, and a learner who left has the group's enrollment handled
-    // as their leave's consumer handles it (leaveGroup: another enrolled group that still holds them takes
-    // it, else it goes). A learner the request also names keeps it as their own (no group). A group deleted
-    // meanwhile keeps what it brought and is forgotten, as its deletion's consumer does (forgetGroup). A
-    // change after this look finds the commit, so one of the two always sees the other.
+    // by their leave's own step (leaveGroup: another enrolled group that still holds them takes it, else it
+    // goes). A group deleted meanwhile keeps what it brought and is forgotten, as its deletion's consumer
+    // does (forgetGroup). A change after this look finds the commit, so one of the two always sees the other.
     const { list: now, goneGroups, members } = await this.resolve(ctx, groups, { afterCommit: true });
-    const named = new Set(entries.flatMap((e) => (e.user_id === undefined ? [] : [e.user_id])));
     const kept: Enrollment[] = [];
-    const late = now.filter((t) => !result.created.some((e) => e.userId === t.userId) && !result.skipped.some((s) => s.user_id === t.userId));
     for (const e of result.created) {
       if (e.groupId === null || goneGroups.has(e.groupId) || members.get(e.groupId)?.has(e.userId)) kept.push(e);
-      else if (named.has(e.userId)) {
-        // A leave handled since the commit may have retired it: then they are enrolled again.
-        const own = await this.lifecycle.regroup(ctx, e.id, null);
-        if (own) kept.push(own);
-        else late.push({ ...targets.list.find((t) => t.userId === e.userId)!, groupId: null });
-      } else {
+      else {
         await this.lifecycle.leaveGroup(ctx, e.groupId, e.userId);
         const held = await this.enrollments.findOne(ctx, { id: e.id, deletedAt: IsNull() });
         if (held) kept.push(held);
       }
     }
     for (const groupId of goneGroups) await this.forgetGroup(ctx, groupId);
+    const late = now.filter((t) => !result.created.some((e) => e.userId === t.userId) && !result.skipped.some((s) => s.user_id === t.userId));
     const more = late.length === 0 ? { created: [], skipped: [] } : await this.db.transaction(async () => this.insertTargets(ctx, await this.lockCourse(ctx, courseTemplateId), late, source));
     return { created: [...kept, ...more.created], skipped: [...result.skipped, ...more.skipped] };
   }
@@ -130,6 +124,10 @@ export class EnrollmentsService {
     return this.db.transaction(async () => {
       await lockMembership(this.db, scope, userId);
       const rules = await this.groupEnrollments.find(scope, { where: { groupId, enrollableType: 'CourseTemplate' }, order: { enrollableId: 'ASC' } });
+      if (rules.length === 0) return [];
+      // Asked under the membership lock, as a leave asks: a join handled after the learner left again enrolls nobody.
+      const holding = await this.directory.userGroups(systemContext(scope.accountId, `group-join-${groupId}-${userId}`), userId, [groupId]);
+      if (!holding.includes(groupId)) return [];
       const created: Enrollment[] = [];
       for (const rule of rules) {
         const course = await this.courses.findOne(scope, { id: rule.enrollableId }, { lock: 'share' });
@@ -286,6 +284,8 @@ export class EnrollmentsService {
     const goneGroups = new Set<number>();
     const members = new Map<number, Set<number>>();
     const seen = new Set<number>();
+    // A learner the request names is enrolled as their own, whichever entry comes first: no group's leave retires it.
+    const named = new Set(entries.flatMap((e) => (e.user_id === undefined ? [] : [e.user_id])));
     const add = (target: Target) => {
       if (seen.has(target.userId)) return;
       seen.add(target.userId);
@@ -303,7 +303,7 @@ export class EnrollmentsService {
         if (!group.exists && afterCommit) goneGroups.add(entry.group_id);
         else if (!group.exists) throw learnerInvalid(i, 'group_id', entry.group_id, 'no such group');
         members.set(entry.group_id, new Set(group.user_ids));
-        for (const userId of group.user_ids) add({ ...base, userId, groupId: entry.group_id });
+        for (const userId of group.user_ids) add({ ...base, userId, groupId: named.has(userId) ? null : entry.group_id });
       }
     }
     return { list: targets, subAccountId, goneGroups, members };

@@ -1,5 +1,6 @@
 import { type CloudEvent, UserEventData } from '@lms/contracts';
-import { eventData, eventDataId } from './event-data.js';
+import { CONSUMER_RETRY, DEPENDENT_CONSUMER_RETRY, eventData, eventDataId } from './event-data.js';
+import { retryDelayMs } from './delivery-policy.js';
 
 const event = (data: unknown): CloudEvent => ({
   specversion: '1.0',
@@ -40,5 +41,17 @@ describe('eventDataId', () => {
 
   it.each([[null], [{}], [{ id: 0 }], [{ id: -1 }], [{ id: 1.5 }], [{ id: '42' }], [{ id: 2 ** 53 }], [[42]]])('throws for data %j', (data) => {
     expect(() => eventDataId(event(data), 'id')).toThrow('invalid identity.user.deleted event e-1: data.id must be a positive integer');
+  });
+});
+
+describe('consumer retry policies', () => {
+  /** Seconds from the first delivery to the last one. */
+  const windowOf = (policy: { maxDeliver: number; backoffMs: number[] }) =>
+    Array.from({ length: policy.maxDeliver - 1 }, (_, i) => retryDelayMs(policy, i + 1)).reduce((a, b) => a + b, 0) / 1000;
+
+  it("lets a consumer that asks another service outlast that service's restart (minutes), where the others give up in seconds", () => {
+    expect(windowOf(CONSUMER_RETRY)).toBeLessThan(10);
+    expect(windowOf(DEPENDENT_CONSUMER_RETRY)).toBeGreaterThan(240);
+    expect(windowOf(DEPENDENT_CONSUMER_RETRY)).toBeLessThan(600);
   });
 });

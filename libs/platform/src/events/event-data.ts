@@ -23,3 +23,9 @@ export function eventDataId(event: CloudEvent, key: string): number {
 
 /** The services' consumers' retry: five deliveries, backing off 0.1, 0.5 and 2 s, then the dead-letter stream. */
 export const CONSUMER_RETRY = { maxDeliver: 5, backoffMs: [100, 500, 2000] };
+
+/**
+ * The retry of a consumer whose handling asks another service: ten deliveries over about five minutes, so
+ * its events outlast that service's restart, or a rollout that starts this consumer before it.
+ */
+export const DEPENDENT_CONSUMER_RETRY = { maxDeliver: 10, backoffMs: [100, 500, 2_000, 10_000, 30_000, 60_000] };
