@@ -12,7 +12,7 @@ import {
 import type { Subscription } from '@lms/platform';
 import { GATEWAY_DEPS, type GatewayDeps } from '../gateway-deps.js';
 import type { Eventually } from '../http/eventually.js';
-import { BEARER_REALM as REALM, ProblemError, RpcReplyError } from '../http/problem.js';
+import { BEARER_REALM as REALM, INVALID_TOKEN_CHALLENGE, ProblemError, RpcReplyError } from '../http/problem.js';
 import { MalformedReplyError } from '../http/rpc-reply.js';
 import { ServiceClient } from '../http/service-client.js';
 import { credentialsOf, type RequestCredentials } from './bearer-token.js';
@@ -103,7 +103,7 @@ export class Authenticator implements OnModuleInit, OnModuleDestroy {
     };
     const reply = await this.services.request(AUTH_RESOLVE_SUBJECT, payload);
     if (!reply.ok) {
-      if (reply.error.status === 401) throw unauthenticated('The bearer token is unknown, expired or revoked.', `${REALM}, error="invalid_token"`);
+      if (reply.error.status === 401) throw unauthenticated('The bearer token is unknown, expired or revoked.', INVALID_TOKEN_CHALLENGE);
       throw new RpcReplyError(reply.error);
     }
     const principal = parsePrincipal(reply.body);

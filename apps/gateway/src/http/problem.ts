@@ -6,6 +6,8 @@ import { NoRespondersError, RequestTimeoutError } from '@lms/platform';
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 /** The Bearer challenge (RFC 6750) every 401 of the API carries. */
 export const BEARER_REALM = 'Bearer realm="learning-service"';
+/** The challenge to a token that is unknown, expired or revoked, or whose user is gone. */
+export const INVALID_TOKEN_CHALLENGE = `${BEARER_REALM}, error="invalid_token"`;
 export const PROBLEM_TYPE_BASE = 'https://learning-service.dev/problems/';
 
 /** RFC 9457 problem details as the gateway answers every error. */
@@ -83,7 +85,8 @@ export function fromRpcError(error: RpcError): ResolvedProblem {
     title: typeof error.title === 'string' && error.title ? error.title : statusTitle(status),
     detail: typeof error.detail === 'string' ? error.detail : undefined,
     errors: Array.isArray(error.errors) ? error.errors.filter(isFieldError) : undefined,
-    headers: status === 401 ? { 'www-authenticate': `${BEARER_REALM}, error="invalid_token"` } : {},
+    // RFC 7235: every 401 carries a challenge.
+    headers: status === 401 ? { 'www-authenticate': INVALID_TOKEN_CHALLENGE } : {},
     unexpected: false,
   };
 }
