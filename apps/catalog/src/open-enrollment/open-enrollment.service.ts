@@ -7,6 +7,7 @@ import { defaultDueAt, EnrollmentsService } from '../enrollments/enrollments.ser
 import { LearningItemsService } from '../learner-courses/learning-items.service.js';
 import { ProgramEnrollmentsService } from '../programs/program-enrollments.service.js';
 import { Program } from '../programs/program.entity.js';
+import { ProgramsService } from '../programs/programs.service.js';
 import { Task } from '../tasks/task.entity.js';
 import { alreadyEnrolled, callerDeleted, enrollmentRaced, isCallerRefused, notOpen, openItemNotFound } from './open-enrollment.errors.js';
 
@@ -23,6 +24,7 @@ export class OpenEnrollmentService {
     private readonly db: Database,
     private readonly enroller: EnrollmentsService,
     private readonly programEnrollments: ProgramEnrollmentsService,
+    private readonly programsService: ProgramsService,
     private readonly items: LearningItemsService,
     @InjectTenantRepository(Enrollment) private readonly enrollments: TenantRepository<Enrollment>,
     @InjectTenantRepository(Task) private readonly tasks: TenantRepository<Task>,
@@ -61,7 +63,13 @@ export class OpenEnrollmentService {
       });
       if (result.departed.size > 0) throw callerDeleted();
       if (result.programEnrollments.length === 0) throw enrollmentRaced('program', key);
-      if (result.created.length === 0) throw result.skipped.length > 0 ? alreadyEnrolled('program', key) : notOpen('program', key);
+      if (result.skipped.length > 0 && result.created.length === 0) throw alreadyEnrolled('program', key);
+      if (result.created.length === 0) {
+        // Neither made nor found: with no published course the program is not open; with one, the enrollment
+        // the insert met was removed before it could be named (the program's order is held, so this is so still).
+        const courses = await this.programsService.courseIdsOf(ctx, program.id);
+        throw courses.length > result.skippedCourses.length ? enrollmentRaced('program', key) : notOpen('program', key);
+      }
       return result.created;
     });
     return this.items.present(ctx, created);

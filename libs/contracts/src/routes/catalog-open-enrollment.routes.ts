@@ -6,8 +6,8 @@ const enrollments = { kind: 'envelope', key: 'enrollments', item: OPEN_ENROLLMEN
 /** Learners enroll themselves in open tasks and programs (issue 15; docs/learner.md). */
 export const CATALOG_OPEN_ENROLLMENT_ROUTES = [
   defineRoute({
-    method: 'POST', path: '/api/learner/open_tasks/:open_task_id/enrollment', subject: S.enrollTask, status: 201,
-    summary: 'Enrolls the caller in a published task open to enrollment (by id or uuid), optional; 400 when it is not open or the caller is enrolled already',
+    method: 'POST', path: '/api/learner/open_tasks/:open_task_id/enrollment', subject: S.enrollTask, status: 201, errors: [409],
+    summary: 'Enrolls the caller in a published task open to enrollment (by id or uuid), optional; 400 when it is not open or the caller is enrolled already, 409 when a concurrent removal hid their enrollment',
     params: OpenTaskParams, response: enrollments,
   }),
   defineRoute({
@@ -15,8 +15,8 @@ export const CATALOG_OPEN_ENROLLMENT_ROUTES = [
     summary: "The caller's enrollment in the task (an empty list when none)", params: OpenTaskParams, response: enrollments,
   }),
   defineRoute({
-    method: 'POST', path: '/api/learner/open_programs/:open_program_id/enrollment', subject: S.enrollProgram, status: 201,
-    summary: "Enrolls the caller in every published course of a published program open to enrollment (by id or the enroll_url's uuid), optional; 400 when it is not open or the caller is enrolled already",
+    method: 'POST', path: '/api/learner/open_programs/:open_program_id/enrollment', subject: S.enrollProgram, status: 201, errors: [409],
+    summary: "Enrolls the caller in every published course of a published program open to enrollment (by id or the enroll_url's uuid), optional; 400 when it is not open or the caller is enrolled already, 409 when a concurrent removal hid their enrollment",
     params: OpenProgramParams, response: enrollments,
   }),
   defineRoute({
