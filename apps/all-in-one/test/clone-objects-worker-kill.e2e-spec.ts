@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
-import pg from 'pg';
 import { loadConfig } from '@lms/platform';
-import { ApiClient, createTestDatabase, deleteNamespaceStreams, eventually, freePortBlock, readyOn, spawnWorkerProcess, TEST_CONTEXT_SIGNING_KEY, testNatsUrl, type TestDatabase, uniqueName, type WorkerProcess } from '@lms/testing';
+import { ApiClient, createTestDatabase, deleteNamespaceStreams, eventually, freePortBlock, holdingLock, readyOn, spawnWorkerProcess, TEST_CONTEXT_SIGNING_KEY, testNatsUrl, type TestDatabase, uniqueName, type WorkerProcess } from '@lms/testing';
 import { startSystem, type System } from '../src/host.js';
 import { COURSES, courseRequest } from './catalog-fixture.js';
 
@@ -61,25 +60,17 @@ describeWithNats('sub-account clone: a worker killed mid-clone', () => {
     const [{ id: root }] = await db.query<{ id: number }>("SELECT s.id FROM identity.sub_accounts s JOIN identity.accounts a ON a.id = s.account_id WHERE a.subdomain = 'default' AND s.is_root");
 
     // catalog's copy waits on this lock, so the clone is mid-way (sub-account made, catalog copying) when its worker dies.
-    const blocker = new pg.Client({ connectionString: db.url });
-    await blocker.connect();
-    let cloneId: number;
-    try {
-      await blocker.query('BEGIN');
-      await blocker.query('LOCK TABLE catalog.course_templates IN EXCLUSIVE MODE');
+    await holdingLock(db.url, 'LOCK TABLE catalog.course_templates IN EXCLUSIVE MODE', [], async (held) => {
       const res = await api.post('/api/admin/clone_objects', { clone_objects: [{ source_id: root, source_type: 'SubAccount', options: { subdomain: 'killed-division', name: 'Killed division' } }] });
       expect(res.status).toBe(201);
-      cloneId = res.body.clone_objects[0].id;
+      const cloneId = res.body.clone_objects[0].id;
       const [{ job_id: jobId }] = await db.query<{ job_id: string }>('SELECT job_id FROM jobs.clone_objects WHERE id = $1', [cloneId]);
       const holder = await eventually(async () => workers.find((w) => w.output.includes(`running ${jobId} attempt 1`)), 20_000, 50);
       // The catalog step is waiting on the lock: the sub-account exists (hidden), the copies do not yet.
-      await eventually(async () => {
-        const waiting = await db.query("SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ILIKE '%INSERT INTO \"catalog\".\"course_templates\"%'");
-        return waiting.length > 0 ? true : undefined;
-      }, 10_000, 50);
+      await held.waiters(1, 10_000);
       holder.child.kill('SIGKILL');
       await holder.exited;
-      await blocker.query('ROLLBACK'); // the dead worker's catalog step now commits its copies: the next attempt must not copy again
+      await held.release('rollback'); // the dead worker's catalog step now commits its copies: the next attempt must not copy again
 
       const done = await eventually(async () => {
         const row = (await api.get(`/api/admin/clone_objects/${cloneId}`)).body.clone_objects?.[0];
@@ -99,9 +90,6 @@ describeWithNats('sub-account clone: a worker killed mid-clone', () => {
       expect(all).toBe(4);
       const listed = (await api.get(`${COURSES}?per_page=100`)).body.course_templates as { sub_account: { id: string } | null }[];
       expect(listed.filter((c) => c.sub_account?.id === String(done.destination_id))).toHaveLength(2);
-    } finally {
-      await blocker.query('ROLLBACK').catch(() => undefined);
-      await blocker.end();
-    }
+    });
   }, 90_000);
 });

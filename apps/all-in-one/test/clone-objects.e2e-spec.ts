@@ -1,4 +1,3 @@
-import pg from 'pg';
 import { CLONE_STEP_SUBJECTS, type CloneCopyReply, type CloneUndoReply } from '@lms/contracts';
 import { contextSealFor, loadConfig, requestSigned } from '@lms/platform';
 import { type ApiClient, eventually, holdingLock, TEST_CONTEXT_SIGNING_KEY, type TestCast, testNatsUrl } from '@lms/testing';
@@ -178,24 +177,18 @@ describe('clone objects', () => {
   it('answers 409 to a clone of a source whose clone is still running; a step outlasting the RPC timeout still completes, in its first attempt', async () => {
     // identity's insert of the new sub-account waits on this lock: the first clone stays running meanwhile,
     // for longer than an API request may take (a step copies a whole source: CLONE_STEP_TIMEOUT_MS).
-    const blocker = new pg.Client({ connectionString: t.db.url });
-    await blocker.connect();
-    try {
-      await blocker.query('BEGIN');
-      await blocker.query('LOCK TABLE identity.sub_accounts IN EXCLUSIVE MODE');
+    await holdingLock(t.db.url, 'LOCK TABLE identity.sub_accounts IN EXCLUSIVE MODE', [], async (held) => {
       const first = await t.api.post(CLONES, { clone_objects: [clone(root, 'east-division')] });
       expect(first.status).toBe(201);
       const second = await t.api.post(CLONES, { clone_objects: [clone(root, 'north-division')] });
       expect(second.status).toBe(409);
       expect(second.body.code).toBe('CLONE_RUNNING');
       await new Promise((resolve) => setTimeout(resolve, 2 * RPC_TIMEOUT_MS + 500));
-      await blocker.query('ROLLBACK');
+      await held.release('rollback');
       expect(await settled(first.body.clone_objects[0].id)).toMatchObject({ state: 'complete', error_messages: [] });
       const [{ attempts }] = await q<{ attempts: number }>("SELECT attempts FROM jobs.jobs WHERE kind = 'clone_object' ORDER BY created_at DESC LIMIT 1");
       expect(attempts).toBe(1);
-    } finally {
-      await blocker.end();
-    }
+    });
   });
 
   it('a catalog step refused by the database compensates: no sub-account and no copies are left, and the clone ends failed with the cause', async () => {
