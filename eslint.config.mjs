@@ -35,4 +35,19 @@ export default tseslint.config(
     ignores: ['**/*.spec.ts', '**/*.integration-spec.ts', '**/*.e2e-spec.ts'],
     rules: { 'no-restricted-imports': ['error', { paths: [{ name: '@lms/testing', message: 'the testing lib is for specs only' }] }] },
   },
+  {
+    // validateInput keeps only decorated properties: an undecorated one of a DTO or event payload class is
+    // refused in a request and silently dropped from an event's data (the tolerant reader).
+    files: ['libs/contracts/src/**/*.ts'],
+    ignores: ['**/*.spec.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'ClassBody:has(PropertyDefinition[decorators.length>0]) > PropertyDefinition[decorators.length=0][static=false]',
+          message: 'Every property of a validated class needs a validation decorator (@IsOptional() and a type check at least), or validateInput drops it.',
+        },
+      ],
+    },
+  },
 );

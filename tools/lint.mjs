@@ -1,6 +1,6 @@
 // ESLint over apps and libs, with the Nx module-boundary rule made to bite: the rule silently skips
 // itself when no project graph is cached (a fresh clone), so compute the graph first, then prove the
-// rule is live by linting known violations, which must fail.
+// rule is live by linting known violations, which must fail (the DTO rule too).
 import { execFileSync } from 'node:child_process';
 import { ESLint } from 'eslint';
 
@@ -18,16 +18,21 @@ const probes = [
   { file: 'apps/identity/src/boundary-probe.ts', code: "import { start } from '../../gateway/src/main.js';\nexport const x = start;\n", why: 'a deployable importing another deployable' },
   { file: 'libs/contracts/src/boundary-probe.ts', code: "import { start } from '../../../apps/identity/src/main.js';\nexport const x = start;\n", why: 'a library importing a deployable' },
   { file: 'apps/catalog/src/boundary-probe.ts', code: "import { createTestDatabase } from '@lms/testing';\nexport const x = createTestDatabase;\n", why: 'production code importing the testing lib' },
+  {
+    file: 'libs/contracts/src/dto-probe.ts',
+    code: "import { IsInt } from 'class-validator';\nexport class Probe {\n  @IsInt()\n  id: number;\n\n  forgotten: string;\n}\n",
+    why: 'a validated class with an undecorated property',
+  },
 ];
 let dead = 0;
 for (const probe of probes) {
   const [result] = await eslint.lintText(probe.code, { filePath: probe.file });
-  const caught = result.messages.some((m) => m.severity === 2 && ['@nx/enforce-module-boundaries', 'no-restricted-imports'].includes(m.ruleId));
+  const caught = result.messages.some((m) => m.severity === 2 && ['@nx/enforce-module-boundaries', 'no-restricted-imports', 'no-restricted-syntax'].includes(m.ruleId));
   if (!caught) {
     dead++;
-    process.stderr.write(`lint: the boundary rules did not catch ${probe.why} (${probe.file})\n${JSON.stringify(result.messages, null, 2)}\n`);
+    process.stderr.write(`lint: the probed rules did not catch ${probe.why} (${probe.file})\n${JSON.stringify(result.messages, null, 2)}\n`);
   }
 }
 
-console.log(`lint: ${results.length} files, ${errors} errors; boundary probes caught ${probes.length - dead}/${probes.length}`);
+console.log(`lint: ${results.length} files, ${errors} errors; probes caught ${probes.length - dead}/${probes.length}`);
 process.exit(errors > 0 || dead > 0 ? 1 : 0);
