@@ -9,5 +9,7 @@ const MEMBERSHIP_LOCK = 1_767_701;
  * handled while it acts on that answer would find the enrollment as it was before, and the answer stale.
  */
 export async function lockMembership(db: Database, scope: TenantScope, userId: number): Promise<void> {
+  // Outside a transaction the lock would be released as soon as it was taken.
+  if (!db.inTransaction) throw new Error('lockMembership must run inside db.transaction()');
   await db.manager.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [MEMBERSHIP_LOCK, `${scope.accountId}:${userId}`]);
 }
