@@ -5,8 +5,8 @@ const MEMBERSHIP_LOCK = 1_767_701;
 
 /**
  * In the caller's transaction: catalog handles one learner's group joins and leaves one at a time, on any
- * replica. A leave asks identity which other groups still hold the learner; a join or leave of theirs
- * handled while it acts on that answer would find the enrollment as it was before, and the answer stale.
+ * replica. Each asks identity which groups hold the learner now; a join or leave of theirs handled while
+ * it acts on that answer would find the enrollments as they were before, and the answer stale.
  */
 export async function lockMembership(db: Database, scope: TenantScope, userId: number): Promise<void> {
   // Outside a transaction the lock would be released as soon as it was taken.
