@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { DATA_DUMP_JOB, DOWNLOAD_JOB, UUID_PATTERN } from '@lms/contracts';
-import { claimSweep, Database, FILE_URL_TTL_SECONDS, type FileStore, type FileSweepPolicy, fileSweepPolicy, intSetting, LOGGER, type Logger, PeriodicTask, queryResult, removeUnnamedFiles } from '@lms/platform';
+import { claimSweep, Database, FILE_URL_TTL_SECONDS, type FileStore, type FileSweepPolicy, fileSweepPolicy, inBatches, intSetting, LOGGER, type Logger, PeriodicTask, queryResult, removeUnnamedFiles } from '@lms/platform';
 import { FILE_STORE } from '../job-executor.js';
 
 /** How long finished work is kept (docs/jobs.md "Retention"); read once at start. */
@@ -32,15 +32,7 @@ const BATCH = 500;
 /** `jobs/<job id>/...`: the file keys jobs write (`jobFileKey`, and `jobs/<job id>/<name>` before attempts had their own). */
 const JOB_FILE_KEY = new RegExp(`^jobs/(${UUID_PATTERN})/`);
 
-/** Runs `batch` until one removes fewer than BATCH rows; answers how many went in all. */
-async function batches(batch: () => Promise<number>): Promise<number> {
-  let total = 0;
-  for (;;) {
-    const removed = await batch();
-    total += removed;
-    if (removed < BATCH) return total;
-  }
-}
+const batches = (batch: () => Promise<number>) => inBatches(BATCH, batch);
 
 /**
  * Removes finished work past its retention: downloads with their files, data dumps a newer one replaced

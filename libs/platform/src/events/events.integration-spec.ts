@@ -393,6 +393,29 @@ describe.each(kinds)('events over the %s log', (kind, makeHarness) => {
     }
   });
 
+  it('deletes published outbox rows and inbox records past the retention, a batch at a time, and keeps the rest', async () => {
+    const [oldRow, freshRow] = [randomUUID(), randomUUID()];
+    await db.manager.query(
+      `INSERT INTO ${SCHEMA}.outbox (id, type, account_id, payload, created_at, published_at) VALUES
+         ($1, 'evtest.purge.old', 1, '{}', now() - interval '9 days', now() - interval '9 days'),
+         ($2, 'evtest.purge.fresh', 1, '{}', now() - interval '1 day', now() - interval '1 day')`,
+      [oldRow, freshRow],
+    );
+    // More old records than one statement deletes (PURGE_BATCH), and one fresh.
+    await db.manager.query(`INSERT INTO ${SCHEMA}.inbox (consumer, event_id, processed_at) SELECT 'purge-test', gen_random_uuid(), now() - interval '8 days' FROM generate_series(1, 12001)`);
+    await db.manager.query(`INSERT INTO ${SCHEMA}.inbox (consumer, event_id) VALUES ('purge-test', $1)`, [freshRow]);
+    const purging = new OutboxRelay(db, log, logger, { retentionMs: 7 * 24 * 3_600_000 });
+    relays.push(purging);
+    purging.start();
+    try {
+      await waitUntil('the old inbox records are gone', async () => (await countRows(`SELECT count(*)::int AS n FROM ${SCHEMA}.inbox WHERE consumer = 'purge-test'`, [])) === 1);
+      expect(await db.manager.query(`SELECT event_id FROM ${SCHEMA}.inbox WHERE consumer = 'purge-test'`)).toEqual([{ event_id: freshRow }]);
+      expect(await db.manager.query(`SELECT id FROM ${SCHEMA}.outbox WHERE id = ANY($1::uuid[])`, [[oldRow, freshRow]])).toEqual([{ id: freshRow }]);
+    } finally {
+      await purging.stop();
+    }
+  });
+
   it('reports its backlog on /metrics while it cannot publish: the events waiting and the age of the oldest', async () => {
     await relay.runOnce();
     const busAway: EventLog = {

@@ -3,7 +3,7 @@ import type { CloudEvent } from '@lms/contracts';
 import type { EventLog } from '../messaging/message-bus.js';
 import type { Logger } from '../observability/logger.js';
 import { watchOutbox, type OutboxBacklog } from '../observability/outbox-metrics.js';
-import { type Database, prepare, type PreparedStatement } from '../persistence/database.js';
+import { type Database, inBatches, prepare, type PreparedStatement, queryResult } from '../persistence/database.js';
 import { eventTable } from './event-tables.js';
 import { PostgresEventLog } from './postgres-event-log.js';
 
@@ -18,11 +18,13 @@ export interface OutboxRelayOptions {
   idleIntervalMs?: number;
   /** Rows claimed per transaction. */
   batchSize?: number;
-  /** Published rows older than this are deleted (at most once an hour). */
+  /** Published rows, and inbox records, older than this are deleted (at most once an hour). */
   retentionMs?: number;
 }
 
 const HOUR_MS = 3_600_000;
+/** Rows a purge deletes per statement. */
+const PURGE_BATCH = 5_000;
 /** How soon a relay that found another replica's relay publishing tries again: its own events may wait. */
 const LOCKED_OUT_RETRY_MS = 50;
 
@@ -204,10 +206,18 @@ export class OutboxRelay {
     }
   }
 
+  /**
+   * Deletes published outbox rows and inbox records older than the retention. An inbox record guards
+   * against a second delivery of an event its consumer handled, and that comes within minutes (a lost
+   * acknowledgement, a relay publishing again after a crash), so one this old guards nothing.
+   */
   private async purge(): Promise<void> {
-    await this.db.manager.query(
-      `DELETE FROM ${eventTable(this.db.schema, 'outbox')} WHERE published_at IS NOT NULL AND published_at < now() - $1::interval`,
-      [`${Math.floor(this.retentionMs / 1000)} seconds`],
-    );
+    const age = `${Math.floor(this.retentionMs / 1000)} seconds`;
+    const outbox = eventTable(this.db.schema, 'outbox');
+    const inbox = eventTable(this.db.schema, 'inbox');
+    const batch = async (table: string, old: string) =>
+      queryResult(await this.db.manager.query(`DELETE FROM ${table} WHERE ctid = ANY(ARRAY(SELECT ctid FROM ${table} WHERE ${old} LIMIT $2))`, [age, PURGE_BATCH])).count;
+    await inBatches(PURGE_BATCH, () => batch(outbox, 'published_at IS NOT NULL AND published_at < now() - $1::interval'));
+    await inBatches(PURGE_BATCH, () => batch(inbox, 'processed_at < now() - $1::interval'));
   }
 }

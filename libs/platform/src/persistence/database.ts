@@ -198,6 +198,19 @@ export function queryResult<T = Record<string, unknown>>(result: unknown): { row
   return { rows: answer as T[], count: answer.length };
 }
 
+/**
+ * Runs `batch` (one statement removing at most `size` rows) until one removes fewer; answers how many went
+ * in all. A sweep of old rows so never holds many locks, nor one long transaction.
+ */
+export async function inBatches(size: number, batch: () => Promise<number>): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const removed = await batch();
+    total += removed;
+    if (removed < size) return total;
+  }
+}
+
 export interface PreparedStatement {
   readonly sql: string;
   /** Undefined: Postgres parses the text at each call, and keeps nothing for it (`unnamed`). */
