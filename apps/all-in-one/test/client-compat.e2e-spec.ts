@@ -270,6 +270,13 @@ describe('scripts written for the original service, unchanged (end to end)', () 
       const bad = await send('GET', '/api/admin/users?limit=0', { authorization: `Basic ${adminToken}` });
       expect([bad.status, bad.json.errors[0].field]).toEqual([400, 'limit']);
     });
+
+    it('answers a page size above 1000 with pages of 1000, as the original pager did, not a 400', async () => {
+      const res = await send('GET', '/api/admin/users?per_page=5000', { authorization: `Basic ${adminToken}` });
+      expect(res.status).toBe(200);
+      expect(res.json.users.length).toBe(Number(res.headers['x-total-count']));
+      expect(String(res.headers.link)).toContain('per_page=1000>; rel="first"');
+    });
   });
 
   describe('GET /api/author/users', () => {

@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { FieldError, JsonSchema, RouteDefinition } from '@lms/contracts';
+import { type FieldError, type JsonSchema, MAX_PER_PAGE, type RouteDefinition } from '@lms/contracts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AS_USER_PARAM, takesAsUser } from '../auth/masquerade.js';
 import { DtoSchemas } from '../openapi/dto-schemas.js';
@@ -9,7 +9,7 @@ import { buildParams, compileCoercer, formPairs, type ParamNode, ParamsError, ro
 
 /**
  * The request as the original service's clients send it, turned into the shape the DTOs validate
- * (docs/compatibility.md): `limit` for `per_page`, a body given as bracketed query parameters or as a
+ * (docs/compatibility.md): `limit` for `per_page`, a page size above the largest, a body given as bracketed query parameters or as a
  * form, `as_user_id` (handled at authentication) out of the query. The one place readInput asks about these habits; what it returns is validated like any request.
  */
 export interface CompatInput {
@@ -79,6 +79,16 @@ function aliasLimit(route: RouteDefinition, query: RawQuery): boolean {
   return true;
 }
 
+/**
+ * A page size above the largest is read as the largest, as the original service's pager did (Kaminari's
+ * `max_per_page`, and Canvas's): a script asking for everything at once gets full pages and a `next`
+ * link, not a 400. Anything that is not a whole number is left for the validator to refuse.
+ */
+function capPerPage(route: RouteDefinition, query: RawQuery): void {
+  const perPage = query.per_page;
+  if (route.paged && typeof perPage === 'string' && /^[0-9]+$/.test(perPage) && Number(perPage) > MAX_PER_PAGE) query.per_page = String(MAX_PER_PAGE);
+}
+
 const hasContent = (body: unknown): boolean =>
   body !== undefined && body !== null && !(typeof body === 'object' && !Array.isArray(body) && Object.keys(body).length === 0);
 
@@ -129,6 +139,7 @@ export function compatInput(route: RouteDefinition, request: FastifyRequest): Co
   const plan = planOf(route);
   const { query, bodyPairs } = splitQuery(searchOf(request.url), plan);
   const limit = aliasLimit(route, query);
+  capPerPage(route, query);
   // Already acted on when the request was authenticated (Masquerade).
   if (takesAsUser(route)) delete query[AS_USER_PARAM];
 
