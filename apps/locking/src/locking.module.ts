@@ -7,8 +7,9 @@ import { LocksService } from './locks/locks.service.js';
 import { InitialLocking1763800000000 } from './migrations/1763800000000-initial-locking.js';
 import { IdempotencyKeys1764350000000 } from './migrations/1764350000000-idempotency-keys.js';
 import { Locks1764400000000 } from './migrations/1764400000000-locks.js';
+import { InboxAge1767800000000 } from './migrations/1767800000000-inbox-age.js';
 
-export const LOCKING_MIGRATIONS = [InitialLocking1763800000000, IdempotencyKeys1764350000000, Locks1764400000000];
+export const LOCKING_MIGRATIONS = [InitialLocking1763800000000, IdempotencyKeys1764350000000, Locks1764400000000, InboxAge1767800000000];
 
 @Module({
   controllers: [CourseTemplateLockHandlers, TaskLockHandlers, LockCheckHandlers],

@@ -32,6 +32,18 @@ export async function eventTablesUp(queryRunner: QueryRunner, schema: string): P
     )`);
 }
 
+/**
+ * The index the relay's hourly purge reads the inbox by (records past the retention, oldest first), so a
+ * purge is an index range however large the inbox: the inbox was never purged before it came.
+ */
+export async function inboxAgeIndexUp(queryRunner: QueryRunner, schema: string): Promise<void> {
+  await queryRunner.query(`CREATE INDEX IF NOT EXISTS inbox_processed_at_idx ON ${eventTable(schema, 'inbox')} (processed_at)`);
+}
+
+export async function inboxAgeIndexDown(queryRunner: QueryRunner, schema: string): Promise<void> {
+  await queryRunner.query(`DROP INDEX IF EXISTS ${quoteIdent(schema)}.inbox_processed_at_idx`);
+}
+
 export async function eventTablesDown(queryRunner: QueryRunner, schema: string): Promise<void> {
   await queryRunner.query(`DROP TABLE IF EXISTS ${eventTable(schema, 'inbox')}`);
   await queryRunner.query(`DROP TABLE IF EXISTS ${eventTable(schema, 'outbox')}`);

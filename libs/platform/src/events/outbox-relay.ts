@@ -58,6 +58,7 @@ export class OutboxRelay {
   /** The last run found another replica's relay holding the lock. */
   private lockedOut = false;
   private lastPurge = 0;
+  private purging?: Promise<void>;
   /** Runs ticks in the context the relay was made in, so a nudge from inside a transaction cannot make the relay join it. */
   private readonly detached = AsyncLocalStorage.snapshot();
   /** The log, when it lives in this database and can publish in the relay's transaction. */
@@ -119,6 +120,7 @@ export class OutboxRelay {
     clearTimeout(this.timer);
     this.timer = undefined;
     await this.running;
+    await this.purging;
     if (!wasStarted) return;
     try {
       while ((await this.runOnce()) === this.batchSize);
@@ -195,9 +197,12 @@ export class OutboxRelay {
         published += count;
         if (count > 0) this.logger.debug({ count }, 'outbox events published');
       } while (count === this.batchSize && this.started);
-      if (Date.now() - this.lastPurge > HOUR_MS) {
+      if (Date.now() - this.lastPurge > HOUR_MS && !this.purging) {
         this.lastPurge = Date.now();
-        await this.purge();
+        // Beside the publishing, never before it: a first purge of a long-grown inbox takes a while.
+        this.purging = this.purge()
+          .catch((err: unknown) => this.logger.warn({ err }, 'outbox and inbox purge failed; retrying in an hour'))
+          .finally(() => (this.purging = undefined));
       }
       return published === 0 && !this.lockedOut;
     } catch (err) {
@@ -215,8 +220,11 @@ export class OutboxRelay {
     const age = `${Math.floor(this.retentionMs / 1000)} seconds`;
     const outbox = eventTable(this.db.schema, 'outbox');
     const inbox = eventTable(this.db.schema, 'inbox');
+    // SKIP LOCKED: replicas purging at once share the rows instead of waiting on each other. A stopping relay stops after its batch.
     const batch = async (table: string, old: string) =>
-      queryResult(await this.db.manager.query(`DELETE FROM ${table} WHERE ctid = ANY(ARRAY(SELECT ctid FROM ${table} WHERE ${old} LIMIT $2))`, [age, PURGE_BATCH])).count;
+      this.started
+        ? queryResult(await this.db.manager.query(`DELETE FROM ${table} WHERE ctid = ANY(ARRAY(SELECT ctid FROM ${table} WHERE ${old} LIMIT $2 FOR UPDATE SKIP LOCKED))`, [age, PURGE_BATCH])).count
+        : 0;
     await inBatches(PURGE_BATCH, () => batch(outbox, 'published_at IS NOT NULL AND published_at < now() - $1::interval'));
     await inBatches(PURGE_BATCH, () => batch(inbox, 'processed_at < now() - $1::interval'));
   }
