@@ -38,15 +38,19 @@ export default tseslint.config(
   {
     // validateInput keeps only decorated properties: an undecorated one of a DTO or event payload class is
     // refused in a request and silently dropped from an event's data (the tolerant reader).
-    files: ['libs/contracts/src/**/*.ts'],
+    files: ['libs/contracts/src/**/*.ts', 'apps/catalog/src/markets/market-catalogue.ts'],
     ignores: ['**/*.spec.ts'],
     rules: {
       'no-restricted-syntax': [
         'error',
-        {
-          selector: 'ClassBody:has(PropertyDefinition[decorators.length>0]) > PropertyDefinition[decorators.length=0][static=false]',
+        ...[
+          // A class with a decorated property of its own, and a subclass (of a DTO: contracts extend no other classes).
+          'ClassBody:has(PropertyDefinition[decorators.length>0]) > PropertyDefinition[decorators.length=0][static=false]',
+          'ClassDeclaration[superClass] > ClassBody > PropertyDefinition[decorators.length=0][static=false]',
+        ].map((selector) => ({
+          selector,
           message: 'Every property of a validated class needs a validation decorator (@IsOptional() and a type check at least), or validateInput drops it.',
-        },
+        })),
       ],
     },
   },

@@ -15,19 +15,26 @@ if (output) process.stdout.write(output);
 const errors = results.reduce((n, r) => n + r.errorCount, 0);
 
 const probes = [
-  { file: 'apps/identity/src/boundary-probe.ts', code: "import { start } from '../../gateway/src/main.js';\nexport const x = start;\n", why: 'a deployable importing another deployable' },
-  { file: 'libs/contracts/src/boundary-probe.ts', code: "import { start } from '../../../apps/identity/src/main.js';\nexport const x = start;\n", why: 'a library importing a deployable' },
-  { file: 'apps/catalog/src/boundary-probe.ts', code: "import { createTestDatabase } from '@lms/testing';\nexport const x = createTestDatabase;\n", why: 'production code importing the testing lib' },
+  { file: 'apps/identity/src/boundary-probe.ts', code: "import { start } from '../../gateway/src/main.js';\nexport const x = start;\n", why: 'a deployable importing another deployable', rule: '@nx/enforce-module-boundaries' },
+  { file: 'libs/contracts/src/boundary-probe.ts', code: "import { start } from '../../../apps/identity/src/main.js';\nexport const x = start;\n", why: 'a library importing a deployable', rule: '@nx/enforce-module-boundaries' },
+  { file: 'apps/catalog/src/boundary-probe.ts', code: "import { createTestDatabase } from '@lms/testing';\nexport const x = createTestDatabase;\n", why: 'production code importing the testing lib', rule: 'no-restricted-imports' },
   {
     file: 'libs/contracts/src/dto-probe.ts',
     code: "import { IsInt } from 'class-validator';\nexport class Probe {\n  @IsInt()\n  id: number;\n\n  forgotten: string;\n}\n",
     why: 'a validated class with an undecorated property',
+    rule: 'no-restricted-syntax',
+  },
+  {
+    file: 'libs/contracts/src/dto-probe.ts',
+    code: "import { PageQuery } from './common/query.js';\nexport class Probe extends PageQuery {\n  forgotten?: string;\n}\n",
+    why: 'a DTO subclass whose own property is undecorated',
+    rule: 'no-restricted-syntax',
   },
 ];
 let dead = 0;
 for (const probe of probes) {
   const [result] = await eslint.lintText(probe.code, { filePath: probe.file });
-  const caught = result.messages.some((m) => m.severity === 2 && ['@nx/enforce-module-boundaries', 'no-restricted-imports', 'no-restricted-syntax'].includes(m.ruleId));
+  const caught = result.messages.some((m) => m.severity === 2 && m.ruleId === probe.rule);
   if (!caught) {
     dead++;
     process.stderr.write(`lint: the probed rules did not catch ${probe.why} (${probe.file})\n${JSON.stringify(result.messages, null, 2)}\n`);
