@@ -1,3 +1,4 @@
+import { eventually } from '@lms/testing';
 import { type SchedulingFixture, SESSIONS_OF, startSchedulingFixture } from './scheduling-fixture.js';
 
 describe('live course sessions and parts, end to end', () => {
@@ -97,6 +98,25 @@ describe('live course sessions and parts, end to end', () => {
     expect((await f.admin.get(SESSIONS_OF(course.id))).body.sessions).toEqual([]);
     const deleted = await f.admin.get(`${SESSIONS_OF(course.id)}?only_deleted=true`);
     expect(deleted.body.sessions).toEqual([expect.objectContaining({ id: session.id, deleted_at: expect.any(String) })]);
+  });
+
+  it('announces a publish to its registered users a thousand per event, however many there are', async () => {
+    const course = await f.createCourse();
+    const session = await f.createSession(course.id, { start_at: '2035-02-01T10:00:00Z' });
+    // More registrations than two events hold (written directly: 2,345 users through the API would only be slower).
+    const users = Array.from({ length: 2_345 }, (_, i) => 900_000 + i);
+    await f.t.db.query('INSERT INTO scheduling.registrations (account_id, session_id, user_id) SELECT $1, $2, unnest($3::int[])', [f.cast.accountId, session.id, users]);
+    expect((await f.admin.post(`${SESSIONS_OF(course.id)}/${session.id}/publish`)).status).toBe(200);
+    const published = await f.eventOf('scheduling.session.published', (d) => d.id === session.id);
+    expect(published.data).toMatchObject({ recipients_count: 2_345 });
+    const rest = await eventually(async () => {
+      const found = f.events.filter((e) => e.type === 'scheduling.session.publish_recipients' && (e.data as { id: number }).id === session.id);
+      return found.length === 2 ? found : undefined;
+    });
+    const batches = [published, ...rest.sort((a, b) => (a.data as { batch: number }).batch - (b.data as { batch: number }).batch)];
+    expect(batches.map((e) => (e.data as { recipients: number[] }).recipients.length)).toEqual([1_000, 1_000, 345]);
+    expect(rest.map((e) => e.data)).toEqual(expect.arrayContaining([expect.objectContaining({ live_course_id: Number(course.id), batch: 2 })]));
+    expect(batches.flatMap((e) => (e.data as { recipients: number[] }).recipients)).toEqual(users);
   });
 
   it('publishes once (200, then unchanged), refuses what cannot be published (400), concludes started sessions only (400 otherwise)', async () => {

@@ -10,6 +10,7 @@ import {
   EnrollmentEventPayload,
   LIVE_COURSE_ENROLLMENT_CREATED_EVENT,
   PublishRecipientsPayload,
+  SESSION_PUBLISH_RECIPIENTS_EVENT,
   SESSION_PUBLISHED_EVENT,
   SessionPublishedPayload,
   UserEventPayload,
@@ -50,16 +51,8 @@ export const NOTIFICATION_PLANNERS: Record<string, Planner> = {
     const data = await eventData<PublishRecipientsPayload>(PublishRecipientsPayload, event);
     return data.recipients.length === 0 ? null : coursePublished(data.course_template_id, data.title ?? null, data.notify_message, data.recipients);
   },
-  [SESSION_PUBLISHED_EVENT]: async (event) => {
-    const data = await eventData<SessionPublishedPayload>(SessionPublishedPayload, event);
-    if (data.recipients.length === 0) return null;
-    return {
-      notificationType: 'live_session_published',
-      recipients: data.recipients,
-      subject: 'A live session was published',
-      text: (user) => `${greeting(user)}Session ${data.id} of live course ${data.live_course_id}, which you are registered for, was published.`,
-    };
-  },
+  [SESSION_PUBLISHED_EVENT]: sessionPublished,
+  [SESSION_PUBLISH_RECIPIENTS_EVENT]: sessionPublished,
   [WAITLIST_PROMOTED_EVENT]: async (event) => {
     const data = await eventData<WaitlistPromotedPayload>(WaitlistPromotedPayload, event);
     return {
@@ -112,6 +105,19 @@ export const NOTIFICATION_PLANNERS: Record<string, Planner> = {
 };
 
 export const NOTIFIED_EVENT_TYPES = Object.keys(NOTIFICATION_PLANNERS);
+
+
+/** A published session's registered users, a batch per event (the first in the published event, the rest after it). */
+async function sessionPublished(event: CloudEvent): Promise<NotificationPlan | null> {
+  const data = await eventData<SessionPublishedPayload>(SessionPublishedPayload, event);
+  if (data.recipients.length === 0) return null;
+  return {
+    notificationType: 'live_session_published',
+    recipients: data.recipients,
+    subject: 'A live session was published',
+    text: (user) => `${greeting(user)}Session ${data.id} of live course ${data.live_course_id}, which you are registered for, was published.`,
+  };
+}
 
 function coursePublished(courseId: number, title: string | null, message: string | null, recipients: number[]): NotificationPlan {
   return {

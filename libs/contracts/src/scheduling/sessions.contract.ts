@@ -22,6 +22,8 @@ export const SESSION_UPDATED_EVENT = 'scheduling.session.updated';
 export const SESSION_DELETED_EVENT = 'scheduling.session.deleted';
 export const SESSION_CONCLUDED_EVENT = 'scheduling.session.concluded';
 export const SESSION_PUBLISHED_EVENT = 'scheduling.session.published';
+/** The registered users of a publish beyond the first batch (data: SessionPublishRecipientsData). */
+export const SESSION_PUBLISH_RECIPIENTS_EVENT = 'scheduling.session.publish_recipients';
 
 /** An RFC 3339 date-time, or one without an offset that the request's `timezone` (else UTC) places. */
 const LOCAL_OR_OFFSET = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})?$/i;
@@ -123,7 +125,16 @@ export interface SessionEventData {
 }
 
 export interface SessionPublishedData extends SessionEventData {
-  /** User ids of the session's registered users, to notify. */
+  /** User ids of the session's registered users, to notify: the first PUBLISH_RECIPIENTS_BATCH of them; the rest follow in `scheduling.session.publish_recipients`. */
+  recipients: number[];
+  recipients_count: number;
+}
+
+export interface SessionPublishRecipientsData {
+  id: number;
+  live_course_id: number;
+  /** 2 for the recipients after the first batch, and so on. */
+  batch: number;
   recipients: number[];
 }
 
