@@ -394,7 +394,7 @@ describe.each(kinds)('events over the %s log', (kind, makeHarness) => {
     }
   });
 
-  it('deletes published outbox rows and inbox records past the retention, past one batch, and keeps the rest', async () => {
+  it('deletes published outbox rows past the retention and inbox records past twice that, past one batch, and keeps the rest', async () => {
     const [oldRow, freshRow] = [randomUUID(), randomUUID()];
     await db.manager.query(
       `INSERT INTO ${SCHEMA}.outbox (id, type, account_id, payload, created_at, published_at) VALUES
@@ -402,9 +402,9 @@ describe.each(kinds)('events over the %s log', (kind, makeHarness) => {
          ($2, 'evtest.purge.fresh', 1, '{}', now() - interval '1 day', now() - interval '1 day')`,
       [oldRow, freshRow],
     );
-    // More old records than one statement deletes (PURGE_BATCH), and one fresh.
-    await db.manager.query(`INSERT INTO ${SCHEMA}.inbox (consumer, event_id, processed_at) SELECT 'purge-test', gen_random_uuid(), now() - interval '8 days' FROM generate_series(1, 12001)`);
-    await db.manager.query(`INSERT INTO ${SCHEMA}.inbox (consumer, event_id) VALUES ('purge-test', $1)`, [freshRow]);
+    // More old records than one statement deletes (PURGE_BATCH), and one younger than twice the retention.
+    await db.manager.query(`INSERT INTO ${SCHEMA}.inbox (consumer, event_id, processed_at) SELECT 'purge-test', gen_random_uuid(), now() - interval '15 days' FROM generate_series(1, 12001)`);
+    await db.manager.query(`INSERT INTO ${SCHEMA}.inbox (consumer, event_id, processed_at) VALUES ('purge-test', $1, now() - interval '13 days')`, [freshRow]);
     const purging = new OutboxRelay(db, log, logger, { retentionMs: 7 * 24 * 3_600_000 });
     relays.push(purging);
     purging.start();

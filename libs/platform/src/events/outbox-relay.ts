@@ -18,7 +18,7 @@ export interface OutboxRelayOptions {
   idleIntervalMs?: number;
   /** Rows claimed per transaction. */
   batchSize?: number;
-  /** Published rows, and inbox records, older than this are deleted (at most once an hour). */
+  /** Published rows older than this are deleted, and inbox records older than twice this (at most once an hour). */
   retentionMs?: number;
 }
 
@@ -212,20 +212,23 @@ export class OutboxRelay {
   }
 
   /**
-   * Deletes published outbox rows and inbox records older than the retention. An inbox record guards
-   * against a second delivery of an event its consumer handled, and that comes within minutes (a lost
-   * acknowledgement, a relay publishing again after a crash), so one this old guards nothing.
+   * Deletes published outbox rows older than the retention, and inbox records older than twice that. An
+   * inbox record guards against a second delivery of an event its consumer handled, and that comes within
+   * minutes (a lost acknowledgement, a relay publishing again after a crash), so one this old guards nothing.
    */
   private async purge(): Promise<void> {
     const age = `${Math.floor(this.retentionMs / 1000)} seconds`;
+    // Twice as long for inbox records: a durable of the Postgres event log that is created again is handed
+    // every event the log still holds, and the log keeps an event up to the retention and an hour.
+    const inboxAge = `${Math.floor((2 * this.retentionMs) / 1000)} seconds`;
     const outbox = eventTable(this.db.schema, 'outbox');
     const inbox = eventTable(this.db.schema, 'inbox');
     // SKIP LOCKED: replicas purging at once share the rows instead of waiting on each other. A stopping relay stops after its batch.
-    const batch = async (table: string, old: string) =>
+    const batch = async (table: string, old: string, olderThan: string) =>
       this.started
-        ? queryResult(await this.db.manager.query(`DELETE FROM ${table} WHERE ctid = ANY(ARRAY(SELECT ctid FROM ${table} WHERE ${old} LIMIT $2 FOR UPDATE SKIP LOCKED))`, [age, PURGE_BATCH])).count
+        ? queryResult(await this.db.manager.query(`DELETE FROM ${table} WHERE ctid = ANY(ARRAY(SELECT ctid FROM ${table} WHERE ${old} LIMIT $2 FOR UPDATE SKIP LOCKED))`, [olderThan, PURGE_BATCH])).count
         : 0;
-    await inBatches(PURGE_BATCH, () => batch(outbox, 'published_at IS NOT NULL AND published_at < now() - $1::interval'));
-    await inBatches(PURGE_BATCH, () => batch(inbox, 'processed_at < now() - $1::interval'));
+    await inBatches(PURGE_BATCH, () => batch(outbox, 'published_at IS NOT NULL AND published_at < now() - $1::interval', age));
+    await inBatches(PURGE_BATCH, () => batch(inbox, 'processed_at < now() - $1::interval', inboxAge));
   }
 }
