@@ -12,3 +12,4 @@ export * from './zip-reader.js';
 export * from './worker-process.js';
 export * from './response-schemas.js';
 export * from './held-lock.js';
+export * from './cloud-event.js';

@@ -1,16 +1,6 @@
-import { type CloudEvent, SESSION_PUBLISH_RECIPIENTS_EVENT, SESSION_PUBLISHED_EVENT } from '@lms/contracts';
+import { SESSION_PUBLISH_RECIPIENTS_EVENT, SESSION_PUBLISHED_EVENT } from '@lms/contracts';
+import { testEvent as event } from '@lms/testing';
 import { NOTIFICATION_PLANNERS, NOTIFIED_EVENT_TYPES } from './notification-plans.js';
-
-const event = (type: string, data: object): CloudEvent => ({
-  specversion: '1.0',
-  id: `e-${type}`,
-  source: '/test',
-  type,
-  time: new Date().toISOString(),
-  datacontenttype: 'application/json',
-  accountid: 1,
-  data,
-});
 const lookups = { users: async () => new Map() };
 
 describe('notification plans', () => {

@@ -1,17 +1,9 @@
-import { type CloudEvent, UserEventData } from '@lms/contracts';
+import { UserEventData } from '@lms/contracts';
+import { testEvent } from '@lms/testing';
 import { CONSUMER_RETRY, DEPENDENT_CONSUMER_RETRY, eventData, eventDataId } from './event-data.js';
 import { retryDelayMs } from './delivery-policy.js';
 
-const event = (data: unknown): CloudEvent => ({
-  specversion: '1.0',
-  id: 'e-1',
-  source: '/test',
-  type: 'identity.user.deleted',
-  time: new Date().toISOString(),
-  datacontenttype: 'application/json',
-  accountid: 1,
-  data,
-});
+const event = (data: unknown) => testEvent('identity.user.deleted', data, { id: 'e-1' });
 
 describe('eventData', () => {
   it('returns data its class accepts', async () => {

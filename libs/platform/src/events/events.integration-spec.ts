@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { CloudEvent } from '@lms/contracts';
-import { createTestDatabase, testNatsUrl, uniqueName, type TestDatabase } from '@lms/testing';
+import { createTestDatabase, testEvent, testNatsUrl, uniqueName, type TestDatabase } from '@lms/testing';
 import { AckPolicy, DeliverPolicy, jetstream, JetStreamApiError, jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
@@ -34,16 +34,7 @@ class EventTestSchema1700000000000 implements MigrationInterface {
   }
 }
 
-const cloudEvent = (type: string, data: unknown = {}): CloudEvent => ({
-  specversion: '1.0',
-  id: randomUUID(),
-  source: '/evtest',
-  type,
-  time: new Date().toISOString(),
-  datacontenttype: 'application/json',
-  accountid: 7,
-  data,
-});
+const cloudEvent = (type: string, data: unknown = {}): CloudEvent => testEvent(type, data, { source: '/evtest', accountid: 7 });
 
 /** Polls until `check` holds; fails with `what` after the deadline instead of hanging. */
 async function waitUntil(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 4_000): Promise<void> {

@@ -1,19 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { CloudEvent } from '@lms/contracts';
+import { testEvent } from '@lms/testing';
 import { type ConsumerOptions, LeaseLost, type Subscription } from '../messaging/message-bus.js';
 import { subjectMatches } from '../messaging/subject-match.js';
 import { InProcessEventLog } from './in-process-event-log.js';
 
-const event = (type: string, data: unknown = {}, id = randomUUID()): CloudEvent => ({
-  specversion: '1.0',
-  id,
-  source: '/test',
-  type,
-  time: new Date().toISOString(),
-  datacontenttype: 'application/json',
-  accountid: 1,
-  data,
-});
+const event = (type: string, data: unknown = {}, id = randomUUID()): CloudEvent => testEvent(type, data, { id });
 
 const options = (durable: string, types: string[], more: Partial<ConsumerOptions> = {}): ConsumerOptions => ({
   durable,
