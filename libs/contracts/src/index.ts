@@ -12,6 +12,7 @@ export * from './identity/api-tokens.contract.js';
 export * from './identity/custom-fields.contract.js';
 export * from './identity/users.contract.js';
 export * from './events/completion-events.js';
+export * from './events/recipient-batches.js';
 export * from './identity/groups.contract.js';
 export * from './identity/import-profile.contract.js';
 export * from './identity/notification-types.contract.js';

@@ -7,7 +7,7 @@ import {
   type CourseTemplateChanges,
   type CourseTemplatePublishedData,
   type CourseTemplateRequest,
-  PUBLISH_RECIPIENTS_BATCH,
+  recipientBatches,
   type RequestContext,
 } from '@lms/contracts';
 import { Database, InjectTenantRepository, Outbox, type TenantRepository, type TenantScope } from '@lms/platform';
@@ -178,7 +178,7 @@ export class CourseTemplatesService {
       published_at: publishedAt.toISOString(),
       ...notify,
       published_by: ctx.userId,
-      recipients: recipients.slice(0, PUBLISH_RECIPIENTS_BATCH),
+      recipients: recipientBatches(recipients).first,
       recipients_count: recipients.length,
     };
     await this.outbox.add(ctx, COURSE_TEMPLATE_PUBLISHED_EVENT, data, String(saved.id));

@@ -3,7 +3,7 @@ import {
   COURSE_TEMPLATE_PUBLISH_RECIPIENTS_EVENT,
   ENROLLMENT_CREATED_EVENT,
   type NotifyFilter,
-  PUBLISH_RECIPIENTS_BATCH,
+  recipientBatches,
   type PublishRecipientsData,
 } from '@lms/contracts';
 import { InjectTenantRepository, Outbox, type TenantRepository, type TenantScope } from '@lms/platform';
@@ -46,8 +46,8 @@ export class PublishEnrollments {
 
   /** Recipients past the first batch, in their own events (in the publish's transaction). */
   async announceRest(scope: TenantScope, courseId: number, recipients: number[], data: Omit<PublishRecipientsData, 'batch' | 'recipients' | 'course_template_id'>): Promise<void> {
-    for (let start = PUBLISH_RECIPIENTS_BATCH, batch = 2; start < recipients.length; start += PUBLISH_RECIPIENTS_BATCH, batch++) {
-      const event: PublishRecipientsData = { course_template_id: courseId, ...data, batch, recipients: recipients.slice(start, start + PUBLISH_RECIPIENTS_BATCH) };
+    for (const { batch, recipients: some } of recipientBatches(recipients).rest) {
+      const event: PublishRecipientsData = { course_template_id: courseId, ...data, batch, recipients: some };
       await this.outbox.add(scope, COURSE_TEMPLATE_PUBLISH_RECIPIENTS_EVENT, event, String(courseId));
     }
   }

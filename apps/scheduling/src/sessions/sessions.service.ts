@@ -11,7 +11,7 @@ import {
   SESSION_CONCLUDED_EVENT,
   SESSION_CREATED_EVENT,
   SESSION_DELETED_EVENT,
-  PUBLISH_RECIPIENTS_BATCH,
+  recipientBatches,
   SESSION_PUBLISH_RECIPIENTS_EVENT,
   SESSION_PUBLISHED_EVENT,
   SESSION_UPDATED_EVENT,
@@ -180,11 +180,12 @@ export class SessionsService {
       await this.sessions.update(ctx, { id }, { publishedAt: now, updatedAt: now });
       const recipients = (await this.registrations.find(ctx, { where: { sessionId: id, deletedAt: IsNull() }, order: { id: 'ASC' } })).map((r) => r.userId);
       // In batches, as a course's publish: an event stays small however many are registered.
-      const data: SessionPublishedData = { ...eventData(session), recipients: recipients.slice(0, PUBLISH_RECIPIENTS_BATCH), recipients_count: recipients.length };
+      const { first, rest } = recipientBatches(recipients);
+      const data: SessionPublishedData = { ...eventData(session), recipients: first, recipients_count: recipients.length };
       await this.outbox.add(ctx, SESSION_PUBLISHED_EVENT, data, String(id));
-      for (let start = PUBLISH_RECIPIENTS_BATCH, batch = 2; start < recipients.length; start += PUBLISH_RECIPIENTS_BATCH, batch++) {
-        const rest: SessionPublishRecipientsData = { id, live_course_id: session.liveCourseId, batch, recipients: recipients.slice(start, start + PUBLISH_RECIPIENTS_BATCH) };
-        await this.outbox.add(ctx, SESSION_PUBLISH_RECIPIENTS_EVENT, rest, String(id));
+      for (const { batch, recipients: some } of rest) {
+        const more: SessionPublishRecipientsData = { id, live_course_id: session.liveCourseId, batch, recipients: some };
+        await this.outbox.add(ctx, SESSION_PUBLISH_RECIPIENTS_EVENT, more, String(id));
       }
       return this.find(ctx, courseId, id);
     });

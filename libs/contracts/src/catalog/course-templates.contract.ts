@@ -386,9 +386,6 @@ export interface CourseTemplatePublishedData extends CourseTemplateEventData {
   recipients_count: number;
 }
 
-/** Recipients per event: an event stays far below NATS's 1 MB message limit however large the course. */
-export const PUBLISH_RECIPIENTS_BATCH = 1000;
-
 /** The recipients of a publish beyond the first batch (data: PublishRecipientsData). */
 export const COURSE_TEMPLATE_PUBLISH_RECIPIENTS_EVENT = 'catalog.course_template.publish_recipients';
 
