@@ -24,6 +24,8 @@ const DAY_MS = 86_400_000;
 /** Clocks of clients and servers differ a little: a completion this far ahead is still "now". */
 const CLOCK_SKEW_MS = 60_000;
 
+/** The course or task of an enrollment or a group enrollment, as one key. */
+const itemOf = (x: { enrollableType: EnrollableType; enrollableId: number }) => `${x.enrollableType}:${x.enrollableId}`;
 const dateOf = (value: string | null | undefined): Date | null | undefined => (value === undefined ? undefined : value === null ? null : new Date(value));
 const sameInstant = (a: Date | null, b: Date | null) => (a === null ? b === null : b !== null && a.getTime() === b.getTime());
 
@@ -157,7 +159,7 @@ export class EnrollmentLifecycle {
       if (holding.has(groupId)) return 0;
       const holders = new Map<string, number>();
       for (const g of others) {
-        const item = `${g.enrollableType}:${g.enrollableId}`;
+        const item = itemOf(g);
         if (holding.has(g.groupId) && !holders.has(item)) holders.set(item, g.groupId);
       }
       // Locked and read again: one started or removed since is left as it is now.
@@ -165,7 +167,7 @@ export class EnrollmentLifecycle {
       const still = await this.unstarted(scope, groupId, userId).andWhere('e.id = ANY(:ids)', { ids }).setLock('pessimistic_write').getMany();
       let retired = 0;
       for (const e of still) {
-        const holder = holders.get(`${e.enrollableType}:${e.enrollableId}`);
+        const holder = holders.get(itemOf(e));
         if (holder !== undefined) await this.regroup(scope, e, holder);
         else {
           await this.retire(scope, e, 'left_group');
@@ -186,14 +188,14 @@ export class EnrollmentLifecycle {
 
   /** The other groups enrolled in the items of these enrollments, earliest enrolled first. */
   private async otherGroupEnrollments(scope: TenantScope, groupId: number, enrollments: Enrollment[]): Promise<GroupEnrollment[]> {
-    const items = new Set(enrollments.map((e) => `${e.enrollableType}:${e.enrollableId}`));
+    const items = new Set(enrollments.map(itemOf));
     const others = await this.groupEnrollments
       .query(scope, 'g')
       .andWhere('g.group_id <> :groupId AND g.enrollable_id = ANY(:ids)', { groupId, ids: enrollments.map((e) => e.enrollableId) })
       .orderBy('g.created_at', 'ASC')
       .addOrderBy('g.group_id', 'ASC')
       .getMany();
-    return others.filter((g) => items.has(`${g.enrollableType}:${g.enrollableId}`));
+    return others.filter((g) => items.has(itemOf(g)));
   }
 
   /** Points a live enrollment (the caller holds its row) at the group that holds its learner now, so that group's leave retires it. */

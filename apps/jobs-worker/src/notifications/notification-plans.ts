@@ -106,7 +106,6 @@ export const NOTIFICATION_PLANNERS: Record<string, Planner> = {
 
 export const NOTIFIED_EVENT_TYPES = Object.keys(NOTIFICATION_PLANNERS);
 
-
 /** A published session's registered users, a batch per event (the first in the published event, the rest after it). */
 async function sessionPublished(event: CloudEvent): Promise<NotificationPlan | null> {
   const data = await eventData<SessionPublishedPayload>(SessionPublishedPayload, event);

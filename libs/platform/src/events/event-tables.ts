@@ -33,8 +33,8 @@ export async function eventTablesUp(queryRunner: QueryRunner, schema: string): P
 }
 
 /**
- * The index the relay's hourly purge reads the inbox by (records past the retention, oldest first), so a
- * purge is an index range however large the inbox: the inbox was never purged before it came.
+ * The index the relay's hourly purge finds the inbox's old records by: an hour's few are an index range
+ * however large the inbox (the first purge of one never purged before scans it instead).
  */
 export async function inboxAgeIndexUp(queryRunner: QueryRunner, schema: string): Promise<void> {
   await queryRunner.query(`CREATE INDEX IF NOT EXISTS inbox_processed_at_idx ON ${eventTable(schema, 'inbox')} (processed_at)`);
