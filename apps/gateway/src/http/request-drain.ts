@@ -4,6 +4,9 @@ import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
+/** How long a connection that has sent no request may still send one once the gateway has drained. */
+const SILENT_CONNECTION_GRACE_MS = 1_000;
+
 /**
  * The gateway's half of a graceful shutdown. `drain()` stops accepting connections but keeps the open
  * ones, so a request already on its way over a kept-alive connection is answered (with `Connection: close`,
@@ -45,5 +48,10 @@ export class RequestDrain implements OnModuleInit {
     // net.Server's close, not http.Server's: the latter also closes idle kept-alive connections at once.
     if (server.listening) NetServer.prototype.close.call(server);
     if (this.inFlight.size > 0) await new Promise<void>((resolve) => (this.idle = resolve));
+    // http.Server's close ends idle kept-alive connections but not one that has sent no request yet (a
+    // browser's preconnect, a client that stalls): it would hold the close until its headers time out, a
+    // minute. After a moment to send one, it is closed too.
+    const silent = setTimeout(() => server.closeAllConnections(), SILENT_CONNECTION_GRACE_MS).unref();
+    server.once('close', () => clearTimeout(silent));
   }
 }
