@@ -129,4 +129,34 @@ describe('live updates of registrations (Server-Sent Events), end to end', () =>
     // The token is no API credential.
     expect((await f.t.api.as(token).get(path)).status).toBe(401);
   });
+
+  // Last: the horizon it moves is the whole log's.
+  it('tells a client that resumes from before the pruned horizon to reload, then goes on from the horizon', async () => {
+    const course = await f.createCourse();
+    const session = await f.createSession(course.id, { seats: 10 });
+    const [a, b, c] = await f.enrolledLearners(course.id, 3);
+    for (const learner of [a, b]) expect((await f.admin.post(REGISTRATIONS_OF(session.id), { user_id: learner.userId })).status).toBe(204);
+    const { token } = (await f.author.get(`/api/author/live_course_sessions/${session.id}/registrations/subscription`)).body.subscriptions[0];
+    const url = `${f.t.api.baseUrl}/live/registrations?token=${encodeURIComponent(token)}`;
+    const seen = await readEvents(url, (events) => events.length >= 2);
+
+    // What scheduling's prune does once both changes are past the retention: the horizon first, then the rows.
+    await f.t.db.query(
+      `INSERT INTO scheduling.registration_changes_pruned (through) VALUES (pg_snapshot_xmin(pg_current_snapshot()))
+       ON CONFLICT (only_row) DO UPDATE SET through = EXCLUDED.through`,
+    );
+    await f.t.db.query('DELETE FROM scheduling.registration_changes WHERE live_course_id = $1', [course.id]);
+    expect((await f.admin.post(REGISTRATIONS_OF(session.id), { user_id: c.userId })).status).toBe(204);
+
+    const resumed = await readEvents(url, (events) => events.length >= 2, { 'last-event-id': seen[0].id! });
+    expect(resumed.map((e) => e.event)).toEqual(['scheduling.registrations.reset', 'scheduling.registration.created']);
+    expect(JSON.parse(resumed[0].data!)).toEqual({ live_course_id: Number(course.id), time: expect.any(String) });
+    expect(JSON.parse(resumed[1].data!).user_id).toBe(c.userId);
+    // The reset's id is a cursor like any other: resuming from it gives what came after, and no second reset.
+    const fromReset = await readEvents(url, (events) => events.length >= 1, { 'last-event-id': resumed[0].id! });
+    expect(fromReset.map((e) => [e.event, e.id])).toEqual([['scheduling.registration.created', resumed[1].id]]);
+    // A new stream starts at the beginning of what is kept.
+    const fresh = await readEvents(url, (events) => events.length >= 1);
+    expect(fresh.map((e) => e.id)).toEqual([resumed[1].id]);
+  });
 });

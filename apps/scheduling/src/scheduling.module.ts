@@ -28,6 +28,8 @@ import { SessionsService } from './sessions/sessions.service.js';
 import { LiveUpdatesHandlers } from './live-updates/live-updates.handlers.js';
 import { RegistrationChanges1766700000000 } from './migrations/1766700000000-registration-changes.js';
 import { InboxAge1767800000000 } from './migrations/1767800000000-inbox-age.js';
+import { RegistrationChangesPruned1767900000000 } from './migrations/1767900000000-registration-changes-pruned.js';
+import { REGISTRATION_CHANGES_RETENTION_DAYS, RegistrationChangesPruner, registrationChangesRetentionDays } from './live-updates/registration-changes-pruner.js';
 import { SchedulingDumpModule } from './scheduling-dump.js';
 import { SchedulingExportsModule } from './exports/scheduling-exports.handlers.js';
 import { WebConferenceDefault } from './web-conferences/web-conference-default.entity.js';
@@ -36,7 +38,7 @@ import { WebConferencesHandlers } from './web-conferences/web-conferences.handle
 import { WebConferencesService } from './web-conferences/web-conferences.service.js';
 
 export const SCHEDULING_ENTITIES = [LiveCourse, LiveCourseEnrollment, Session, Registration, WaitlistPlace, WebConference, WebConferenceDefault];
-export const SCHEDULING_MIGRATIONS = [InitialScheduling1763800000000, IdempotencyKeys1764350000000, LiveCourses1764500000000, WebConferences1764510000000, RegistrationChanges1766700000000, SubAccountClones1766800000000, InboxAge1767800000000];
+export const SCHEDULING_MIGRATIONS = [InitialScheduling1763800000000, IdempotencyKeys1764350000000, LiveCourses1764500000000, WebConferences1764510000000, RegistrationChanges1766700000000, SubAccountClones1766800000000, InboxAge1767800000000, RegistrationChangesPruned1767900000000];
 
 @Module({
   imports: [SchedulingDumpModule, SchedulingExportsModule],
@@ -53,6 +55,8 @@ export const SCHEDULING_MIGRATIONS = [InitialScheduling1763800000000, Idempotenc
     RegistrationEventConsumers,
     SessionsService,
     SessionPresenter,
+    { provide: REGISTRATION_CHANGES_RETENTION_DAYS, useFactory: () => registrationChangesRetentionDays() },
+    RegistrationChangesPruner,
     ...SCHEDULING_ENTITIES.map((entity) => tenantRepositoryProvider(entity)),
   ],
 })

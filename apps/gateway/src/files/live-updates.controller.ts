@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { PassThrough } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Controller, Get, Inject, Req, Res } from '@nestjs/common';
-import { CHANGE_CURSOR, LIVE_UPDATE_SUBJECTS, LIVE_UPDATES_PATH, LIVE_UPDATES_TOKEN_PURPOSE, type LiveUpdatesClaims, type RegistrationChange, type RequestContext } from '@lms/contracts';
+import { CHANGE_CURSOR, LIVE_UPDATE_SUBJECTS, LIVE_UPDATES_PATH, LIVE_UPDATES_TOKEN_PURPOSE, type LiveUpdatesClaims, REGISTRATION_CHANGES_RESET_EVENT, type RegistrationChangesPage, type RequestContext } from '@lms/contracts';
 import { verifyToken } from '@lms/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GATEWAY_DEPS, type GatewayDeps } from '../gateway-deps.js';
@@ -21,6 +21,8 @@ export const MAX_STREAMS_PER_USER = 10;
 
 /** How long a stream waits for its client to read what is buffered before it ends (the client reconnects with its last id). */
 const SLOW_CLIENT_MS = 15_000;
+
+const sseEvent = (id: string, type: string, data: object) => `id: ${id}\nevent: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
 
 /**
  * Live updates of a live course's registrations as Server-Sent Events (issue 10; docs/scheduling.md).
@@ -92,9 +94,17 @@ export class LiveUpdatesController {
         const answer = await this.services
           .request(LIVE_UPDATE_SUBJECTS.changes, { ctx, params: {}, query: {}, body: { live_course_id: claims.liveCourseId, ...(after ? { after } : {}) } })
           .catch(() => undefined);
-        const changes = answer?.ok ? ((answer.body as { changes: RegistrationChange[] }).changes ?? []) : [];
+        const page = answer?.ok ? (answer.body as RegistrationChangesPage) : undefined;
+        if (page?.reset) {
+          // The log was pruned past this client's last event: it reloads what it shows, then goes on from here.
+          await send(sseEvent(page.reset, REGISTRATION_CHANGES_RESET_EVENT, { live_course_id: claims.liveCourseId, time: new Date().toISOString() }));
+          after = page.reset;
+          lastWrite = Date.now();
+          continue;
+        }
+        const changes = page?.changes ?? [];
         for (const change of changes) {
-          await send(`id: ${change.id}\nevent: ${change.type}\ndata: ${JSON.stringify({ ...change.data, time: change.time })}\n\n`);
+          await send(sseEvent(change.id, change.type, { ...change.data, time: change.time }));
           after = change.id;
           lastWrite = Date.now();
         }

@@ -7,7 +7,7 @@ import {
   LIVE_UPDATES_TOKEN_PURPOSE,
   LIVE_UPDATES_TOKEN_TTL_SECONDS,
   type LiveUpdatesClaims,
-  type RegistrationChange,
+  type RegistrationChangesPage,
   type RpcRequest,
   type SubscriptionParams,
 } from '@lms/contracts';
@@ -42,20 +42,26 @@ export class LiveUpdatesHandlers {
    * The course's changes after `after`, oldest first. Only rows of finished transactions are read (xid
    * below the snapshot's xmin), in (xid, id) order: a change that commits later always sorts after every
    * change already answered, so a reader resuming from its last id misses nothing and sees nothing twice.
-   * The order names the table's columns: the bare names would be the answer's text columns, which sort
-   * "100" before "99" and cannot use the course's index.
+   * A cursor below the log's pruned horizon may have missed pruned changes: the answer is then a `reset`
+   * to the horizon, and no changes. The order names the table's columns: the bare names would be the
+   * answer's text columns, which sort "100" before "99" and cannot use the course's index.
    */
   @Handles(S.changes, { body: ChangesSinceCall })
-  async changes(@Payload() { ctx, body }: RpcRequest<ChangesSinceCall>): Promise<{ changes: RegistrationChange[] }> {
+  async changes(@Payload() { ctx, body }: RpcRequest<ChangesSinceCall>): Promise<RegistrationChangesPage> {
     const [xid, id] = (body.after ?? '0-0').split('-');
-    const rows: { xid: string; id: string; type: string; data: Record<string, unknown>; created_at: Date }[] = await this.db.manager.query(
-      `SELECT xid::text AS xid, id::text AS id, type, data, created_at FROM scheduling.registration_changes
-        WHERE account_id = $1 AND live_course_id = $2
-          AND xid < pg_snapshot_xmin(pg_current_snapshot())
-          AND (xid, id) > ($3::text::xid8, $4::bigint)
-        ORDER BY registration_changes.xid, registration_changes.id LIMIT $5`,
+    const rows: { pruned: string; xid: string | null; id: string; type: string; data: Record<string, unknown>; created_at: Date }[] = await this.db.manager.query(
+      `WITH pruned AS (SELECT COALESCE((SELECT through FROM scheduling.registration_changes_pruned), '0'::xid8) AS through)
+       SELECT pruned.through::text AS pruned, c.xid::text AS xid, c.id::text AS id, c.type, c.data, c.created_at
+         FROM pruned LEFT JOIN LATERAL (
+           SELECT * FROM scheduling.registration_changes
+            WHERE account_id = $1 AND live_course_id = $2
+              AND xid < pg_snapshot_xmin(pg_current_snapshot()) AND xid >= pruned.through
+              AND (xid, id) > ($3::text::xid8, $4::bigint)
+            ORDER BY registration_changes.xid, registration_changes.id LIMIT $5) c ON true`,
       [ctx.accountId, body.live_course_id, xid, id, body.limit ?? PAGE],
     );
-    return { changes: rows.map((r) => ({ id: `${r.xid}-${r.id}`, type: r.type, data: r.data, time: r.created_at.toISOString() })) };
+    const pruned = rows[0].pruned;
+    if (body.after !== undefined && BigInt(xid) < BigInt(pruned)) return { changes: [], reset: `${pruned}-0` };
+    return { changes: rows.filter((r) => r.xid !== null).map((r) => ({ id: `${r.xid}-${r.id}`, type: r.type, data: r.data, time: r.created_at.toISOString() })) };
   }
 }

@@ -48,6 +48,16 @@ export interface RegistrationChange {
   time: string;
 }
 
+/** What `changes` answers: the next changes, or, for a cursor the log was pruned past, where to start again. */
+export interface RegistrationChangesPage {
+  changes: RegistrationChange[];
+  /** The cursor to go on from, after the reader has reloaded what it shows: changes it never saw were pruned. */
+  reset?: string;
+}
+
+/** The SSE event a stream sends in place of changes that were pruned before its client read them. */
+export const REGISTRATION_CHANGES_RESET_EVENT = 'scheduling.registrations.reset';
+
 export const SUBSCRIPTION_SCHEMA: JsonSchema = {
   type: 'object',
   required: ['url', 'channel', 'token'],

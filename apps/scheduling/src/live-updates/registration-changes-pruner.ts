@@ -1,0 +1,81 @@
+import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { Database, inBatches, intSetting, LOGGER, type Logger, PeriodicTask, queryResult } from '@lms/platform';
+
+/** Rows one statement deletes at most: a prune never holds many locks, nor one long transaction. */
+const BATCH = 5_000;
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+
+/** How long a registration change stays in the live-updates log; read once at start. */
+export function registrationChangesRetentionDays(env: NodeJS.ProcessEnv = process.env): number {
+  return intSetting(env, 'LIVE_UPDATES_RETENTION_DAYS', 7, 1, 3650);
+}
+
+export const REGISTRATION_CHANGES_RETENTION_DAYS = Symbol('REGISTRATION_CHANGES_RETENTION_DAYS');
+
+/**
+ * Prunes the registration change log (docs/scheduling.md "Live updates"). It deletes a prefix of the log's
+ * order, the changes of transactions below a horizon, and records the horizon before it deletes: a reader
+ * whose cursor is below it may have missed a change and is told to start again (`changes` answers `reset`);
+ * one at or above it has missed nothing. What goes is the changes older than the retention, give or take a
+ * transaction that was open across the cut-off, and the horizon is just past the newest of them. Every
+ * replica prunes on its own timer, at start and hourly; batches skip the rows another replica holds.
+ */
+@Injectable()
+export class RegistrationChangesPruner implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly task: PeriodicTask;
+
+  constructor(
+    private readonly db: Database,
+    @Inject(LOGGER) logger: Logger,
+    @Inject(REGISTRATION_CHANGES_RETENTION_DAYS) private readonly retentionDays: number,
+  ) {
+    this.task = new PeriodicTask('registration change log prune', HOUR_MS, async () => {
+      const removed = await this.prune(new Date());
+      if (removed > 0) logger.info({ removed }, 'registration change log pruned');
+    }, logger);
+  }
+
+  onApplicationBootstrap(): void {
+    this.task.start({ now: true });
+  }
+
+  onModuleDestroy(): Promise<void> {
+    return this.task.stop();
+  }
+
+  /** Deletes the changes past the retention at `now` (a parameter, so a test drives the clock); answers how many. */
+  async prune(now: Date): Promise<number> {
+    const cutOff = new Date(now.getTime() - this.retentionDays * DAY_MS);
+    // The oldest change younger than the retention bounds what goes: the changes before it in id order, of
+    // transactions before its own (and before every unfinished one).
+    const [bound] = (await this.db.manager.query(
+      `WITH first_kept AS (SELECT id, xid FROM scheduling.registration_changes WHERE created_at >= $1 ORDER BY id LIMIT 1)
+       SELECT LEAST((SELECT xid FROM first_kept), pg_snapshot_xmin(pg_current_snapshot()))::text AS xid,
+              COALESCE((SELECT id FROM first_kept), (SELECT max(id) FROM scheduling.registration_changes))::text AS id`,
+      [cutOff],
+    )) as { xid: string; id: string | null }[];
+    if (bound.id === null) return 0;
+    const [newest] = (await this.db.manager.query(
+      'SELECT xid::text AS xid FROM scheduling.registration_changes WHERE id <= $2 AND xid < $1::xid8 ORDER BY xid DESC LIMIT 1',
+      [bound.xid, bound.id],
+    )) as { xid: string }[];
+    if (!newest) return 0;
+    // Just past the newest change that goes: a reader is told to start again only if it may have missed one.
+    const through = (BigInt(newest.xid) + 1n).toString();
+    await this.db.manager.query(
+      `INSERT INTO scheduling.registration_changes_pruned (through) VALUES ($1::xid8)
+       ON CONFLICT (only_row) DO UPDATE SET through = GREATEST(registration_changes_pruned.through, EXCLUDED.through)`,
+      [through],
+    );
+    return inBatches(BATCH, async () =>
+      queryResult(
+        await this.db.manager.query(
+          `DELETE FROM scheduling.registration_changes WHERE id = ANY(ARRAY(
+             SELECT id FROM scheduling.registration_changes WHERE id <= $2 AND xid < $1::xid8 ORDER BY id LIMIT $3 FOR UPDATE SKIP LOCKED))`,
+          [through, bound.id, BATCH],
+        ),
+      ).count,
+    );
+  }
+}
