@@ -3,6 +3,20 @@ import type { ConsumerOptions } from '../messaging/message-bus.js';
 /** How long a publish with a given event id is remembered, so a relay that republishes is de-duplicated. */
 export const DUPLICATE_WINDOW_MS = 2 * 60_000;
 
+const DAY_MS = 86_400_000;
+
+/** How long a published event is kept once nothing still has to handle it: the outbox's published rows, the embedded log's events. */
+export const EVENT_RETENTION_MS = 7 * DAY_MS;
+
+/**
+ * How long a consumer's inbox records (the events it handled) are kept, and so how long JetStream keeps an
+ * event: no event a durable can be handed is older than the records that make a second delivery harmless.
+ */
+export const INBOX_RETENTION_MS = 2 * EVENT_RETENTION_MS;
+
+/** How long a dead letter waits to be looked at (an alert fires on the first) before it is deleted. */
+export const DEAD_LETTER_RETENTION_MS = 90 * DAY_MS;
+
 /** Default time a handler has before its event is delivered again (JetStream's default too). */
 export const DEFAULT_ACK_WAIT_MS = 30_000;
 

@@ -687,6 +687,36 @@ describe.each(kinds)('events over the %s log', (kind, makeHarness) => {
     expect(seen).toEqual([accepted.id]);
   });
 
+  // An earlier version made both streams with no max_age: they kept every event forever.
+  (kind === 'JetStream' ? it : it.skip)('keeps events as long as inbox records and dead letters 90 days, and sets both on streams made without them', async () => {
+    const jsLog = log as JetStreamEventLog;
+    const nc = await connect({ servers: natsUrl });
+    try {
+      const jsm = await jetstreamManager(nc);
+      const streams = [jsLog.eventsStream, jsLog.deadLetterStream];
+      const ages = async () => Promise.all(streams.map(async (stream) => (await jsm.streams.info(stream)).config.max_age / 86_400e9));
+      expect(await ages()).toEqual([14, 90]);
+      for (const stream of streams) await jsm.streams.update(stream, { ...(await jsm.streams.info(stream)).config, max_age: 0 });
+      expect(await ages()).toEqual([0, 0]);
+      await harness.open(); // the next process to start
+      expect(await ages()).toEqual([14, 90]);
+    } finally {
+      await nc.close();
+    }
+  });
+
+  (kind === 'Postgres' ? it : it.skip)('deletes dead letters 90 days after they died', async () => {
+    const durable = 'dl_aged';
+    subscriptions.push(await log.consume(options(durable, ['evtest.dl.*'], { maxDeliver: 1 }), async () => Promise.reject(new Error('never handled'))));
+    await log.publish(cloudEvent('evtest.dl.bad'));
+    await waitUntil('the event is dead-lettered', async () => (await log.deadLetters(durable)).length === 1);
+    const pgLog = log as PostgresEventLog;
+    await pgLog.purge(new Date(Date.now() + 89 * 86_400_000));
+    expect(await log.deadLetters(durable)).toHaveLength(1);
+    await pgLog.purge(new Date(Date.now() + 91 * 86_400_000));
+    expect(await log.deadLetters(durable)).toEqual([]);
+  });
+
   // An earlier version made such a consumer with `events.>`; the next start narrows it in place.
   (kind === 'JetStream' ? it : it.skip)('narrows the filter of a consumer an earlier version made over every event', async () => {
     const jsLog = log as JetStreamEventLog;

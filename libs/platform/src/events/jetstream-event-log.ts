@@ -21,7 +21,7 @@ import { ReplyInbox } from '../messaging/reply-inbox.js';
 import { type ConsumerOptions, type DeadLetter, type DeliveryInfo, type EventLog, LeaseLost, type Subscription } from '../messaging/message-bus.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import { decodeCloudEvent } from './cloud-event.js';
-import { assertConsumerOptions, DEFAULT_ACK_WAIT_MS, DUPLICATE_WINDOW_MS, errorMessage, retryDelayMs } from './delivery-policy.js';
+import { assertConsumerOptions, DEAD_LETTER_RETENTION_MS, DEFAULT_ACK_WAIT_MS, DUPLICATE_WINDOW_MS, errorMessage, INBOX_RETENTION_MS, retryDelayMs } from './delivery-policy.js';
 import { coveringSubject, subjectMatcher } from '../messaging/subject-match.js';
 import { streamPrefix } from '../messaging/nats-access.js';
 
@@ -283,11 +283,12 @@ export class JetStreamEventLog implements EventLog {
 
   private async createStreams(): Promise<void> {
     const common = { storage: StorageType.File, duplicate_window: nanos(DUPLICATE_WINDOW_MS), num_replicas: this.replicas };
-    await this.ensureStream({ name: this.eventsStream, subjects: [`${this.subjectPrefix}events.>`], ...common });
-    await this.ensureStream({ name: this.deadLetterStream, subjects: [`${this.subjectPrefix}dlq.>`], ...common });
+    // Limits, not interest: an event is kept whether handled or not, as long as an inbox record of it may be.
+    await this.ensureStream({ name: this.eventsStream, subjects: [`${this.subjectPrefix}events.>`], max_age: nanos(INBOX_RETENTION_MS), ...common });
+    await this.ensureStream({ name: this.deadLetterStream, subjects: [`${this.subjectPrefix}dlq.>`], max_age: nanos(DEAD_LETTER_RETENTION_MS), ...common });
   }
 
-  private async ensureStream(config: Pick<StreamConfig, 'name' | 'subjects' | 'storage' | 'duplicate_window' | 'num_replicas'>): Promise<void> {
+  private async ensureStream(config: Pick<StreamConfig, 'name' | 'subjects' | 'storage' | 'duplicate_window' | 'num_replicas' | 'max_age'>): Promise<void> {
     const jsm = await this.jsm();
     let existing: StreamConfig;
     try {
@@ -299,9 +300,11 @@ export class JetStreamEventLog implements EventLog {
       this.logger.info({ stream: config.name }, 'stream created');
       return;
     }
-    // A changed replica count is applied too: JetStream copies or drops replicas online.
-    if (existing.duplicate_window !== config.duplicate_window || existing.subjects.join() !== config.subjects.join() || existing.num_replicas !== config.num_replicas) {
-      await jsm.streams.update(config.name, { ...existing, subjects: config.subjects, duplicate_window: config.duplicate_window, num_replicas: config.num_replicas });
+    // A changed replica count is applied too: JetStream copies or drops replicas online. An earlier version
+    // set no max_age, so its streams kept every event forever.
+    const { subjects, duplicate_window, num_replicas, max_age } = config;
+    if (existing.duplicate_window !== duplicate_window || existing.subjects.join() !== subjects.join() || existing.num_replicas !== num_replicas || existing.max_age !== max_age) {
+      await jsm.streams.update(config.name, { ...existing, subjects, duplicate_window, num_replicas, max_age });
     }
   }
 

@@ -4,6 +4,7 @@ import type { EventLog } from '../messaging/message-bus.js';
 import type { Logger } from '../observability/logger.js';
 import { watchOutbox, type OutboxBacklog } from '../observability/outbox-metrics.js';
 import { type Database, inBatches, prepare, type PreparedStatement, queryResult } from '../persistence/database.js';
+import { EVENT_RETENTION_MS } from './delivery-policy.js';
 import { eventTable } from './event-tables.js';
 import { PostgresEventLog } from './postgres-event-log.js';
 
@@ -80,7 +81,7 @@ export class OutboxRelay {
     this.intervalMs = options.intervalMs ?? 1_000;
     this.idleIntervalMs = options.idleIntervalMs ?? 5_000;
     this.batchSize = options.batchSize ?? 100;
-    this.retentionMs = options.retentionMs ?? 7 * 24 * HOUR_MS;
+    this.retentionMs = options.retentionMs ?? EVENT_RETENTION_MS;
     const url = (db.dataSource.options as { url?: string }).url;
     if (events instanceof PostgresEventLog && url && events.isDatabase(url)) this.sameDatabaseLog = events;
     const outbox = eventTable(db.schema, 'outbox');
@@ -218,8 +219,8 @@ export class OutboxRelay {
    */
   private async purge(): Promise<void> {
     const age = `${Math.floor(this.retentionMs / 1000)} seconds`;
-    // Twice as long for inbox records: a durable of the Postgres event log that is created again is handed
-    // every event the log still holds, and the log keeps an event up to the retention and an hour.
+    // Twice as long for inbox records (INBOX_RETENTION_MS): a durable of the Postgres event log that is created
+    // again is handed every event the log still holds, up to the retention and an hour; JetStream's up to this.
     const inboxAge = `${Math.floor((2 * this.retentionMs) / 1000)} seconds`;
     const outbox = eventTable(this.db.schema, 'outbox');
     const inbox = eventTable(this.db.schema, 'inbox');

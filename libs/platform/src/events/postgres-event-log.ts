@@ -6,7 +6,7 @@ import { type ConsumerOptions, type DeadLetter, type DeliveryInfo, type EventLog
 import { subjectMatcher } from '../messaging/subject-match.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import { decodeCloudEvent } from './cloud-event.js';
-import { assertConsumerOptions, DEFAULT_ACK_WAIT_MS, errorMessage, retryDelayMs } from './delivery-policy.js';
+import { assertConsumerOptions, DEAD_LETTER_RETENTION_MS, DEFAULT_ACK_WAIT_MS, errorMessage, EVENT_RETENTION_MS, retryDelayMs } from './delivery-policy.js';
 
 type Handler = (event: CloudEvent, info: DeliveryInfo) => Promise<void>;
 
@@ -15,7 +15,6 @@ const IDLE_RECHECK_MS = 5_000;
 /** Pause after a failed database call (Postgres restarting) before a subscription tries again. */
 const RETRY_DELAY_MS = 1_000;
 /** Events older than this with nothing left to deliver are deleted (checked at most once an hour). */
-const RETENTION_MS = 7 * 24 * 3_600_000;
 const HOUR_MS = 3_600_000;
 /**
  * First key of the advisory lock each log instance holds while it lives (the second is its instance key):
@@ -481,17 +480,24 @@ export class PostgresEventLog implements EventLog {
     await client.query(`LISTEN ${quoteIdent(this.channel)}`);
   }
 
-  /** Deletes events past the retention that no durable still has to handle; at most once an hour, never in the way. */
+  /**
+   * Deletes events past the retention that no durable still has to handle, and dead letters past theirs; at
+   * most once an hour, never in the way.
+   */
   private maybePurge(): void {
     if (Date.now() - this.lastPurge < HOUR_MS) return;
     this.lastPurge = Date.now();
-    this.pool
-      .query(
-        `DELETE FROM ${this.table('events')} e WHERE e.published_at < now() - $1 * interval '1 millisecond'
-         AND NOT EXISTS (SELECT 1 FROM ${this.table('deliveries')} d WHERE d.seq = e.seq)`,
-        [RETENTION_MS],
-      )
-      .catch((err: unknown) => this.logger.warn({ err }, 'event log purge failed'));
+    void this.purge(new Date()).catch((err: unknown) => this.logger.warn({ err }, 'event log purge failed'));
+  }
+
+  /** The purge at `now` (a parameter, so a test drives the clock). */
+  async purge(now: Date): Promise<void> {
+    await this.pool.query(
+      `DELETE FROM ${this.table('events')} e WHERE e.published_at < $1::timestamptz - $2 * interval '1 millisecond'
+       AND NOT EXISTS (SELECT 1 FROM ${this.table('deliveries')} d WHERE d.seq = e.seq)`,
+      [now, EVENT_RETENTION_MS],
+    );
+    await this.pool.query(`DELETE FROM ${this.table('dead_letters')} WHERE dead_at < $1::timestamptz - $2 * interval '1 millisecond'`, [now, DEAD_LETTER_RETENTION_MS]);
   }
 
   private async inTransaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
