@@ -1,10 +1,13 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { createBus, createFileStore, createLogger, type FileStore, loadConfig, type MessageBus } from '@lms/platform';
+import type { RouteDefinition } from '@lms/contracts';
+import type { FastifyRequest } from 'fastify';
 import { deleteNamespaceStreams, TEST_CONTEXT_SIGNING_KEY, testNatsUrl, uniqueName } from '@lms/testing';
 import type { GatewayDeps } from '../gateway-deps.js';
-import { Uploads } from './uploads.js';
+import { UploadBody, Uploads } from './uploads.js';
 
 const natsUrl = testNatsUrl();
 const TIMEOUT_MS = 60_000;
@@ -51,5 +54,35 @@ describe.each([['a folder', false], ...(natsUrl ? [['the object store', true] as
     expect((await uploads.sweep(new Date(Date.now() + TIMEOUT_MS + 3_600_000 + 5_000))).staged).toBe(1);
     expect(await staged.open(key)).toBeUndefined();
     expect(await staged.open('other/file').then((f) => (f?.stream.destroy(), f?.size))).toBeGreaterThan(0);
+  });
+
+  const listed = async () => {
+    const keys: string[] = [];
+    for await (const file of staged.list('uploads/')) keys.push(file.key);
+    return keys.sort();
+  };
+  /** Writes the start of a body, then resets the connection: Node destroys the request stream. */
+  const leftMidBody = async (body: PassThrough, start: string) => {
+    body.write(start);
+    body.write(Buffer.alloc(200_000, 1));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    body.destroy(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }));
+  };
+
+  it.each([
+    ['a file as the body', 'application/zip'],
+    ['a multipart body', 'multipart/form-data'],
+  ])('ends an upload of %s whose client left mid-body with a 400, and leaves nothing staged', async (_what, contentType) => {
+    const before = await listed();
+    const boundary = 'b0undary';
+    const route = { upload: { contentTypes: [contentType], fields: [] } } as unknown as RouteDefinition;
+    const request = { headers: { 'content-type': contentType === 'multipart/form-data' ? `${contentType}; boundary=${boundary}` : contentType } } as unknown as FastifyRequest;
+    const body = new PassThrough();
+    const staging = uploads.stage(route, new UploadBody(body, contentType), request);
+    const start = contentType === 'multipart/form-data' ? `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.zip"\r\nContent-Type: application/zip\r\n\r\n` : 'PK';
+    await leftMidBody(body, start);
+    await expect(staging).rejects.toMatchObject({ status: 400 });
+    expect(await listed()).toEqual(before);
+    expect(await staged.removeLeftovers(new Date(Date.now() + 3_600_000))).toBe(0);
   });
 });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Readable } from 'node:stream';
+import { finished, type Readable } from 'node:stream';
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import type { RouteDefinition, UploadedFile, UploadRequestBody } from '@lms/contracts';
 import busboy from 'busboy';
@@ -40,6 +40,9 @@ const MULTIPART_FIELDS = 10;
 const MULTIPART_FIELD_BYTES = 32 * 1024;
 
 const badMultipart = (detail: string) => new ProblemError(400, 'MULTIPART_INVALID', `The multipart/form-data body is not one file and some text fields: ${detail}.`);
+
+/** The client left before its body ended: nobody reads the answer, but the log reads it as the client's doing, not a 500. */
+const incompleteBody = () => new ProblemError(400, 'BODY_INCOMPLETE', 'The request body ended before it was complete.');
 
 const tooLarge = (limit: number) => new ProblemError(413, 'UPLOAD_TOO_LARGE', `The file is larger than ${limit} bytes (UPLOAD_MAX_BYTES).`);
 
@@ -130,7 +133,7 @@ export class Uploads implements OnApplicationBootstrap, OnModuleDestroy {
       await this.files.put(key, counted(stream));
     } catch (err) {
       await this.discard(key);
-      throw err;
+      throw stream.errored && !(err instanceof ProblemError) ? incompleteBody() : err;
     }
     return { key, size, content_type: contentType, ...(name ? { name } : {}) };
   }
@@ -189,6 +192,9 @@ export class Uploads implements OnApplicationBootstrap, OnModuleDestroy {
       parser.on('partsLimit', () => fail(badMultipart(`send one file part and at most ${MULTIPART_FIELDS} fields`)));
       parser.on('error', () => fail(badMultipart('the multipart body is malformed')));
       parser.on('close', () => void finish());
+      // A client gone mid-body (a reset, a dropped connection) ends nothing piped from its request: without
+      // this the parser and the file part would wait for the rest forever, holding the staged write open.
+      finished(upload.stream, (err) => err && fail(incompleteBody()));
       upload.stream.pipe(parser);
     });
   }
