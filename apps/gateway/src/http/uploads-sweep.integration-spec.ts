@@ -11,6 +11,7 @@ import { UploadBody, Uploads } from './uploads.js';
 
 const natsUrl = testNatsUrl();
 const TIMEOUT_MS = 60_000;
+const IDLE_MS = 1_000;
 
 /** The staged uploads a gateway killed mid-request leaves, in the folder store (embedded) and the object store (NATS). */
 describe.each([['a folder', false], ...(natsUrl ? [['the object store', true] as [string, boolean]] : [])])('staged uploads in %s', (_where, withNats) => {
@@ -26,6 +27,7 @@ describe.each([['a folder', false], ...(natsUrl ? [['the object store', true] as
       DATA_DIR: dataDir,
       NATS_NAMESPACE: namespace,
       UPLOAD_TIMEOUT_MS: String(TIMEOUT_MS),
+      UPLOAD_IDLE_MS: String(IDLE_MS),
       ...(withNats ? { NATS_URL: natsUrl!, CONTEXT_SIGNING_KEY: TEST_CONTEXT_SIGNING_KEY } : {}),
     });
     const logger = createLogger('silent');
@@ -61,28 +63,54 @@ describe.each([['a folder', false], ...(natsUrl ? [['the object store', true] as
     for await (const file of staged.list('uploads/')) keys.push(file.key);
     return keys.sort();
   };
-  /** Writes the start of a body, then resets the connection: Node destroys the request stream. */
-  const leftMidBody = async (body: PassThrough, start: string) => {
-    body.write(start);
-    body.write(Buffer.alloc(200_000, 1));
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    body.destroy(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }));
-  };
-
-  it.each([
-    ['a file as the body', 'application/zip'],
-    ['a multipart body', 'multipart/form-data'],
-  ])('ends an upload of %s whose client left mid-body with a 400, and leaves nothing staged', async (_what, contentType) => {
-    const before = await listed();
-    const boundary = 'b0undary';
+  const boundary = 'b0undary';
+  /** An upload of `contentType` as the gateway stages it, whose body the test writes. */
+  const startUpload = (contentType: string) => {
+    const multipart = contentType === 'multipart/form-data';
     const route = { upload: { contentTypes: [contentType], fields: [] } } as unknown as RouteDefinition;
-    const request = { headers: { 'content-type': contentType === 'multipart/form-data' ? `${contentType}; boundary=${boundary}` : contentType } } as unknown as FastifyRequest;
+    const request = { headers: { 'content-type': multipart ? `${contentType}; boundary=${boundary}` : contentType } } as unknown as FastifyRequest;
     const body = new PassThrough();
     const staging = uploads.stage(route, new UploadBody(body, contentType), request);
-    const start = contentType === 'multipart/form-data' ? `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.zip"\r\nContent-Type: application/zip\r\n\r\n` : 'PK';
-    await leftMidBody(body, start);
-    await expect(staging).rejects.toMatchObject({ status: 400 });
+    body.write(multipart ? `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.zip"\r\nContent-Type: application/zip\r\n\r\n` : 'PK');
+    body.write(Buffer.alloc(200_000, 1));
+    return { body, staging };
+  };
+  const bodies = [
+    ['a file as the body', 'application/zip'],
+    ['a multipart body', 'multipart/form-data'],
+  ];
+
+  it.each(bodies)('ends an upload of %s whose client left mid-body with a 400, and leaves nothing staged', async (_what, contentType) => {
+    const before = await listed();
+    const { body, staging } = startUpload(contentType);
+    await new Promise((resolve) => setTimeout(resolve, IDLE_MS / 4));
+    // The connection resets: Node destroys the request stream, and nothing piped from it ends.
+    body.destroy(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }));
+    await expect(staging).rejects.toMatchObject({ status: 400, code: 'BODY_INCOMPLETE' });
     expect(await listed()).toEqual(before);
     expect(await staged.removeLeftovers(new Date(Date.now() + 3_600_000))).toBe(0);
+  });
+
+  it.each(bodies)('ends an upload of %s whose client stopped sending with a 408 once UPLOAD_IDLE_MS passed, and leaves nothing staged', async (_what, contentType) => {
+    const before = await listed();
+    const { body, staging } = startUpload(contentType);
+    // Still sending within the idle time: the upload goes on.
+    for (let i = 0; i < 3; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, IDLE_MS / 4));
+      body.write(Buffer.alloc(1_000, 2));
+    }
+    await expect(staging).rejects.toMatchObject({ status: 408, code: 'REQUEST_TIMEOUT' });
+    expect(body.destroyed).toBe(true);
+    expect(await listed()).toEqual(before);
+    expect(await staged.removeLeftovers(new Date(Date.now() + 3_600_000))).toBe(0);
+  });
+
+  it.each(bodies)('stages an upload of %s that pauses under UPLOAD_IDLE_MS between chunks', async (_what, contentType) => {
+    const { body, staging } = startUpload(contentType);
+    await new Promise((resolve) => setTimeout(resolve, IDLE_MS / 4));
+    body.end(contentType === 'multipart/form-data' ? `\r\n--${boundary}--\r\n` : undefined);
+    const { upload } = await staging;
+    expect(upload.size).toBe(contentType === 'multipart/form-data' ? 200_000 : 200_002);
+    await uploads.discard(upload.key);
   });
 });

@@ -35,6 +35,8 @@ export interface PlatformConfig {
   uploadMaxBytes: number;
   /** How long a service may take over an uploaded file (a SCORM package's check and unpacking) before the gateway answers 504. */
   uploadTimeoutMs: number;
+  /** How long an upload's body may send nothing before the gateway gives up on it (408). */
+  uploadIdleMs: number;
   /** How often catalog looks for expired completions of courses that re-enroll automatically. */
   enrollmentSweepIntervalMs: number;
   healthPort: number;
@@ -131,6 +133,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlatformConfig
     rpcTimeoutMs: intSetting(env, 'RPC_TIMEOUT_MS', 5000, 10, 600_000),
     uploadMaxBytes: intSetting(env, 'UPLOAD_MAX_BYTES', 200 * 1024 * 1024, 1024, 4 * 1024 * 1024 * 1024),
     uploadTimeoutMs: intSetting(env, 'UPLOAD_TIMEOUT_MS', 300_000, 10, 3_600_000),
+    uploadIdleMs: intSetting(env, 'UPLOAD_IDLE_MS', 60_000, 10, 3_600_000),
     enrollmentSweepIntervalMs: intSetting(env, 'ENROLLMENT_SWEEP_INTERVAL_MS', 300_000, 100, 86_400_000),
     healthPort: intSetting(env, 'HEALTH_PORT', 9000, 0, 65535),
     authCacheTtlMs: intSetting(env, 'AUTH_CACHE_TTL_MS', 30_000, 0, 3_600_000),
