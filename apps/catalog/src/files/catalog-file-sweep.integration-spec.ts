@@ -42,6 +42,7 @@ describe('the catalog file sweep', () => {
       [kept],
     );
     await db.manager.query(`INSERT INTO catalog.scorm_package_files (package_id, path, file_key, size) VALUES ($1, 'index.html', $2, 1), ($1, 'a.js', $3, 1)`, [kept, `scorm/${kept}/0`, `scorm/${kept}/1`]);
+    await db.manager.query(`INSERT INTO catalog.course_templates (account_id, author_id, title, course_type, external_status, scorm_package_id) VALUES (1, 1, 'Plays it', 'scorm', 'published', $1)`, [kept]);
     const evidence = `evidence/1/7/${randomUUID()}`;
     const lostEvidence = `evidence/1/7/${randomUUID()}`;
     await db.manager.query(`INSERT INTO catalog.checkpoint_evidence (account_id, enrollment_id, user_id, file_key, file_name) VALUES (1, 7, 1, $1, 'proof.pdf')`, [evidence]);
@@ -52,10 +53,45 @@ describe('the catalog file sweep', () => {
     for (const key of [...named, ...unnamed, ...others]) await put(key);
 
     // Written just now: an unpack under way looks like this, so nothing goes.
-    expect(await sweep.sweep(new Date(Date.now() - 60_000))).toEqual({ packages: 0, evidence: 0 });
-    expect(await sweep.sweep(new Date(Date.now() + 60_000))).toEqual({ packages: 3, evidence: 1 });
+    expect(await sweep.sweep(new Date(Date.now() - 60_000))).toEqual({ unused: 0, packages: 0, evidence: 0 });
+    expect(await sweep.sweep(new Date(Date.now() + 60_000))).toEqual({ unused: 0, packages: 3, evidence: 1 });
     for (const key of unnamed) expect(await exists(key)).toBe(false);
     for (const key of [...named, ...others]) expect(await exists(key)).toBe(true);
+  });
+
+  it('removes a package no course plays and no attempt keeps, with its files, once it is older than the cut-off', async () => {
+    /** A package of course 1 with two stored files, made `daysAgo`. */
+    const makePackage = async (daysAgo: number) => {
+      const id = randomUUID();
+      await db.manager.query(
+        `INSERT INTO catalog.scorm_packages (id, account_id, course_template_id, version, title, launch_href, launch_sco, files_count, size, created_by, created_at)
+         VALUES ($1, 1, 1, 'scorm_1_2', 'P', 'index.html', 'sco', 2, 10, 1, now() - make_interval(days => $2))`,
+        [id, daysAgo],
+      );
+      const keys = [`scorm/${id}/0`, `scorm/${id}/1`];
+      await db.manager.query(`INSERT INTO catalog.scorm_package_files (package_id, path, file_key, size) VALUES ($1, 'index.html', $2, 1), ($1, 'a.js', $3, 1)`, [id, ...keys]);
+      for (const key of keys) await put(key);
+      return { id, keys };
+    };
+    const [current, ofDeletedCourse, ofAnAttempt, replaced, recent] = [await makePackage(3), await makePackage(3), await makePackage(3), await makePackage(3), await makePackage(0)];
+    await db.manager.query(
+      `INSERT INTO catalog.course_templates (account_id, author_id, title, course_type, external_status, scorm_package_id, deleted_at)
+       VALUES (1, 1, 'Current', 'scorm', 'published', $1, NULL), (1, 1, 'Deleted, may be restored', 'scorm', 'published', $2, now())`,
+      [current.id, ofDeletedCourse.id],
+    );
+    await db.manager.query(`INSERT INTO catalog.scorm_registrations (account_id, enrollment_id, user_id, course_template_id, package_id) VALUES (1, 9, 1, 1, $1)`, [ofAnAttempt.id]);
+    const ours = [current, ofDeletedCourse, ofAnAttempt, replaced, recent].map((p) => p.id);
+    const packages = async () => ((await db.manager.query('SELECT id FROM catalog.scorm_packages WHERE id = ANY($1)', [ours])) as { id: string }[]).map((r) => r.id).sort();
+
+    // A day ago is the cut-off: the replaced package goes, its rows first; its files were written just now, so they wait.
+    expect(await sweep.sweep(new Date(Date.now() - 86_400_000))).toEqual({ unused: 1, packages: 0, evidence: 0 });
+    expect(await packages()).toEqual([current.id, ofDeletedCourse.id, ofAnAttempt.id, recent.id].sort());
+    for (const key of replaced.keys) expect(await exists(key)).toBe(true);
+    // Later on, the files no row names any more go, and so does the package that was recent.
+    expect(await sweep.sweep(new Date(Date.now() + 60_000))).toEqual({ unused: 1, packages: 4, evidence: 0 });
+    expect(await packages()).toEqual([current.id, ofDeletedCourse.id, ofAnAttempt.id].sort());
+    for (const key of [...replaced.keys, ...recent.keys]) expect(await exists(key)).toBe(false);
+    for (const key of [...current.keys, ...ofDeletedCourse.keys, ...ofAnAttempt.keys]) expect(await exists(key)).toBe(true);
   });
 
   it('is claimed by one replica once per interval', async () => {

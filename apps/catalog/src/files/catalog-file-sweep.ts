@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { UUID_PATTERN } from '@lms/contracts';
-import { claimSweep, createFileStore, Database, type FileStore, fileSweepPolicy, LOGGER, type Logger, MESSAGE_BUS, type MessageBus, PeriodicTask, removeUnnamedFiles, RUNTIME, type Runtime } from '@lms/platform';
+import { claimSweep, createFileStore, Database, type FileStore, fileSweepPolicy, inBatches, LOGGER, type Logger, MESSAGE_BUS, type MessageBus, PeriodicTask, queryResult, removeUnnamedFiles, RUNTIME, type Runtime } from '@lms/platform';
 
 /**
  * A file younger than this is never swept here, whatever FILE_SWEEP_MIN_AGE_MS says: a package's files are
@@ -8,14 +8,17 @@ import { claimSweep, createFileStore, Database, type FileStore, fileSweepPolicy,
  */
 const MIN_AGE_MS = 86_400_000;
 
+/** Unused packages deleted per statement: each takes its file rows with it, up to 20,000. */
+const UNUSED_BATCH = 20;
+
 /** `scorm/<package id>/<n>` (ScormService.upload) and `evidence/<account>/<enrollment>/<uuid>` (CheckpointsService). */
 const PACKAGE_FILE = new RegExp(`^scorm/(${UUID_PATTERN})/[0-9]+$`);
 const EVIDENCE_FILE = new RegExp(`^evidence/([0-9]+)/([0-9]+)/${UUID_PATTERN}$`);
 
 /**
  * Removes the files catalog stored that no row names (docs/scorm.md "Packages"): those of a package whose
- * unpacking was killed before its rows committed, and an evidence file whose process died before recording
- * it. Once per FILE_SWEEP_INTERVAL_MS for all replicas (`claimSweep`); a failed upload removes its files itself.
+ * unpacking was killed before its rows committed, of a package nothing plays any more (its rows go first),
+ * and an evidence file whose process died before recording it. Once per FILE_SWEEP_INTERVAL_MS for all replicas (`claimSweep`); a failed upload removes its files itself.
  */
 @Injectable()
 export class CatalogFileSweep implements OnApplicationBootstrap, OnModuleDestroy {
@@ -46,9 +49,13 @@ export class CatalogFileSweep implements OnApplicationBootstrap, OnModuleDestroy
     return this.task.stop();
   }
 
-  /** Removes the package and evidence files last written before `before` that no row names; answers how many of each. */
-  async sweep(before: Date): Promise<{ packages: number; evidence: number }> {
+  /**
+   * Removes the packages nothing plays any more, made before `before`, then the package and evidence files
+   * last written before `before` that no row names (a removed package's among them); answers how many of each.
+   */
+  async sweep(before: Date): Promise<{ unused: number; packages: number; evidence: number }> {
     const schema = `"${this.db.schema}"`;
+    const unused = await this.removeUnusedPackages(before);
     const packages = await removeUnnamedFiles(this.files, 'scorm/', before, (keys) => {
       const ours = keys.flatMap((key) => {
         const packageId = PACKAGE_FILE.exec(key)?.[1];
@@ -71,7 +78,29 @@ export class CatalogFileSweep implements OnApplicationBootstrap, OnModuleDestroy
         [ours.map((f) => f.key), ours.map((f) => f.accountId), ours.map((f) => f.enrollmentId)],
       );
     });
-    return { packages, evidence };
+    return { unused, packages, evidence };
+  }
+
+  /**
+   * Deletes the rows of packages no course plays (a deleted course's counts: it may be restored) and no
+   * attempt keeps, with their file rows (cascade): a course's earlier packages, once their last attempt is
+   * gone. Their files are then unnamed, and the file pass removes them.
+   */
+  private removeUnusedPackages(before: Date): Promise<number> {
+    const schema = `"${this.db.schema}"`;
+    return inBatches(UNUSED_BATCH, async () =>
+      queryResult(
+        await this.db.manager.query(
+          `DELETE FROM ${schema}.scorm_packages WHERE id = ANY(ARRAY(
+             SELECT p.id FROM ${schema}.scorm_packages p
+              WHERE p.created_at < $1
+                AND NOT EXISTS (SELECT 1 FROM ${schema}.course_templates c WHERE c.scorm_package_id = p.id)
+                AND NOT EXISTS (SELECT 1 FROM ${schema}.scorm_registrations r WHERE r.package_id = p.id)
+              LIMIT $2 FOR UPDATE SKIP LOCKED))`,
+          [before, UNUSED_BATCH],
+        ),
+      ).count,
+    );
   }
 
   private async unnamed(sql: string, params: unknown[]): Promise<string[]> {
