@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { COURSE_TEMPLATE_UPDATED_EVENT, MARKET_IDS, type MarketId, type RequestContext, type UploadedFile } from '@lms/contracts';
 import {
   badRequest,
@@ -44,8 +44,25 @@ const MAX_FILES = 20_000;
  * SCORM courses that play (issue 23; docs/scorm.md): packages checked and unpacked into the file store, and
  * the attempts (registrations) of an enrollment launched; the player's calls are ScormPlayerService's.
  */
+/** The working folder of one upload's unpacking, under the temporary folder. */
+const WORK_FOLDER_PREFIX = 'lms-scorm-';
+
+/** Removes the upload working folders under `parent` last changed before `before`; answers how many. */
+export async function removeStaleWorkFolders(parent: string, before: number): Promise<number> {
+  let removed = 0;
+  for (const name of await readdir(parent)) {
+    if (!name.startsWith(WORK_FOLDER_PREFIX)) continue;
+    const path = join(parent, name);
+    const changed = await stat(path).then((s) => s.mtimeMs, () => Infinity);
+    if (changed >= before) continue;
+    await rm(path, { recursive: true, force: true });
+    removed += 1;
+  }
+  return removed;
+}
+
 @Injectable()
-export class ScormService {
+export class ScormService implements OnApplicationBootstrap {
   private readonly files: FileStore;
   private readonly uploads: FileStore;
 
@@ -66,6 +83,16 @@ export class ScormService {
   }
 
   /**
+   * Removes the working folders of uploads a killed catalog left in the temporary folder, whose `finally`
+   * never ran: in Kubernetes that folder is a size-limited volume that outlives a container restart, so
+   * each killed upload would leave up to UPLOAD_MAX_BYTES there until the pod is evicted. Only those an hour
+   * old: a process sharing the folder (two on one machine) may be unpacking into its own.
+   */
+  onApplicationBootstrap(): void {
+    void removeStaleWorkFolders(tmpdir(), Date.now() - 3_600_000).catch((err: unknown) => this.runtime.logger.warn({ err }, 'could not remove old SCORM working folders'));
+  }
+
+  /**
    * Checks and unpacks an uploaded package, then makes it the course's: new attempts play it, open ones
    * keep theirs. A package that fails any check changes nothing (its files are removed again).
    */
@@ -78,7 +105,7 @@ export class ScormService {
 
     const packageId = randomUUID();
     const stored: string[] = [];
-    const folder = await mkdtemp(join(tmpdir(), 'lms-scorm-'));
+    const folder = await mkdtemp(join(tmpdir(), WORK_FOLDER_PREFIX));
     try {
       // yauzl reads the central directory at the end of the zip: a local copy gives it random access.
       const zipPath = join(folder, 'package.zip');
