@@ -259,6 +259,22 @@ describe('clone objects', () => {
     expect(await undo('catalog', CLONE_STEP_SUBJECTS.catalogUndo)).toEqual({ removed: 0 });
   });
 
+  it('pages the list: every clone object at once by default (up to 1,000), one page of per_page with a next link', async () => {
+    const whole = await t.api.get(CLONES);
+    const ids = (whole.body.clone_objects as { id: number }[]).map((c) => c.id);
+    expect(ids.length).toBeGreaterThanOrEqual(2);
+    expect(ids).toEqual([...ids].sort((a, b) => b - a));
+    expect(whole.headers.get('x-total-count')).toBe(String(ids.length));
+    expect(whole.headers.get('link')).not.toMatch(/rel="next"/);
+
+    const first = await t.api.get(`${CLONES}?per_page=1`);
+    expect(first.body.clone_objects.map((c: { id: number }) => c.id)).toEqual([ids[0]]);
+    const next = /<([^>]*)>; rel="next"/.exec(first.headers.get('link') ?? '')?.[1];
+    expect(next).toBeDefined();
+    const second = await t.api.get(new URL(next!).pathname + new URL(next!).search);
+    expect(second.body.clone_objects.map((c: { id: number }) => c.id)).toEqual([ids[1]]);
+  });
+
   // Undo locks its copies courses, then tasks, then programs before it deletes any: the order a program
   // enrollment and a program's own delete take them, so neither deadlocks with it.
   describe('undo beside writes of a copied program', () => {

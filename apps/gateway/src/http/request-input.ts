@@ -61,7 +61,7 @@ export async function readInput(route: RouteDefinition, request: FastifyRequest)
   const errors = compat.clientFields([...params.errors, ...query.errors, ...body.errors]);
   if (errors.length > 0) throw new ProblemError(400, 'VALIDATION_FAILED', 'The request has invalid or unknown fields.', errors);
   if (!route.paged) return { params: params.value, query: query.value, body: body.value };
-  const { page: pageNumber, perPage } = pageWindow(query.value as PageQuery);
+  const { page: pageNumber, perPage } = pageWindow(query.value as PageQuery, route.defaultPerPage);
   const page: PageRequest = { page: pageNumber, perPage };
   // A bookmark goes on as sent: the service reads its keyset start from it.
   const pageParam = typeof query.value.page === 'string' ? query.value.page : page.page;

@@ -154,7 +154,7 @@ export function buildOpenApiDocument(routes: RouteDefinition[], info: OpenApiInf
     }));
     if (route.paged) {
       // The gateway fills these defaults in before forwarding, so the document can promise them.
-      const defaults: Record<string, number> = { page: 1, per_page: DEFAULT_PER_PAGE };
+      const defaults: Record<string, number> = { page: 1, per_page: route.defaultPerPage ?? DEFAULT_PER_PAGE };
       for (const param of query) if (param.name as string in defaults) param.schema = { default: defaults[param.name as string], ...(param.schema as JsonSchema) };
       const perPage = query.find((param) => param.name === 'per_page');
       if (perPage) query.push({ name: 'limit', in: 'query', required: false, description: 'Another name for `per_page` (docs/compatibility.md)', schema: perPage.schema });

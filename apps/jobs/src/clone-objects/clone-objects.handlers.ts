@@ -1,7 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import { CLONE_OBJECT_SUBJECTS as S, type CreateCloneObjectsBody, envelope, type IdParams, type RpcRequest } from '@lms/contracts';
-import { Handles } from '@lms/platform';
+import { CLONE_OBJECT_SUBJECTS as S, type CreateCloneObjectsBody, envelope, type IdParams, type ListCloneObjectsQuery, type RpcRequest } from '@lms/contracts';
+import { Handles, paged } from '@lms/platform';
 import { CloneObjectsService } from './clone-objects.service.js';
 
 @Controller()
@@ -9,8 +9,9 @@ export class CloneObjectsHandlers {
   constructor(private readonly service: CloneObjectsService) {}
 
   @Handles(S.list)
-  async list(@Payload() { ctx }: RpcRequest) {
-    return envelope('clone_objects', await this.service.list(ctx));
+  async list(@Payload() { ctx, query }: RpcRequest<unknown, ListCloneObjectsQuery>) {
+    const { rows, total } = await this.service.list(ctx, query);
+    return paged(envelope('clone_objects', rows), total);
   }
 
   @Handles(S.show)

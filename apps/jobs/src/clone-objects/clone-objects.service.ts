@@ -7,6 +7,8 @@ import {
   type CloneObjectState,
   type CloneObjectView,
   type JobStatus,
+  type ListCloneObjectsQuery,
+  pageWindow,
   type RequestContext,
 } from '@lms/contracts';
 import { badRequest, conflict, Database, MESSAGE_BUS, type MessageBus, notFound, Outbox, requestSigned, RUNTIME, type Runtime, signedChannel, signedRequestsTo } from '@lms/platform';
@@ -60,9 +62,11 @@ export class CloneObjectsService {
               FROM ${s}.clone_objects c JOIN ${s}.jobs j ON j.id = c.job_id WHERE ${where}`;
   }
 
-  async list(ctx: RequestContext): Promise<CloneObjectView[]> {
-    const rows = (await this.db.manager.query(`${this.select('c.account_id = $1')} ORDER BY c.id DESC`, [ctx.accountId])) as CloneRow[];
-    return rows.map(toView);
+  async list(ctx: RequestContext, query: ListCloneObjectsQuery): Promise<{ rows: CloneObjectView[]; total: number }> {
+    const { skip, take } = pageWindow(query);
+    const rows = (await this.db.manager.query(`${this.select('c.account_id = $1')} ORDER BY c.id DESC LIMIT $2 OFFSET $3`, [ctx.accountId, take, skip])) as CloneRow[];
+    const [{ count }] = (await this.db.manager.query(`SELECT count(*)::int AS count FROM "${this.db.schema}".clone_objects WHERE account_id = $1`, [ctx.accountId])) as { count: number }[];
+    return { rows: rows.map(toView), total: count };
   }
 
   async show(ctx: RequestContext, id: number): Promise<CloneObjectView[]> {

@@ -90,10 +90,10 @@ export interface PageWindow {
 }
 
 /** Offset, limit and, for a bookmark, the keyset start of a validated page query. */
-export function pageWindow(query: PageQuery): PageWindow {
+export function pageWindow(query: PageQuery, defaultPerPage = DEFAULT_PER_PAGE): PageWindow {
   const bookmark = typeof query.page === 'string' ? decodeBookmark(query.page) : undefined;
   const page = bookmark?.page ?? (typeof query.page === 'number' ? query.page : 1);
-  const perPage = query.per_page ?? DEFAULT_PER_PAGE;
+  const perPage = query.per_page ?? defaultPerPage;
   return { skip: (page - 1) * perPage, take: perPage, page, perPage, ...(bookmark ? { after: bookmark.after } : {}) };
 }
 

@@ -1,5 +1,6 @@
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsDefined, IsIn, IsInt, IsNotEmpty, IsObject, IsString, IsUUID, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { PageQuery } from '../common/query.js';
 import type { JsonSchema } from '../routes/route.js';
 
 export const CLONE_OBJECT_SUBJECTS = {
@@ -158,3 +159,6 @@ export class CloneUndoRequest {
 export interface CloneUndoReply {
   removed: number;
 }
+
+/** The list's paging: newest first, every clone object up to 1,000 a page when the request names no size. */
+export class ListCloneObjectsQuery extends PageQuery {}

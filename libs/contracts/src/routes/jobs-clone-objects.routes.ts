@@ -1,5 +1,5 @@
-import { IdParams } from '../common/query.js';
-import { CLONE_OBJECT_SCHEMA, CLONE_OBJECT_SUBJECTS, CreateCloneObjectsBody } from '../jobs/clone-objects.contract.js';
+import { IdParams, MAX_PER_PAGE } from '../common/query.js';
+import { CLONE_OBJECT_SCHEMA, CLONE_OBJECT_SUBJECTS, CreateCloneObjectsBody, ListCloneObjectsQuery } from '../jobs/clone-objects.contract.js';
 import { defineRoute } from './route.js';
 
 const clones = { kind: 'envelope', key: 'clone_objects', item: CLONE_OBJECT_SCHEMA } as const;
@@ -8,7 +8,8 @@ const clones = { kind: 'envelope', key: 'clone_objects', item: CLONE_OBJECT_SCHE
 export const JOBS_CLONE_OBJECT_ROUTES = [
   defineRoute({
     method: 'GET', path: '/api/admin/clone_objects', subject: CLONE_OBJECT_SUBJECTS.list, status: 200,
-    summary: "The account's clone objects, newest first, with their state", response: clones,
+    summary: "The account's clone objects, newest first, with their state; 1,000 a page unless `per_page` says otherwise",
+    query: ListCloneObjectsQuery, response: clones, paged: true, defaultPerPage: MAX_PER_PAGE,
   }),
   defineRoute({
     method: 'GET', path: '/api/admin/clone_objects/:id', subject: CLONE_OBJECT_SUBJECTS.show, status: 200,

@@ -62,6 +62,11 @@ export interface RouteSpec {
   errors?: number[];
   /** Lists page with `page`/`per_page` and answer a `Link` header; the service reports `total`. */
   paged?: boolean;
+  /**
+   * The page size when the request names none (DEFAULT_PER_PAGE otherwise): the largest for a list the spec
+   * gives no paging, so that a script reading it whole gets what it always got, up to that many.
+   */
+  defaultPerPage?: number;
   /** Roles required beyond the audience's (e.g. `support` for course sync). */
   roles?: Role[];
   /**
