@@ -276,6 +276,9 @@ describe('scripts written for the original service, unchanged (end to end)', () 
       expect(res.status).toBe(200);
       expect(res.json.users.length).toBe(Number(res.headers['x-total-count']));
       expect(String(res.headers.link)).toContain('per_page=1000>; rel="first"');
+      // limit and per_page agree as read: both say 1000.
+      expect((await send('GET', '/api/admin/users?limit=5000&per_page=1000', { authorization: `Basic ${adminToken}` })).status).toBe(200);
+      expect((await send('GET', '/api/admin/users?limit=5&per_page=6', { authorization: `Basic ${adminToken}` })).status).toBe(400);
     });
   });
 

@@ -67,11 +67,11 @@ function planOf(route: RouteDefinition): BodyPlan | null {
 
 const invalid = (errors: FieldError[]) => new ProblemError(400, 'VALIDATION_FAILED', 'The request has invalid or unknown fields.', errors);
 
-/** `limit` is `per_page` on every paged list; both at once must agree. */
+/** `limit` is `per_page` on every paged list; both at once must agree, as read (`limit=5000&per_page=1000` do). */
 function aliasLimit(route: RouteDefinition, query: RawQuery): boolean {
   if (!route.paged || !Object.hasOwn(query, 'limit')) return false;
   const { limit, ...rest } = query;
-  if (Object.hasOwn(rest, 'per_page') && JSON.stringify(rest.per_page) !== JSON.stringify(limit)) {
+  if (Object.hasOwn(rest, 'per_page') && JSON.stringify(pageSizeRead(rest.per_page)) !== JSON.stringify(pageSizeRead(limit))) {
     throw invalid([{ field: 'limit', message: 'limit is another name for per_page: send one of them, or both with the same value' }]);
   }
   delete query.limit;
@@ -85,9 +85,11 @@ function aliasLimit(route: RouteDefinition, query: RawQuery): boolean {
  * link, not a 400. Anything that is not a whole number is left for the validator to refuse.
  */
 function capPerPage(route: RouteDefinition, query: RawQuery): void {
-  const perPage = query.per_page;
-  if (route.paged && typeof perPage === 'string' && /^[0-9]+$/.test(perPage) && Number(perPage) > MAX_PER_PAGE) query.per_page = String(MAX_PER_PAGE);
+  if (route.paged && Object.hasOwn(query, 'per_page')) query.per_page = pageSizeRead(query.per_page);
 }
+
+const pageSizeRead = (size: RawQuery[string]): RawQuery[string] =>
+  typeof size === 'string' && /^[0-9]+$/.test(size) && Number(size) > MAX_PER_PAGE ? String(MAX_PER_PAGE) : size;
 
 const hasContent = (body: unknown): boolean =>
   body !== undefined && body !== null && !(typeof body === 'object' && !Array.isArray(body) && Object.keys(body).length === 0);
