@@ -140,6 +140,25 @@ describe('retention of finished work', () => {
     expect(swept.reduce((n, s) => n + s.deliveries, 0)).toBe(512);
   }, 30_000);
 
+  it('settles as failed a delivery left pending or sending for a week (its event dead-lettered), and removes it only after the retention', async () => {
+    const insert = (status: string, age: string) =>
+      queryDatabase<{ id: string }>(
+        t.db.url,
+        `INSERT INTO jobs.notification_deliveries (account_id, event_id, event_type, notification_type, user_id, channel, status, updated_at)
+         VALUES ($1, $2, 'test.event', 'welcome', $3, 'email', $4, now() - $5::interval) RETURNING id`,
+        [cast.accountId, randomUUID(), admin.userId, status, age],
+      );
+    const rows = [await insert('pending', '8 days'), await insert('sending', '8 days'), await insert('pending', '6 days')].map(([r]) => r.id);
+    const states = () =>
+      queryDatabase<{ status: string; error: string | null }>(t.db.url, 'SELECT status, error FROM jobs.notification_deliveries WHERE id = ANY($1::bigint[]) ORDER BY id', [rows]);
+    await eventually(async () => ((await states())[0].status === 'failed' ? true : undefined), 15_000, 200);
+    expect(await states()).toEqual([
+      { status: 'failed', error: 'abandoned: no attempt for 7 days (its event was dead-lettered)' },
+      { status: 'failed', error: 'abandoned: no attempt for 7 days (its event was dead-lettered)' },
+      { status: 'pending', error: null },
+    ]);
+  }, 30_000);
+
   it('removes job files no job names, and keeps every file a job names or an unfinished job may yet name', async () => {
     const [named, unfinished] = [await finishedDownload(), await finishedDownload()];
     const keyOf = async (id: string) => (await queryDatabase<{ file_key: string }>(t.db.url, 'SELECT file_key FROM jobs.jobs WHERE id = $1', [id]))[0].file_key;

@@ -29,6 +29,9 @@ export const RETENTION_POLICY = Symbol('RETENTION_POLICY');
 /** Rows removed per statement: a sweep never holds many locks, nor one long transaction. */
 const BATCH = 500;
 
+/** A delivery still `pending` or `sending` this long after its last attempt will never be tried again. */
+const ABANDONED_AFTER_DAYS = 7;
+
 /** `jobs/<job id>/...`: the file keys jobs write (`jobFileKey`, and `jobs/<job id>/<name>` before attempts had their own). */
 const JOB_FILE_KEY = new RegExp(`^jobs/(${UUID_PATTERN})/`);
 
@@ -54,7 +57,7 @@ export class RetentionSweeper implements OnApplicationBootstrap, OnModuleDestroy
     this.task = new PeriodicTask('retention sweep', policy.intervalMs, async () => {
       const now = new Date();
       const removed = await this.sweep(now);
-      if (removed.downloads + removed.dumps + removed.deliveries > 0) logger.info(removed, 'retention sweep removed finished work');
+      if (removed.downloads + removed.dumps + removed.deliveries + removed.abandoned > 0) logger.info(removed, 'retention sweep removed finished work');
       if (await claimSweep(db, 'files', policy.files.intervalMs)) {
         const files = await this.sweepFiles(new Date(now.getTime() - policy.files.minAgeMs));
         logger.info(files, 'file sweep done');
@@ -72,7 +75,7 @@ export class RetentionSweeper implements OnApplicationBootstrap, OnModuleDestroy
   }
 
   /** Removes what is past retention at `now` (a parameter, so a test drives the clock); answers the counts. */
-  async sweep(now: Date): Promise<{ downloads: number; dumps: number; deliveries: number }> {
+  async sweep(now: Date): Promise<{ downloads: number; dumps: number; deliveries: number; abandoned: number }> {
     const day = 86_400_000;
     const downloadsBefore = new Date(now.getTime() - this.policy.downloadDays * day);
     // A dump's signed URL was handed out until the newer one was complete, and lives FILE_URL_TTL_SECONDS.
@@ -82,6 +85,7 @@ export class RetentionSweeper implements OnApplicationBootstrap, OnModuleDestroy
       downloads: await batches(() => this.sweepDownloads(downloadsBefore)),
       dumps: await batches(() => this.sweepReplacedDumps(replacedBefore)),
       deliveries: await batches(() => this.sweepDeliveries(deliveriesBefore)),
+      abandoned: await batches(() => this.abandonDeliveries(new Date(now.getTime() - ABANDONED_AFTER_DAYS * day))),
     };
   }
 
@@ -153,6 +157,22 @@ export class RetentionSweeper implements OnApplicationBootstrap, OnModuleDestroy
 
   private get jobs(): string {
     return `"${this.db.schema}".jobs`;
+  }
+
+  /**
+   * Settles as `failed` the deliveries no attempt has touched since `before`: their event was dead-lettered
+   * before its last delivery could settle them (identity unreachable, say), so nothing will. Retention then
+   * removes them like any failed one.
+   */
+  private async abandonDeliveries(before: Date): Promise<number> {
+    const deliveries = `"${this.db.schema}".notification_deliveries`;
+    const settled = await this.db.manager.query(
+      `UPDATE ${deliveries} SET status = 'failed', error = $3, updated_at = now() WHERE id IN (
+         SELECT id FROM ${deliveries} WHERE status IN ('pending', 'sending') AND updated_at < $1 ORDER BY updated_at LIMIT $2 FOR UPDATE SKIP LOCKED
+       )`,
+      [before, BATCH, `abandoned: no attempt for ${ABANDONED_AFTER_DAYS} days (its event was dead-lettered)`],
+    );
+    return queryResult(settled).count;
   }
 
   private async sweepDeliveries(before: Date): Promise<number> {
