@@ -9,7 +9,7 @@ const DOWNLOADS = '/api/downloads';
 
 /** The retention sweep of jobs-worker (docs/jobs.md "Retention"), with a 1 s interval and 1-day retention; the file sweep every second, on files of any age. */
 describe('retention of finished work', () => {
-  const settings = { RETENTION_INTERVAL_MS: '1000', DOWNLOAD_RETENTION_DAYS: '1', NOTIFICATION_RETENTION_DAYS: '1', FILE_SWEEP_INTERVAL_MS: '1000', FILE_SWEEP_MIN_AGE_MS: '0' };
+  const settings = { RETENTION_INTERVAL_MS: '1000', DOWNLOAD_RETENTION_DAYS: '1', NOTIFICATION_RETENTION_DAYS: '1', IMPORT_RUN_RETENTION_DAYS: '8', FILE_SWEEP_INTERVAL_MS: '1000', FILE_SWEEP_MIN_AGE_MS: '0' };
   const namespace = uniqueName('retention');
   const natsUrl = testNatsUrl();
   const saved: Record<string, string | undefined> = {};
@@ -157,6 +157,26 @@ describe('retention of finished work', () => {
       { status: 'failed', error: 'abandoned: no attempt for 7 days (its event was dead-lettered)' },
       { status: 'pending', error: null },
     ]);
+  }, 30_000);
+
+  it('removes finished import runs past the retention, but each account\'s latest, which may be older', async () => {
+    const run = async (accountId: number, daysAgo: number) => {
+      const id = randomUUID();
+      await queryDatabase(
+        t.db.url,
+        `INSERT INTO jobs.jobs (id, account_id, kind, status, created_at, finished_at) VALUES ($1, $2, 'import', 'done', now() - make_interval(days => $3 + 1), now() - make_interval(days => $3))`,
+        [id, accountId, daysAgo],
+      );
+      await queryDatabase(t.db.url, `INSERT INTO jobs.import_runs (job_id, account_id, trigger, created_at) VALUES ($1, $2, 'manual', now() - make_interval(days => $3 + 1))`, [id, accountId, daysAgo]);
+      return id;
+    };
+    // Accounts of their own: this database's accounts may have import runs of their schedules.
+    const [one, another] = [900_001, 900_002];
+    const [older, latest, alone] = [await run(one, 20), await run(one, 10), await run(another, 30)];
+    const left = () => queryDatabase<{ job_id: string }>(t.db.url, 'SELECT job_id FROM jobs.import_runs WHERE job_id = ANY($1::uuid[]) ORDER BY created_at', [[older, latest, alone]]);
+    await eventually(async () => ((await left()).length === 2 ? true : undefined), 15_000, 200);
+    // The 20-day run went: a newer one is its account's latest. The 10- and 30-day runs are each account's latest.
+    expect((await left()).map((r) => r.job_id)).toEqual([alone, latest]);
   }, 30_000);
 
   it('removes job files no job names, and keeps every file a job names or an unfinished job may yet name', async () => {

@@ -17,10 +17,11 @@ import { Retention1767300000000 } from './migrations/1767300000000-retention.js'
 import { ReplacedDumps1767400000000 } from './migrations/1767400000000-replaced-dumps.js';
 import { Sweeps1767500000000 } from './migrations/1767500000000-sweeps.js';
 import { InboxAge1767800000000 } from './migrations/1767800000000-inbox-age.js';
+import { UnsettledWork1767900000000 } from './migrations/1767900000000-unsettled-work.js';
 import { NotificationsHandlers } from './notifications/notifications.handlers.js';
 import { NotificationsService } from './notifications/notifications.service.js';
 
-export const JOBS_MIGRATIONS = [InitialJobs1763800000000, IdempotencyKeys1764350000000, Jobs1764500000000, CloneObjects1766800000000, ImportRuns1767100000000, NotificationDeliveries1767200000000, Retention1767300000000, ReplacedDumps1767400000000, Sweeps1767500000000, InboxAge1767800000000];
+export const JOBS_MIGRATIONS = [InitialJobs1763800000000, IdempotencyKeys1764350000000, Jobs1764500000000, CloneObjects1766800000000, ImportRuns1767100000000, NotificationDeliveries1767200000000, Retention1767300000000, ReplacedDumps1767400000000, Sweeps1767500000000, InboxAge1767800000000, UnsettledWork1767900000000];
 
 @Module({
   imports: [ImportRunsModule],

@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { DATA_DUMP_JOB, DOWNLOAD_JOB, UUID_PATTERN } from '@lms/contracts';
+import { DATA_DUMP_JOB, DOWNLOAD_JOB, IMPORT_JOB, UUID_PATTERN } from '@lms/contracts';
 import { claimSweep, Database, FILE_URL_TTL_SECONDS, type FileStore, type FileSweepPolicy, fileSweepPolicy, inBatches, intSetting, LOGGER, type Logger, PeriodicTask, queryResult, removeUnnamedFiles } from '@lms/platform';
 import { FILE_STORE } from '../job-executor.js';
 
@@ -9,6 +9,8 @@ export interface RetentionPolicy {
   downloadDays: number;
   /** A settled notification delivery (sent, failed, skipped) is removed this many days after it settled. */
   deliveryDays: number;
+  /** A finished import run is removed this many days after it finished, unless it is its account's latest. */
+  importRunDays: number;
   /** How often each worker replica sweeps. */
   intervalMs: number;
   /** The sweep of job files no job names (FILE_SWEEP_INTERVAL_MS, FILE_SWEEP_MIN_AGE_MS). */
@@ -19,6 +21,8 @@ export function retentionPolicy(env: NodeJS.ProcessEnv = process.env): Retention
   return {
     downloadDays: intSetting(env, 'DOWNLOAD_RETENTION_DAYS', 7, 1, 3650),
     deliveryDays: intSetting(env, 'NOTIFICATION_RETENTION_DAYS', 90, 1, 3650),
+    // Past the scheduler's catch-up (at most 7 days), so a removed run's slot is never run again.
+    importRunDays: intSetting(env, 'IMPORT_RUN_RETENTION_DAYS', 90, 8, 3650),
     intervalMs: intSetting(env, 'RETENTION_INTERVAL_MS', 3_600_000, 1_000, 86_400_000),
     files: fileSweepPolicy(env),
   };
@@ -57,7 +61,7 @@ export class RetentionSweeper implements OnApplicationBootstrap, OnModuleDestroy
     this.task = new PeriodicTask('retention sweep', policy.intervalMs, async () => {
       const now = new Date();
       const removed = await this.sweep(now);
-      if (removed.downloads + removed.dumps + removed.deliveries + removed.abandoned > 0) logger.info(removed, 'retention sweep removed finished work');
+      if (Object.values(removed).some((n) => n > 0)) logger.info(removed, 'retention sweep removed finished work');
       if (await claimSweep(db, 'files', policy.files.intervalMs)) {
         const files = await this.sweepFiles(new Date(now.getTime() - policy.files.minAgeMs));
         logger.info(files, 'file sweep done');
@@ -75,7 +79,7 @@ export class RetentionSweeper implements OnApplicationBootstrap, OnModuleDestroy
   }
 
   /** Removes what is past retention at `now` (a parameter, so a test drives the clock); answers the counts. */
-  async sweep(now: Date): Promise<{ downloads: number; dumps: number; deliveries: number; abandoned: number }> {
+  async sweep(now: Date): Promise<{ downloads: number; dumps: number; deliveries: number; abandoned: number; imports: number }> {
     const day = 86_400_000;
     const downloadsBefore = new Date(now.getTime() - this.policy.downloadDays * day);
     // A dump's signed URL was handed out until the newer one was complete, and lives FILE_URL_TTL_SECONDS.
@@ -86,6 +90,7 @@ export class RetentionSweeper implements OnApplicationBootstrap, OnModuleDestroy
       dumps: await batches(() => this.sweepReplacedDumps(replacedBefore)),
       deliveries: await batches(() => this.sweepDeliveries(deliveriesBefore)),
       abandoned: await batches(() => this.abandonDeliveries(new Date(now.getTime() - ABANDONED_AFTER_DAYS * day))),
+      imports: await batches(() => this.sweepImportRuns(new Date(now.getTime() - this.policy.importRunDays * day))),
     };
   }
 
@@ -93,6 +98,18 @@ export class RetentionSweeper implements OnApplicationBootstrap, OnModuleDestroy
     return this.removeJobs(
       `SELECT id, account_id, kind, file_key FROM ${this.jobs} WHERE kind = $1 AND status IN ('done', 'failed') AND finished_at < $2 ORDER BY finished_at LIMIT $3 FOR UPDATE SKIP LOCKED`,
       [DOWNLOAD_JOB, before, BATCH],
+      false,
+    );
+  }
+
+  /** Finished import runs (job and run rows; they write no file) finished before `before`, but each account's latest. */
+  private sweepImportRuns(before: Date): Promise<number> {
+    return this.removeJobs(
+      `SELECT old.id, old.account_id, old.kind, old.file_key FROM ${this.jobs} old
+        WHERE old.kind = $1 AND old.status IN ('done', 'failed') AND old.finished_at < $2
+          AND EXISTS (SELECT 1 FROM ${this.jobs} newer WHERE newer.account_id = old.account_id AND newer.kind = old.kind AND newer.created_at > old.created_at)
+        ORDER BY old.finished_at LIMIT $3 FOR UPDATE OF old SKIP LOCKED`,
+      [IMPORT_JOB, before, BATCH],
       false,
     );
   }
