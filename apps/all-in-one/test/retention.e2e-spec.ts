@@ -34,6 +34,15 @@ describe('retention of finished work', () => {
     return `${t.system.url}${redirect.headers.get('location')}`;
   };
 
+  /** A notification delivery in `status`, last touched `age` ago. */
+  const insertDelivery = (status: string, age: string) =>
+    queryDatabase<{ id: string }>(
+      t.db.url,
+      `INSERT INTO jobs.notification_deliveries (account_id, event_id, event_type, notification_type, user_id, channel, status, updated_at)
+       VALUES ($1, $2, 'test.event', 'welcome', $3, 'email', $4, now() - $5::interval) RETURNING id`,
+      [cast.accountId, randomUUID(), admin.userId, status, age],
+    );
+
   beforeAll(async () => {
     // jobs-worker reads these at start, from its environment.
     for (const [key, value] of Object.entries(settings)) {
@@ -114,18 +123,11 @@ describe('retention of finished work', () => {
 
   it('removes settled notification deliveries past the retention, and never a pending or sending one', async () => {
     swept.length = 0;
-    const insert = (status: string, age: string) =>
-      queryDatabase<{ id: string }>(
-        t.db.url,
-        `INSERT INTO jobs.notification_deliveries (account_id, event_id, event_type, notification_type, user_id, channel, status, updated_at)
-         VALUES ($1, $2, 'test.event', 'welcome', $3, 'email', $4, now() - $5::interval) RETURNING id`,
-        [cast.accountId, randomUUID(), admin.userId, status, age],
-      );
-    const [oldSent] = await insert('sent', '2 days');
-    const [oldSkipped] = await insert('skipped', '2 days');
-    const [oldPending] = await insert('pending', '2 days');
-    const [oldSending] = await insert('sending', '2 days');
-    const [newSent] = await insert('sent', '1 hour');
+    const [oldSent] = await insertDelivery('sent', '2 days');
+    const [oldSkipped] = await insertDelivery('skipped', '2 days');
+    const [oldPending] = await insertDelivery('pending', '2 days');
+    const [oldSending] = await insertDelivery('sending', '2 days');
+    const [newSent] = await insertDelivery('sent', '1 hour');
     // More than one batch (500) of old settled ones: a sweep goes on until they are all gone, and says how many.
     await queryDatabase(
       t.db.url,
@@ -141,14 +143,7 @@ describe('retention of finished work', () => {
   }, 30_000);
 
   it('settles as failed a delivery left pending or sending for a week (its event dead-lettered), and removes it only after the retention', async () => {
-    const insert = (status: string, age: string) =>
-      queryDatabase<{ id: string }>(
-        t.db.url,
-        `INSERT INTO jobs.notification_deliveries (account_id, event_id, event_type, notification_type, user_id, channel, status, updated_at)
-         VALUES ($1, $2, 'test.event', 'welcome', $3, 'email', $4, now() - $5::interval) RETURNING id`,
-        [cast.accountId, randomUUID(), admin.userId, status, age],
-      );
-    const rows = [await insert('pending', '8 days'), await insert('sending', '8 days'), await insert('pending', '6 days')].map(([r]) => r.id);
+    const rows = [await insertDelivery('pending', '8 days'), await insertDelivery('sending', '8 days'), await insertDelivery('pending', '6 days')].map(([r]) => r.id);
     const states = () =>
       queryDatabase<{ status: string; error: string | null }>(t.db.url, 'SELECT status, error FROM jobs.notification_deliveries WHERE id = ANY($1::bigint[]) ORDER BY id', [rows]);
     await eventually(async () => ((await states())[0].status === 'failed' ? true : undefined), 15_000, 200);

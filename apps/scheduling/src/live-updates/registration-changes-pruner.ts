@@ -1,10 +1,9 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { Database, inBatches, intSetting, LOGGER, type Logger, PeriodicTask, queryResult } from '@lms/platform';
+import { Inject, Injectable } from '@nestjs/common';
+import { Database, HourlyPrune, inBatches, intSetting, LOGGER, type Logger, queryResult } from '@lms/platform';
 
 /** Rows one statement deletes at most: a prune never holds many locks, nor one long transaction. */
 const BATCH = 5_000;
-const HOUR_MS = 3_600_000;
-const DAY_MS = 24 * HOUR_MS;
+const DAY_MS = 86_400_000;
 
 /** How long a registration change stays in the live-updates log; read once at start. */
 export function registrationChangesRetentionDays(env: NodeJS.ProcessEnv = process.env): number {
@@ -18,33 +17,18 @@ export const REGISTRATION_CHANGES_RETENTION_DAYS = Symbol('REGISTRATION_CHANGES_
  * order, the changes of transactions below a horizon, and records the horizon before it deletes: a reader
  * whose cursor is below it may have missed a change and is told to start again (`changes` answers `reset`);
  * one at or above it has missed nothing. What goes is the changes older than the retention, give or take a
- * transaction that was open across the cut-off, and the horizon is just past the newest of them. Every
- * replica prunes on its own timer, at start and hourly; batches skip the rows another replica holds.
+ * transaction that was open across the cut-off, and the horizon is just past the newest of them.
  */
 @Injectable()
-export class RegistrationChangesPruner implements OnApplicationBootstrap, OnModuleDestroy {
-  private readonly task: PeriodicTask;
-
+export class RegistrationChangesPruner extends HourlyPrune {
   constructor(
     private readonly db: Database,
     @Inject(LOGGER) logger: Logger,
     @Inject(REGISTRATION_CHANGES_RETENTION_DAYS) private readonly retentionDays: number,
   ) {
-    this.task = new PeriodicTask('registration change log prune', HOUR_MS, async () => {
-      const removed = await this.prune(new Date());
-      if (removed > 0) logger.info({ removed }, 'registration change log pruned');
-    }, logger);
+    super('registration change log prune', logger);
   }
 
-  onApplicationBootstrap(): void {
-    this.task.start({ now: true });
-  }
-
-  onModuleDestroy(): Promise<void> {
-    return this.task.stop();
-  }
-
-  /** Deletes the changes past the retention at `now` (a parameter, so a test drives the clock); answers how many. */
   async prune(now: Date): Promise<number> {
     const cutOff = new Date(now.getTime() - this.retentionDays * DAY_MS);
     // The oldest change younger than the retention bounds what goes: the changes before it in id order, of

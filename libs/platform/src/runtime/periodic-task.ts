@@ -44,3 +44,32 @@ export class PeriodicTask {
     await this.running;
   }
 }
+
+const HOUR_MS = 3_600_000;
+
+/**
+ * A prune of rows past their retention, run by every replica at start and then hourly (a replica that lives
+ * less than an hour still prunes); `prune` deletes in batches that skip rows another replica holds, and
+ * answers how many went, which is logged when any did.
+ */
+export abstract class HourlyPrune {
+  private readonly task: PeriodicTask;
+
+  protected constructor(name: string, logger: Logger) {
+    this.task = new PeriodicTask(name, HOUR_MS, async () => {
+      const removed = await this.prune(new Date());
+      if (removed > 0) logger.info({ removed }, `${name}: rows past their retention removed`);
+    }, logger);
+  }
+
+  /** Deletes what is past the retention at `now` (a parameter, so a test drives the clock); answers how many. */
+  abstract prune(now: Date): Promise<number>;
+
+  onApplicationBootstrap(): void {
+    this.task.start({ now: true });
+  }
+
+  onModuleDestroy(): Promise<void> {
+    return this.task.stop();
+  }
+}
