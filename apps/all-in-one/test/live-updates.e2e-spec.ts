@@ -130,7 +130,6 @@ describe('live updates of registrations (Server-Sent Events), end to end', () =>
     expect((await f.t.api.as(token).get(path)).status).toBe(401);
   });
 
-  // Last: the horizon it moves is the whole log's.
   it('tells a client that resumes from before the pruned horizon to reload, then goes on from the horizon', async () => {
     const course = await f.createCourse();
     const session = await f.createSession(course.id, { seats: 10 });
@@ -142,8 +141,9 @@ describe('live updates of registrations (Server-Sent Events), end to end', () =>
 
     // What scheduling's prune does once both changes are past the retention: the horizon first, then the rows.
     await f.t.db.query(
-      `INSERT INTO scheduling.registration_changes_pruned (through) VALUES (pg_snapshot_xmin(pg_current_snapshot()))
-       ON CONFLICT (only_row) DO UPDATE SET through = EXCLUDED.through`,
+      `INSERT INTO scheduling.registration_changes_pruned (account_id, live_course_id, through) VALUES ($1, $2, pg_snapshot_xmin(pg_current_snapshot()))
+       ON CONFLICT (account_id, live_course_id) DO UPDATE SET through = EXCLUDED.through`,
+      [f.cast.accountId, course.id],
     );
     await f.t.db.query('DELETE FROM scheduling.registration_changes WHERE live_course_id = $1', [course.id]);
     expect((await f.admin.post(REGISTRATIONS_OF(session.id), { user_id: c.userId })).status).toBe(204);

@@ -42,15 +42,15 @@ export class LiveUpdatesHandlers {
    * The course's changes after `after`, oldest first. Only rows of finished transactions are read (xid
    * below the snapshot's xmin), in (xid, id) order: a change that commits later always sorts after every
    * change already answered, so a reader resuming from its last id misses nothing and sees nothing twice.
-   * A cursor below the log's pruned horizon may have missed pruned changes: the answer is then a `reset`
-   * to the horizon, and no changes. The order names the table's columns: the bare names would be the
+   * A cursor below the course's pruned horizon may have missed pruned changes: the answer is then a
+   * `reset` to the horizon, and no changes. The order names the table's columns: the bare names would be the
    * answer's text columns, which sort "100" before "99" and cannot use the course's index.
    */
   @Handles(S.changes, { body: ChangesSinceCall })
   async changes(@Payload() { ctx, body }: RpcRequest<ChangesSinceCall>): Promise<RegistrationChangesPage> {
     const [xid, id] = (body.after ?? '0-0').split('-');
     const rows: { pruned: string; xid: string | null; id: string; type: string; data: Record<string, unknown>; created_at: Date }[] = await this.db.manager.query(
-      `WITH pruned AS (SELECT COALESCE((SELECT through FROM scheduling.registration_changes_pruned), '0'::xid8) AS through)
+      `WITH pruned AS (SELECT COALESCE((SELECT through FROM scheduling.registration_changes_pruned WHERE account_id = $1 AND live_course_id = $2), '0'::xid8) AS through)
        SELECT pruned.through::text AS pruned, c.xid::text AS xid, c.id::text AS id, c.type, c.data, c.created_at
          FROM pruned LEFT JOIN LATERAL (
            SELECT * FROM scheduling.registration_changes

@@ -53,17 +53,22 @@ describe('the registration change log prune', () => {
     expect(left.map((r) => r.xid)).toEqual(['104', '105']);
 
     // A cursor below the horizon may have missed pruned changes: reset to the horizon, no changes.
-    expect(await changes(10, old[1])).toEqual({ changes: [], reset: '104-0' });
+    expect(await changes(10, old[1])).toEqual({ changes: [], reset: '103-0' });
     // From the reset on, every kept change; at or past the horizon, a reader goes on as before.
-    expect(userIds(await changes(10, '104-0'))).toEqual([104, 105]);
+    expect(userIds(await changes(10, '103-0'))).toEqual([104, 105]);
     expect(userIds(await changes(10, young[0]))).toEqual([105]);
     // A new reader starts at the beginning of what is kept.
     expect(userIds(await changes(10))).toEqual([104, 105]);
     expect(await changes(11)).toEqual({ changes: [] });
 
+    // Course 11 lost its one change: its horizon is its own, just past it.
+    expect(await changes(11, '104-0')).toEqual({ changes: [] });
+    expect(await changes(11, '102-0')).toEqual({ changes: [], reset: '104-0' });
+    // A course that lost nothing has no horizon: a reader far behind is not reset.
+    expect(await changes(13, '1-1')).toEqual({ changes: [] });
     // Pruning again removes nothing more, and the horizon never moves back.
     expect(await pruner.prune(new Date())).toBe(0);
-    expect(await changes(10, old[2])).toEqual({ changes: [], reset: '104-0' });
+    expect(await changes(10, old[2])).toEqual({ changes: [], reset: '103-0' });
   });
 
   it('prunes everything past the retention in batches when nothing younger is kept, and moves no horizon when nothing goes', async () => {

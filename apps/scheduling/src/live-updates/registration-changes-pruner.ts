@@ -14,10 +14,10 @@ export const REGISTRATION_CHANGES_RETENTION_DAYS = Symbol('REGISTRATION_CHANGES_
 
 /**
  * Prunes the registration change log (docs/scheduling.md "Live updates"). It deletes a prefix of the log's
- * order, the changes of transactions below a horizon, and records the horizon before it deletes: a reader
- * whose cursor is below it may have missed a change and is told to start again (`changes` answers `reset`);
- * one at or above it has missed nothing. What goes is the changes older than the retention, give or take a
- * transaction that was open across the cut-off, and the horizon is just past the newest of them.
+ * order, the changes of transactions below a bound, and records each course's horizon before it deletes: a
+ * reader whose cursor is below its course's horizon may have missed a change and is told to start again
+ * (`changes` answers `reset`); one at or above it has missed nothing. What goes is the changes older than the
+ * retention, give or take a transaction that was open across the cut-off.
  */
 @Injectable()
 export class RegistrationChangesPruner extends HourlyPrune {
@@ -40,24 +40,23 @@ export class RegistrationChangesPruner extends HourlyPrune {
       [cutOff],
     )) as { xid: string; id: string | null }[];
     if (bound.id === null) return 0;
-    const [newest] = (await this.db.manager.query(
-      'SELECT xid::text AS xid FROM scheduling.registration_changes WHERE id <= $2 AND xid < $1::xid8 ORDER BY xid DESC LIMIT 1',
+    // Each course's horizon, just past the newest of its changes that go: a reader is told to start again
+    // only if it may have missed one of its own course's, so a quiet course's reader is never reset.
+    const horizons = await this.db.manager.query(
+      `INSERT INTO scheduling.registration_changes_pruned AS p (account_id, live_course_id, through)
+       SELECT account_id, live_course_id, (max(xid::text::numeric) + 1)::text::xid8 FROM scheduling.registration_changes
+        WHERE id <= $2 AND xid < $1::xid8 GROUP BY account_id, live_course_id
+       ON CONFLICT (account_id, live_course_id) DO UPDATE SET through = GREATEST(p.through, EXCLUDED.through)
+       RETURNING 1`,
       [bound.xid, bound.id],
-    )) as { xid: string }[];
-    if (!newest) return 0;
-    // Just past the newest change that goes: a reader is told to start again only if it may have missed one.
-    const through = (BigInt(newest.xid) + 1n).toString();
-    await this.db.manager.query(
-      `INSERT INTO scheduling.registration_changes_pruned (through) VALUES ($1::xid8)
-       ON CONFLICT (only_row) DO UPDATE SET through = GREATEST(registration_changes_pruned.through, EXCLUDED.through)`,
-      [through],
     );
+    if (queryResult(horizons).rows.length === 0) return 0;
     return inBatches(BATCH, async () =>
       queryResult(
         await this.db.manager.query(
           `DELETE FROM scheduling.registration_changes WHERE id = ANY(ARRAY(
              SELECT id FROM scheduling.registration_changes WHERE id <= $2 AND xid < $1::xid8 ORDER BY id LIMIT $3 FOR UPDATE SKIP LOCKED))`,
-          [through, bound.id, BATCH],
+          [bound.xid, bound.id, BATCH],
         ),
       ).count,
     );
