@@ -17,12 +17,16 @@ describe('the sign-in prune', () => {
     await testDb?.drop();
   });
 
-  it('deletes sign-ins past the retention but each user\'s latest, in batches, in every account', async () => {
-    // User 1: sign-ins 800 and 100 days ago; user 2: only 800 and 760 days ago; user 3 in account 2: 6,000 a thousand days ago and one yesterday.
+  it('deletes sign-ins last seen before the retention but each user\'s latest started and latest seen, in batches, in every account', async () => {
+    // (account, user, started days ago, last seen days ago). User 1: 800/800 and 100/100. User 2: 800/800 and
+    // 760/760 only. User 4: a session started 900 days ago still in use, and one of 795 days seen once.
+    // User 5: started 900 days ago and seen until 780, and one started 790 days ago seen once: each is a latest.
+    // User 3 in account 2: 6,000 a thousand days ago and one yesterday.
     await db.manager.query(
       `INSERT INTO identity.sign_ins (account_id, user_id, token_id, signed_in_at, last_seen_at)
-       SELECT a, u, 1, now() - make_interval(days => d), now() - make_interval(days => d) + interval '5 minutes'
-         FROM (VALUES (1, 1, 800), (1, 1, 100), (1, 2, 800), (1, 2, 760), (2, 3, 1)) AS v (a, u, d)
+       SELECT a, u, 1, now() - make_interval(days => started), now() - make_interval(days => seen)
+         FROM (VALUES (1, 1, 800, 800), (1, 1, 100, 100), (1, 2, 800, 800), (1, 2, 760, 760), (1, 4, 900, 0), (1, 4, 795, 795),
+                      (1, 5, 900, 780), (1, 5, 790, 790), (2, 3, 1, 1)) AS v (a, u, started, seen)
        UNION ALL
        SELECT 2, 3, 2, now() - make_interval(days => 1000, secs => x), now() - make_interval(days => 1000, secs => x) FROM generate_series(1, 6000) AS x`,
     );
@@ -34,6 +38,10 @@ describe('the sign-in prune', () => {
     expect(left.map((r) => [r.account_id, r.user_id, r.days])).toEqual([
       [1, 1, 100],
       [1, 2, 760],
+      [1, 4, 900],
+      [1, 4, 795],
+      [1, 5, 900],
+      [1, 5, 790],
       [2, 3, 1],
     ]);
     expect(await prune.prune(new Date())).toBe(0);
