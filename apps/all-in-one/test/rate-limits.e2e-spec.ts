@@ -1,3 +1,4 @@
+import { tokenHash } from '@lms/contracts';
 import { createBus, createLogger, loadConfig, type Deployable, type MessageBus } from '@lms/platform';
 import { ApiClient, TEST_CONTEXT_SIGNING_KEY, testNatsUrl, uniqueName, type ApiResponse, type TestUser } from '@lms/testing';
 import { load } from '../src/host.js';
@@ -67,8 +68,17 @@ describe('rate limits (one gateway, real NATS when available)', () => {
     expect(first.headers.get('ratelimit-policy')).toBe('"address";q=10;w=3600');
     await awayFromWindowEnd(first);
     const statuses: number[] = [];
+    // What the gateway tells its peers it counted: a made-up token must not become a key of its own there.
+    const reports: { counts: Record<string, Record<string, number>> }[] = [];
+    const listening = t.system.bus.listen('gateway.rate_limit.usage', (report) => reports.push(report as (typeof reports)[number]));
     // Each attempt uses a new made-up token: rotating tokens must not escape the limit.
     for (let i = 0; i < 15; i++) statuses.push((await t.api.as(i % 2 ? undefined : `lms_fake_${i}`).get(PATH)).status);
+    await new Promise((resolve) => setTimeout(resolve, 300)); // two exchanges
+    await listening.unsubscribe();
+    expect(reports.length).toBeGreaterThan(0);
+    const fakes = new Set(Array.from({ length: 15 }, (_, i) => tokenHash(`lms_fake_${i}`)));
+    expect(reports.flatMap((report) => Object.keys(report.counts.token ?? {})).filter((key) => fakes.has(key))).toEqual([]);
+    expect(reports.some((report) => Object.keys(report.counts.address ?? {}).length > 0)).toBe(true);
     expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(5);
     expect(statuses.filter((s) => s !== 401 && s !== 429)).toEqual([]);
     // A token the gateway already knows good (the first test used it) is still served from the same address.
