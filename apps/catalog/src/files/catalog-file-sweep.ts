@@ -18,7 +18,8 @@ const EVIDENCE_FILE = new RegExp(`^evidence/([0-9]+)/([0-9]+)/${UUID_PATTERN}$`)
 /**
  * Removes the files catalog stored that no row names (docs/scorm.md "Packages"): those of a package whose
  * unpacking was killed before its rows committed, of a package nothing plays any more (its rows go first),
- * and an evidence file whose process died before recording it. Once per FILE_SWEEP_INTERVAL_MS for all replicas (`claimSweep`); a failed upload removes its files itself.
+ * and an evidence file whose process died before recording it. Once per FILE_SWEEP_INTERVAL_MS for all
+ * replicas (`claimSweep`); a failed upload removes its files itself.
  */
 @Injectable()
 export class CatalogFileSweep implements OnApplicationBootstrap, OnModuleDestroy {

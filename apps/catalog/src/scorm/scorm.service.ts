@@ -40,10 +40,6 @@ const notLaunchable = (id: number) => badRequest('NOT_A_SCORM_ENROLLMENT', `Enro
 const UNPACKED_FACTOR = 4;
 const MAX_FILES = 20_000;
 
-/**
- * SCORM courses that play (issue 23; docs/scorm.md): packages checked and unpacked into the file store, and
- * the attempts (registrations) of an enrollment launched; the player's calls are ScormPlayerService's.
- */
 /** The working folder of one upload's unpacking, under the temporary folder. */
 const WORK_FOLDER_PREFIX = 'lms-scorm-';
 
@@ -61,6 +57,10 @@ export async function removeStaleWorkFolders(parent: string, before: number): Pr
   return removed;
 }
 
+/**
+ * SCORM courses that play (issue 23; docs/scorm.md): packages checked and unpacked into the file store, and
+ * the attempts (registrations) of an enrollment launched; the player's calls are ScormPlayerService's.
+ */
 @Injectable()
 export class ScormService implements OnApplicationBootstrap {
   private readonly files: FileStore;
