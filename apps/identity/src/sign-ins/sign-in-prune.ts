@@ -3,7 +3,6 @@ import { Database, HourlyPrune, inBatches, intSetting, LOGGER, type Logger, quer
 
 /** Rows one statement deletes at most: a prune never holds many locks, nor one long transaction. */
 const BATCH = 5_000;
-const DAY_MS = 86_400_000;
 
 /** How long a sign-in is kept for the SignInReport's counts; read once at start. */
 export function signInRetentionDays(env: NodeJS.ProcessEnv = process.env): number {
@@ -23,14 +22,14 @@ export class SignInPrune extends HourlyPrune {
   constructor(
     private readonly db: Database,
     @Inject(LOGGER) logger: Logger,
-    @Inject(SIGN_IN_RETENTION_DAYS) private readonly retentionDays: number,
+    @Inject(SIGN_IN_RETENTION_DAYS) retentionDays: number,
   ) {
-    super('sign-in prune', logger);
+    super('sign-in prune', logger, retentionDays);
   }
 
   async prune(now: Date): Promise<number> {
     const table = `"${this.db.schema}".sign_ins`;
-    const before = new Date(now.getTime() - this.retentionDays * DAY_MS);
+    const before = this.cutOff(now);
     return inBatches(BATCH, async () =>
       queryResult(
         await this.db.manager.query(

@@ -3,7 +3,6 @@ import { Database, HourlyPrune, inBatches, intSetting, LOGGER, type Logger, quer
 
 /** Rows one statement deletes at most: a prune never holds many locks, nor one long transaction. */
 const BATCH = 5_000;
-const DAY_MS = 86_400_000;
 
 /** How long a registration change stays in the live-updates log; read once at start. */
 export function registrationChangesRetentionDays(env: NodeJS.ProcessEnv = process.env): number {
@@ -24,20 +23,19 @@ export class RegistrationChangesPruner extends HourlyPrune {
   constructor(
     private readonly db: Database,
     @Inject(LOGGER) logger: Logger,
-    @Inject(REGISTRATION_CHANGES_RETENTION_DAYS) private readonly retentionDays: number,
+    @Inject(REGISTRATION_CHANGES_RETENTION_DAYS) retentionDays: number,
   ) {
-    super('registration change log prune', logger);
+    super('registration change log prune', logger, retentionDays);
   }
 
   async prune(now: Date): Promise<number> {
-    const cutOff = new Date(now.getTime() - this.retentionDays * DAY_MS);
     // The oldest change younger than the retention bounds what goes: the changes before it in id order, of
     // transactions before its own (and before every unfinished one).
     const [bound] = (await this.db.manager.query(
       `WITH first_kept AS (SELECT id, xid FROM scheduling.registration_changes WHERE created_at >= $1 ORDER BY id LIMIT 1)
        SELECT LEAST((SELECT xid FROM first_kept), pg_snapshot_xmin(pg_current_snapshot()))::text AS xid,
               COALESCE((SELECT id FROM first_kept), (SELECT max(id) FROM scheduling.registration_changes))::text AS id`,
-      [cutOff],
+      [this.cutOff(now)],
     )) as { xid: string; id: string | null }[];
     if (bound.id === null) return 0;
     // Each course's horizon, just past the newest of its changes that go: a reader is told to start again

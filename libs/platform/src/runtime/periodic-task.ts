@@ -46,16 +46,21 @@ export class PeriodicTask {
 }
 
 const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
 
 /**
  * A prune of rows past their retention, run by every replica at start and then hourly (a replica that lives
- * less than an hour still prunes); `prune` deletes in batches that skip rows another replica holds, and
- * answers how many went, which is logged when any did.
+ * less than an hour still prunes); `prune` deletes what is older than `cutOff(now)` in batches that skip rows
+ * another replica holds, and answers how many went, which is logged when any did.
  */
 export abstract class HourlyPrune {
   private readonly task: PeriodicTask;
 
-  protected constructor(name: string, logger: Logger) {
+  protected constructor(
+    name: string,
+    logger: Logger,
+    private readonly retentionDays: number,
+  ) {
     this.task = new PeriodicTask(name, HOUR_MS, async () => {
       const removed = await this.prune(new Date());
       if (removed > 0) logger.info({ removed }, `${name}: rows past their retention removed`);
@@ -64,6 +69,11 @@ export abstract class HourlyPrune {
 
   /** Deletes what is past the retention at `now` (a parameter, so a test drives the clock); answers how many. */
   abstract prune(now: Date): Promise<number>;
+
+  /** The retention's start at `now`: what is older goes. */
+  protected cutOff(now: Date): Date {
+    return new Date(now.getTime() - this.retentionDays * DAY_MS);
+  }
 
   onApplicationBootstrap(): void {
     this.task.start({ now: true });
