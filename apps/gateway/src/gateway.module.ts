@@ -6,6 +6,7 @@ import { LiveUpdatesController } from './files/live-updates.controller.js';
 import { ScormPlayerController } from './files/scorm-player.controller.js';
 import { GATEWAY_DEPS, type GatewayDeps } from './gateway-deps.js';
 import { HealthController } from './health/health.controller.js';
+import { BodyWatch } from './http/body-watch.js';
 import { RequestDrain } from './http/request-drain.js';
 import { RequestObserver } from './http/request-observer.js';
 import { RouteForwarder } from './http/route-forwarder.js';
@@ -24,7 +25,7 @@ export class GatewayModule {
     return {
       module: GatewayModule,
       controllers: [HealthController, MetricsController, OpenApiController, FilesController, ScormPlayerController, LiveUpdatesController],
-      providers: [{ provide: GATEWAY_DEPS, useValue: deps }, Authenticator, Masquerade, HttpMetrics, RateLimiter, RequestDrain, RequestObserver, RouteForwarder, RouteRegistrar, SecurityHeaders, ServiceClient, Uploads],
+      providers: [{ provide: GATEWAY_DEPS, useValue: deps }, Authenticator, BodyWatch, Masquerade, HttpMetrics, RateLimiter, RequestDrain, RequestObserver, RouteForwarder, RouteRegistrar, SecurityHeaders, ServiceClient, Uploads],
     };
   }
 }

@@ -44,21 +44,8 @@ const badMultipart = (detail: string) => new ProblemError(400, 'MULTIPART_INVALI
 /** The client left before its body ended: nobody reads the answer, but the log reads it as the client's doing, not a 500. */
 const incompleteBody = () => new ProblemError(400, 'BODY_INCOMPLETE', 'The request body ended before it was complete.');
 
-/** Why an upload's body was destroyed when its client sent nothing for UPLOAD_IDLE_MS. */
-class BodyIdle extends Error {}
-
-/** What a body that stopped short answers: a 408 when it was idle, else a 400. */
-const stoppedShort = (stream: Readable) =>
-  stream.errored instanceof BodyIdle ? new ProblemError(408, 'REQUEST_TIMEOUT', 'The upload sent nothing for too long (UPLOAD_IDLE_MS); send it again.') : incompleteBody();
-
-/**
- * Destroys `stream` unless `active` is called at least every `ms`: a client that stops sending mid-body
- * would otherwise hold the request, and its staged write, open for ever. `stop` once the body is read.
- */
-function idleWatch(stream: Readable, ms: number): { active: () => void; stop: () => void } {
-  const timer = setTimeout(() => stream.destroy(new BodyIdle('idle')), ms);
-  return { active: () => void timer.refresh(), stop: () => clearTimeout(timer) };
-}
+/** What a body that stopped short answers: the problem it failed with (a 408 when its client went idle, see BodyWatch), else a 400. */
+const stoppedShort = (body: Readable) => (body.errored instanceof ProblemError ? body.errored : incompleteBody());
 
 const tooLarge = (limit: number) => new ProblemError(413, 'UPLOAD_TOO_LARGE', `The file is larger than ${limit} bytes (UPLOAD_MAX_BYTES).`);
 
@@ -131,21 +118,15 @@ export class Uploads implements OnApplicationBootstrap, OnModuleDestroy {
     const limit = this.deps.runtime.config.uploadMaxBytes;
     const declared = Number(request.headers['content-length']);
     if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
-    const idle = idleWatch(upload.stream, this.deps.runtime.config.uploadIdleMs);
-    try {
-      if (upload.contentType === MULTIPART) return await this.stageParts(upload, request, limit, new Set(route.upload?.fields ?? []), idle.active);
-      return { upload: await this.put(upload.stream, upload.contentType, limit, idle.active) };
-    } finally {
-      idle.stop();
-    }
+    if (upload.contentType === MULTIPART) return this.stageParts(upload, request, limit, new Set(route.upload?.fields ?? []));
+    return { upload: await this.put(upload.stream, upload.contentType, limit) };
   }
 
-  private async put(stream: Readable, contentType: string, limit: number, received: () => void, name?: string): Promise<UploadedFile> {
+  private async put(stream: Readable, contentType: string, limit: number, name?: string): Promise<UploadedFile> {
     const key = `uploads/${randomUUID()}`;
     let size = 0;
     async function* counted(source: Readable): AsyncIterable<Uint8Array> {
       for await (const chunk of source) {
-        received();
         size += (chunk as Buffer).length;
         if (size > limit) throw tooLarge(limit);
         yield chunk as Buffer;
@@ -164,7 +145,7 @@ export class Uploads implements OnApplicationBootstrap, OnModuleDestroy {
    * A multipart/form-data body: exactly one file part, streamed as it arrives (never held whole), and up to
    * MULTIPART_FIELDS short text fields the route names. Anything else is a 400 and leaves nothing staged.
    */
-  private stageParts(upload: UploadBody, request: FastifyRequest, limit: number, known: Set<string>, received: () => void): Promise<UploadRequestBody> {
+  private stageParts(upload: UploadBody, request: FastifyRequest, limit: number, known: Set<string>): Promise<UploadRequestBody> {
     return new Promise((resolve, reject) => {
       let parser: busboy.Busboy;
       try {
@@ -205,7 +186,7 @@ export class Uploads implements OnApplicationBootstrap, OnModuleDestroy {
         const name = info.filename ? info.filename.split(/[\\/]/).pop()!.slice(0, 255) : undefined;
         part = stream;
         stream.on('error', () => undefined); // reaches the store's write, which fails and is discarded
-        file = this.put(stream, info.mimeType || 'application/octet-stream', limit, received, name);
+        file = this.put(stream, info.mimeType || 'application/octet-stream', limit, name);
         // A failed store stops reading the part; the rest of the body is drained by `fail`.
         file.catch((err: unknown) => fail(err instanceof ProblemError ? err : badMultipart('the file part could not be read')));
       });
@@ -218,7 +199,6 @@ export class Uploads implements OnApplicationBootstrap, OnModuleDestroy {
       // this the parser and the file part would wait for the rest forever, holding the staged write open.
       finished(upload.stream, (err) => err && fail(stoppedShort(upload.stream)));
       upload.stream.pipe(parser);
-      upload.stream.on('data', received); // flowing already: the pipe reads it
     });
   }
 

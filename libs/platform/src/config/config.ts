@@ -35,7 +35,7 @@ export interface PlatformConfig {
   uploadMaxBytes: number;
   /** How long a service may take over an uploaded file (a SCORM package's check and unpacking) before the gateway answers 504. */
   uploadTimeoutMs: number;
-  /** How long an upload's body may send nothing before the gateway gives up on it (408). */
+  /** How long a request body (an upload's or a JSON one) may send nothing before the gateway gives up on it (408). */
   uploadIdleMs: number;
   /** How often catalog looks for expired completions of courses that re-enroll automatically. */
   enrollmentSweepIntervalMs: number;
