@@ -282,6 +282,38 @@ describe('quiz slides, end to end', () => {
     expect((await ann.post(`/api/learner/courses/${enrollment.id}/complete`)).body.courses[0]).toMatchObject({ state: 'complete', score: 80 });
   });
 
+  it("moves a native course's progress to a slide its learner has seen, never back, and starts the enrollment; refuses others' and unpublished slides", async () => {
+    const s = await quizCourse({}, 2);
+    const [ann, bob] = s.clients;
+    const view = (api: ApiClient, courseId: string | number, slideId: number | string) => api.post(`/api/learner/courses/${courseId}/slides/${slideId}/view`);
+    const learnerCourse = async (api: ApiClient, enrollmentId: number) => (await api.get(`/api/learner/courses/${enrollmentId}`)).body.courses[0];
+
+    // Reading the first slide (content, no question) starts the enrollment at slide 1 of 3.
+    expect((await view(ann, s.course.id, s.intro)).status).toBe(204);
+    expect(await learnerCourse(ann, s.enrollments[0].id)).toMatchObject({ state: 'active', progress: 1, slide_total: 3, score: null });
+    expect((await view(ann, s.course.id, s.primes)).status).toBe(204);
+    expect((await learnerCourse(ann, s.enrollments[0].id)).progress).toBe(3);
+    // Going back, or seeing a slide again, takes nothing back.
+    expect((await view(ann, s.course.id, s.intro)).status).toBe(204);
+    expect((await learnerCourse(ann, s.enrollments[0].id)).progress).toBe(3);
+
+    // Not theirs, not published, not a number: refused, and the other learner's enrollment is untouched.
+    const draft = await addSlide(s.course.id, { title: 'Draft', type: 'content' });
+    const outsider = f.admin.as((await f.newLearner()).token);
+    for (const [label, api, slideId] of [['not enrolled', outsider, s.intro], ['another account', f.stranger, s.intro], ['never published', bob, draft.id], ['unknown', bob, 999_999]] as [string, ApiClient, number][]) {
+      const res = await view(api, s.course.id, slideId);
+      expect([label, res.status, res.body.code]).toEqual([label, 404, 'SLIDE_NOT_FOUND']);
+    }
+    expect((await view(bob, s.course.id, 'first')).status).toBe(400);
+    expect(await learnerCourse(bob, s.enrollments[1].id)).toMatchObject({ state: 'assigned', progress: 0 });
+
+    // A completed enrollment stays as it completed.
+    expect((await bob.post(`/api/learner/courses/${s.enrollments[1].id}/complete`)).status).toBe(200);
+    const completed = await learnerCourse(bob, s.enrollments[1].id);
+    expect((await view(bob, s.course.id, s.intro)).status).toBe(204);
+    expect(await learnerCourse(bob, s.enrollments[1].id)).toEqual(completed);
+  });
+
   it("lets an enrolled learner read the course's published slides in order, questions without their verdicts, with their own latest answer", async () => {
     const s = await quizCourse({ max_quiz_attempts: 2, show_correct_response: true }, 2);
     const [ann, bob] = s.clients;

@@ -9,7 +9,7 @@ import {
   type SlideCommentsParams,
   type SlideResponseBody,
 } from '@lms/contracts';
-import { Handles, paged, reply } from '@lms/platform';
+import { Handles, noContent, paged, reply } from '@lms/platform';
 import { SlideResponsesService } from './slide-responses.service.js';
 
 @Controller()
@@ -31,5 +31,11 @@ export class SlideResponsesHandlers {
   async create(@Payload() { ctx, params, body }: RpcRequest<SlideResponseBody, object, SlideCommentsParams>) {
     const view = await this.responses.answer(ctx, params.course_id, params.slide_id, body.response.choice_ids);
     return reply({ response: view }, { status: 201 });
+  }
+
+  @Handles(S.view)
+  async view(@Payload() { ctx, params }: RpcRequest<unknown, object, SlideCommentsParams>) {
+    await this.responses.view(ctx, params.course_id, params.slide_id);
+    return noContent();
   }
 }

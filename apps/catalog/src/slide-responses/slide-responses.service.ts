@@ -123,15 +123,29 @@ export class SlideResponsesService {
         choiceIds,
         correct,
       });
-      // The answer is the learner's work in the course, as a SCORM player's commit is: it starts the enrollment, sets
-      // its score, and the learner has reached this slide at least. A completed enrollment keeps what it completed with.
+      // The answer is the learner's work in the course, as a SCORM player's commit is: it starts the enrollment and
+      // sets its score. A completed enrollment keeps what it completed with.
       if (enrollment.state !== 'complete' && facts.courseType === 'native') {
-        const published = await this.slides.count(ctx, { courseTemplateId: courseId, position: Not(IsNull()) });
-        const progress = Math.max(enrollment.progress, slide.position! / published);
-        await this.lifecycle.track(ctx, enrollment.id, { score: (await this.quizScore(ctx, enrollment.id, courseId)) ?? null, progress });
+        await this.reach(ctx, enrollment, slide, (await this.quizScore(ctx, enrollment.id, courseId)) ?? null);
       }
       return toResponseView(row, facts, question);
     });
+  }
+
+  /** The learner has seen a published slide: as an answer does, it starts the enrollment and moves its progress. */
+  async view(ctx: RequestContext, courseId: number, slideId: number): Promise<void> {
+    await this.db.transaction(async () => {
+      const { course, enrollment } = await this.learnerEnrollment(ctx, courseId, () => quizSlideNotFound(courseId, slideId), true);
+      const slide = await this.publishedSlide(ctx, courseId, slideId);
+      if (enrollment.state !== 'complete' && publishedFacts(course).courseType === 'native') await this.reach(ctx, enrollment, slide, null);
+    });
+  }
+
+  /** The learner has reached `slide` at least (its position over the published slides; never back), with `score` when known. */
+  private async reach(ctx: RequestContext, enrollment: Enrollment, slide: Slide, score: number | null): Promise<void> {
+    const published = await this.slides.count(ctx, { courseTemplateId: slide.courseTemplateId, position: Not(IsNull()) });
+    const progress = Math.max(enrollment.progress, slide.position! / published);
+    await this.lifecycle.track(ctx, enrollment.id, { score, progress });
   }
 
   /** The published slides of a course the caller is enrolled in, in order, with their latest answers. */

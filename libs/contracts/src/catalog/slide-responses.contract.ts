@@ -6,6 +6,8 @@ import { CHOICE_ID, LEARNER_SLIDE_ATTRIBUTES_SCHEMA, MAX_QUESTION_CHOICES, type 
 
 export const SLIDE_RESPONSE_SUBJECTS = {
   create: 'catalog.slide_responses.create',
+  /** The learner has seen a slide: their enrollment starts and its progress reaches the slide. */
+  view: 'catalog.slide_responses.view',
   /** The learner's side of a course's slides: their content as published, and the caller's latest answer. */
   slides: 'catalog.slide_responses.slides.list',
   slide: 'catalog.slide_responses.slides.show',

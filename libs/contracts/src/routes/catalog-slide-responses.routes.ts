@@ -34,4 +34,11 @@ export const CATALOG_SLIDE_RESPONSE_ROUTES = [
       '400 for a slide with no question or unknown choices; 409 QUIZ_ATTEMPTS_EXHAUSTED past the course\'s max_quiz_attempts',
     params: SlideCommentsParams, body: SlideResponseBody, response: { kind: 'object', key: 'response', item: SLIDE_RESPONSE_SCHEMA },
   }),
+  defineRoute({
+    method: 'POST', path: '/api/learner/courses/:course_id/slides/:slide_id/view', subject: S.view, status: 204,
+    summary:
+      "Marks a published slide of a course (course_id: the course template) seen in the caller's live enrollment in it (404 without one): " +
+      "an assigned enrollment starts, and a native course's progress reaches the slide (never back); a completed enrollment stays as it is",
+    params: SlideCommentsParams, response: { kind: 'empty' },
+  }),
 ];
