@@ -60,6 +60,19 @@ describe('hostile and careless input through the gateway', () => {
       expect(res.body.errors[0].message).toContain('nesting deeper than');
     });
 
+    it('refuses an array longer than allowed, at any depth, before validating its items', async () => {
+      // 300,000 empty course templates fit in 1 MiB; validating each before the size check held the gateway 44 s.
+      const before = await count('SELECT count(*) AS n FROM catalog.course_templates');
+      const res = await admin.post('/api/author/course_templates', `{"course_templates":[${Array(300_000).fill('{}').join(',')}]}`);
+      expectRefused(res);
+      expect(res.body.errors).toEqual([{ field: 'course_templates', message: 'course_templates must contain no more than 100 elements' }]);
+      // Inside an item, as sent within the body limit.
+      const tags = await admin.post('/api/author/course_templates', { course_templates: [{ title: 'Tagged', tags: Array.from({ length: 20_000 }, (_, i) => `t${i}`) }] });
+      expectRefused(tags);
+      expect(tags.body.errors).toEqual([{ field: 'course_templates[0].tags', message: expect.stringContaining('must contain no more than') }]);
+      expect(await count('SELECT count(*) AS n FROM catalog.course_templates')).toBe(before);
+    });
+
     it('refuses a page number beyond what an integer holds', async () => {
       const res = await admin.get(`${USERS}?page=99999999999999999999`);
       expectRefused(res);

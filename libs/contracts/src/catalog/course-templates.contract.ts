@@ -165,7 +165,7 @@ function courseTemplateFields(create: boolean) {
     @Required(false) @IsBoolean()
     locked_attributes_enabled?: boolean;
 
-    @Required(false) @IsArray() @ArrayUnique() @IsIn(LOCKABLE_COURSE_ATTRIBUTES, { each: true, message: `each locked attribute must be one of: ${LOCKABLE_COURSE_ATTRIBUTES.join(', ')}` })
+    @Required(false) @IsArray() @ArrayMaxSize(LOCKABLE_COURSE_ATTRIBUTES.length) @ArrayUnique() @IsIn(LOCKABLE_COURSE_ATTRIBUTES, { each: true, message: `each locked attribute must be one of: ${LOCKABLE_COURSE_ATTRIBUTES.join(', ')}` })
     locked_attributes?: string[];
 
     /** Completions expire `default_days_until_expiration` days after they are made. */
@@ -195,7 +195,7 @@ function courseTemplateFields(create: boolean) {
     retain_intervals?: number[];
 
     /** Derived by the service (course + sub-account + root locks); accepted as the spec lists it, never stored. */
-    @Required(false) @IsArray() @IsIn(LOCKABLE_COURSE_ATTRIBUTES, { each: true })
+    @Required(false) @IsArray() @ArrayMaxSize(LOCKABLE_COURSE_ATTRIBUTES.length) @IsIn(LOCKABLE_COURSE_ATTRIBUTES, { each: true })
     derived_locked_attributes?: string[];
   }
   return CourseTemplateFields;

@@ -1,11 +1,14 @@
 import { plainToInstance } from 'class-transformer';
-import { validate, type ValidationError } from 'class-validator';
+import { defaultMetadataStorage } from 'class-transformer/cjs/storage.js';
+import { getMetadataStorage, validate, type ValidationError } from 'class-validator';
 import type { FieldError } from '../context.js';
 import type { DtoClass } from '../routes/route.js';
 import { fastValidator } from './compiled-validator.js';
 
 /** More fields than any DTO or free-form map of the contract holds: refused before any per-key work. */
 export const MAX_OBJECT_KEYS = 1000;
+/** More items than any array of the contract holds (an event's recipients): refused before any per-item work. */
+export const MAX_ARRAY_ITEMS = 10_000;
 /** One 400 lists at most this many field errors, however many a request has. */
 export const MAX_FIELD_ERRORS = 50;
 
@@ -34,9 +37,10 @@ export function fieldErrors(errors: ValidationError[], parent = ''): FieldError[
 }
 
 /**
- * The first object in `plain` (depth first) holding more than MAX_OBJECT_KEYS keys, as a field error.
- * class-transformer de-duplicates an object's keys in quadratic time, so a body of 100,000 unknown keys
- * would stall the process for seconds; one linear walk refuses it first.
+ * The first object in `plain` (depth first) holding more than MAX_OBJECT_KEYS keys, or array holding more
+ * than MAX_ARRAY_ITEMS items, as a field error. class-transformer de-duplicates an object's keys in
+ * quadratic time, so a body of 100,000 unknown keys would stall the process for seconds; one linear walk
+ * refuses it first.
  */
 function oversizedObject(plain: object, prefix: string): FieldError | undefined {
   const stack: Array<[unknown, string]> = [[plain, prefix]];
@@ -44,6 +48,7 @@ function oversizedObject(plain: object, prefix: string): FieldError | undefined 
     const [value, path] = stack.pop() as [unknown, string];
     if (value === null || typeof value !== 'object') continue;
     if (Array.isArray(value)) {
+      if (value.length > MAX_ARRAY_ITEMS) return { field: path || 'body', message: `has ${value.length} items; at most ${MAX_ARRAY_ITEMS} are accepted` };
       for (let i = value.length - 1; i >= 0; i--) if (typeof value[i] === 'object') stack.push([value[i], `${path}[${i}]`]);
       continue;
     }
@@ -52,6 +57,60 @@ function oversizedObject(plain: object, prefix: string): FieldError | undefined 
     for (const key of keys) {
       const child = (value as Record<string, unknown>)[key];
       if (typeof child === 'object' && child !== null) stack.push([child, path ? `${path}.${key}` : key]);
+    }
+  }
+  return undefined;
+}
+
+/** A DTO class's declared array bounds (`@ArrayMaxSize`) and its nested DTO properties (`@Type`). */
+interface ArrayBounds {
+  max: Array<[string, number]>;
+  nested: Array<[string, () => unknown]>;
+}
+
+const arrayBoundsCache = new WeakMap<DtoClass, ArrayBounds>();
+
+function arrayBoundsOf(cls: DtoClass): ArrayBounds {
+  let bounds = arrayBoundsCache.get(cls);
+  if (bounds) return bounds;
+  const storage = getMetadataStorage();
+  const metas = storage.getTargetValidationMetadatas(cls, '', false, false) as unknown as Array<{ type: string; propertyName: string; constraints?: unknown[]; constraintCls: never }>;
+  bounds = { max: [], nested: [] };
+  for (const meta of metas) {
+    if (meta.type !== 'customValidation' || !storage.getTargetValidatorConstraints(meta.constraintCls).some((c) => c.name === 'arrayMaxSize')) continue;
+    bounds.max.push([meta.propertyName, Number(meta.constraints?.[0])]);
+  }
+  for (const name of new Set(metas.filter((m) => m.type === 'nestedValidation').map((m) => m.propertyName))) {
+    const type = defaultMetadataStorage.findTypeMetadata(cls, name);
+    if (type?.typeFunction && !type.options?.discriminator) bounds.nested.push([name, type.typeFunction as () => unknown]);
+  }
+  arrayBoundsCache.set(cls, bounds);
+  return bounds;
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * The first array of `plain` longer than its DTO allows (`@ArrayMaxSize`), with class-validator's message.
+ * class-validator checks the size only after validating every item (and `@ArrayUnique` compares them
+ * pairwise), so 300,000 items in a 1 MiB body held the process for many seconds before failing.
+ */
+function overlongArray(cls: DtoClass, plain: Record<string, unknown>, prefix: string): FieldError | undefined {
+  const { max, nested } = arrayBoundsOf(cls);
+  const at = (name: string) => (prefix ? `${prefix}.${name}` : name);
+  for (const [name, limit] of max) {
+    const value = Object.hasOwn(plain, name) ? plain[name] : undefined;
+    if (Array.isArray(value) && value.length > limit) return { field: at(name), message: `${name} must contain no more than ${limit} elements` };
+  }
+  for (const [name, typeFunction] of nested) {
+    const value = Object.hasOwn(plain, name) ? plain[name] : undefined;
+    const target = typeFunction() as DtoClass;
+    if (typeof target !== 'function') continue;
+    const items = Array.isArray(value) ? value : [value];
+    for (let i = 0; i < items.length; i++) {
+      if (!isPlainObject(items[i])) continue;
+      const found = overlongArray(target, items[i] as Record<string, unknown>, Array.isArray(value) ? `${at(name)}[${i}]` : at(name));
+      if (found) return found;
     }
   }
   return undefined;
@@ -79,7 +138,7 @@ export async function validateInput<T extends object>(
   if (plain === null || typeof plain !== 'object' || Array.isArray(plain)) {
     return { ok: false, errors: [{ field: prefix || 'body', message: 'must be a JSON object' }] };
   }
-  const oversized = oversizedObject(plain, prefix);
+  const oversized = overlongArray(cls, plain as Record<string, unknown>, prefix) ?? oversizedObject(plain, prefix);
   if (oversized) return { ok: false, errors: [oversized] };
   const fast = fastValidator(cls)?.(plain as Record<string, unknown>);
   if (fast) return { ok: true, value: fast as T };
