@@ -126,6 +126,11 @@ describe('live updates of registrations (Server-Sent Events), end to end', () =>
     expect((await stream(token.slice(0, -3) + 'AAA')).status).toBe(403);
     expect((await stream('')).status).toBe(403);
     expect((await stream(token, { 'last-event-id': 'yesterday' })).status).toBe(400);
+    // Numbers past what the database's columns hold would fail every read of the stream: refused up front.
+    for (const id of ['1-99999999999999999999', '1-9223372036854775808', '18446744073709551616-1']) {
+      const res = await stream(token, { 'last-event-id': id });
+      expect([id, res.status, ((await res.json()) as { code: string }).code]).toEqual([id, 400, 'LAST_EVENT_ID_INVALID']);
+    }
     // The token is no API credential.
     expect((await f.t.api.as(token).get(path)).status).toBe(401);
   });

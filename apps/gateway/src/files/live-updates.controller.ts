@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { PassThrough } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Controller, Get, Inject, Req, Res } from '@nestjs/common';
-import { CHANGE_CURSOR, LIVE_UPDATE_SUBJECTS, LIVE_UPDATES_PATH, LIVE_UPDATES_TOKEN_PURPOSE, type LiveUpdatesClaims, REGISTRATION_CHANGES_RESET_EVENT, type RegistrationChangesPage, type RequestContext } from '@lms/contracts';
+import { isChangeCursor, LIVE_UPDATE_SUBJECTS, LIVE_UPDATES_PATH, LIVE_UPDATES_TOKEN_PURPOSE, type LiveUpdatesClaims, REGISTRATION_CHANGES_RESET_EVENT, type RegistrationChangesPage, type RequestContext } from '@lms/contracts';
 import { verifyToken } from '@lms/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GATEWAY_DEPS, type GatewayDeps } from '../gateway-deps.js';
@@ -48,7 +48,7 @@ export class LiveUpdatesController {
       throw new ProblemError(403, check.reason === 'expired' ? 'SUBSCRIPTION_EXPIRED' : 'SUBSCRIPTION_INVALID', check.reason === 'expired' ? 'This subscription has expired: ask for a new one.' : 'This subscription token is not valid.');
     }
     const last = request.headers['last-event-id'] ?? query.last_event_id;
-    if (last !== undefined && (typeof last !== 'string' || !CHANGE_CURSOR.test(last))) throw new ProblemError(400, 'LAST_EVENT_ID_INVALID', 'Last-Event-ID must be the id of an event of this stream.');
+    if (last !== undefined && !isChangeCursor(last)) throw new ProblemError(400, 'LAST_EVENT_ID_INVALID', 'Last-Event-ID must be the id of an event of this stream.');
 
     const holder = `${check.claims.accountId}:${check.claims.userId}`;
     const held = this.streams.get(holder) ?? 0;

@@ -1,4 +1,4 @@
-import { IsInt, IsOptional, Matches, Max, Min } from 'class-validator';
+import { IsInt, IsOptional, Max, Min, ValidateBy } from 'class-validator';
 import { MAX_ID, QueryInt } from '../common/query.js';
 import type { JsonSchema } from '../routes/route.js';
 
@@ -26,14 +26,25 @@ export class SubscriptionParams {
   live_course_session_id: number;
 }
 
-/** `<xid>-<id>`: a position in a live course's registration changes (the SSE event id). */
-export const CHANGE_CURSOR = /^\d{1,20}-\d{1,20}$/;
+const CHANGE_CURSOR = /^(\d{1,20})-(\d{1,19})$/;
+/** The largest transaction id (`xid8`, unsigned) and change id (`bigint`) the database holds. */
+const MAX_XID8 = 2n ** 64n - 1n;
+const MAX_BIGINT = 2n ** 63n - 1n;
+
+/**
+ * `<xid>-<id>`: a position in a live course's registration changes (the SSE event id), each number within
+ * what its column holds: a larger one would fail every read of the stream in the database.
+ */
+export function isChangeCursor(value: unknown): value is string {
+  const parts = typeof value === 'string' ? CHANGE_CURSOR.exec(value) : null;
+  return parts !== null && BigInt(parts[1]) <= MAX_XID8 && BigInt(parts[2]) <= MAX_BIGINT;
+}
 
 export class ChangesSinceCall {
   @IsInt() @Min(1) @Max(MAX_ID)
   live_course_id: number;
 
-  @IsOptional() @Matches(CHANGE_CURSOR)
+  @IsOptional() @ValidateBy({ name: 'isChangeCursor', validator: { validate: isChangeCursor, defaultMessage: () => 'after must be a change cursor (<xid>-<id>)' } })
   after?: string;
 
   @IsOptional() @IsInt() @Min(1) @Max(500)
