@@ -54,3 +54,52 @@ describeWithNats('ObjectFileStore', () => {
     stream.destroy();
   });
 });
+
+describeWithNats('ObjectFileStore reads release what they hold', () => {
+  const namespace = uniqueName('objreads');
+  const WAIT_MS = 1_000;
+  let nc: NatsConnection;
+  let store: ObjectFileStore;
+  const consumers = async () => (await (await jetstreamManager(nc)).consumers.list(`OBJ_${store.bucket}`).next()).length;
+  const until = async (done: () => Promise<boolean>) => {
+    for (let i = 0; i < 50 && !(await done()); i += 1) await new Promise((resolve) => setTimeout(resolve, 100));
+  };
+
+  beforeAll(async () => {
+    nc = await connect({ servers: natsUrl });
+    store = new ObjectFileStore(nc, namespace, true, 1, 'FILES', WAIT_MS);
+    await store.put('warm/up.bin', [Buffer.from('x')]);
+  });
+  afterAll(async () => {
+    await nc?.close();
+    await deleteNamespaceStreams(natsUrl!, namespace);
+  });
+
+  it('leaves no consumer behind after a whole read, or after a reader that stopped half-way', async () => {
+    await store.put('release/whole.bin', [randomBytes(5 * 128 * 1024)]);
+    expect((await read((await store.open('release/whole.bin'))!.stream)).length).toBe(5 * 128 * 1024);
+    await until(async () => (await consumers()) === 0);
+    // The client's ordered consumer lingered five minutes after its close: one per read.
+    expect(await consumers()).toBe(0);
+
+    await store.put('release/half.bin', [randomBytes(32 * 128 * 1024)]);
+    const { stream } = (await store.open('release/half.bin'))!;
+    await new Promise((resolve) => stream.once('data', resolve));
+    stream.destroy();
+    await until(async () => (await consumers()) === 0);
+    expect(await consumers()).toBe(0);
+  });
+
+  it('fails a read whose object is deleted under it once no chunk comes, instead of waiting for ever, and releases it', async () => {
+    await store.put('release/deleted.bin', [randomBytes(64 * 128 * 1024)]);
+    const { stream } = (await store.open('release/deleted.bin'))!;
+    stream.pause();
+    await new Promise((resolve) => stream.once('readable', resolve));
+    await store.delete('release/deleted.bin');
+    const failed = new Promise<Error>((resolve) => stream.once('error', resolve));
+    stream.resume();
+    expect((await failed).message).toMatch(/sent no chunk/);
+    await until(async () => (await consumers()) === 0);
+    expect(await consumers()).toBe(0);
+  });
+});

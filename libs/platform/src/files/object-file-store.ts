@@ -23,6 +23,8 @@ interface SubjectsPage {
 
 /** Chunks (128 KiB each) asked for ahead of the reader: what a reading stream holds at most. */
 const CHUNKS_AHEAD = 8;
+/** How long a read waits for the server's next chunk before it fails: an object deleted mid-read sends none. */
+const CHUNK_WAIT_MS = 30_000;
 
 /** A namespace's bucket: `FILES`, or `<NS>_FILES`; its stream is `OBJ_<bucket>`. */
 export const filesBucket = (namespace: string, name: FileBucket = 'FILES'): string => `${streamPrefix(namespace)}${name}`;
@@ -43,6 +45,7 @@ export class ObjectFileStore implements FileStore {
     /** Copies JetStream keeps of the bucket (NATS_STREAM_REPLICAS). */
     private readonly replicas = 1,
     name: FileBucket = 'FILES',
+    private readonly chunkWaitMs = CHUNK_WAIT_MS,
   ) {
     this.bucket = filesBucket(namespace, name);
   }
@@ -59,7 +62,11 @@ export class ObjectFileStore implements FileStore {
     const store = await this.open$();
     const info = await store.info(key);
     if (!info || info.deleted) return undefined;
-    return { key, size: info.size, stream: Readable.from(scavengingEvery(this.chunks(info))) };
+    const closed = new AbortController();
+    const stream = Readable.from(scavengingEvery(this.chunks(info, closed.signal)));
+    // Destroyed while the read waits for a chunk, the generator cannot be returned from: the signal stops it.
+    stream.once('close', () => closed.abort());
+    return { key, size: info.size, stream };
   }
 
   /**
@@ -67,26 +74,42 @@ export class ObjectFileStore implements FileStore {
    * as fast as the server sends them, whoever reads: a 200 MB package unpacked to disk held most of itself in
    * memory. Here a pull consumer asks for a few chunks at a time, and the generator asks for the next only
    * when the reader does. A digest that does not match fails the stream, so the client sees a cut response,
-   * not a wrong file.
+   * not a wrong file; so does a chunk that does not come within `chunkWaitMs` (the object was deleted mid-read).
+   * The reader closing the stream (`closed`) stops the read wherever it waits, and the consumer is deleted.
    */
-  private async *chunks(info: ObjectInfo): AsyncGenerator<Uint8Array> {
+  private async *chunks(info: ObjectInfo, closed: AbortSignal): AsyncGenerator<Uint8Array> {
     if (info.size === 0) return;
     const consumer = await jetstream(this.nc).consumers.get(`OBJ_${this.bucket}`, { filter_subjects: `$O.${this.bucket}.C.${info.nuid}` });
     const messages = await consumer.consume({ max_messages: CHUNKS_AHEAD });
+    const stop = () => void messages.stop();
+    closed.addEventListener('abort', stop, { once: true });
+    let stalled = false;
+    let timer: NodeJS.Timeout | undefined;
+    // Counted only while the read waits for the server, not while the reader takes its time over a chunk.
+    const awaitChunk = () => (timer = setTimeout(() => ((stalled = true), stop()), this.chunkWaitMs));
     const hash = createHash('sha256');
     let received = 0;
     try {
+      awaitChunk();
       for await (const message of messages) {
+        clearTimeout(timer);
         if (message.data.length > 0) {
           hash.update(message.data);
           received += message.data.length;
           yield message.data;
         }
         if (message.info.pending === 0) break;
+        awaitChunk();
       }
     } finally {
-      await messages.close();
+      clearTimeout(timer);
+      closed.removeEventListener('abort', stop);
+      await messages.close().catch(() => undefined);
+      // An ordered consumer outlives its close by its inactive threshold (five minutes): one per read piled up.
+      await consumer.delete().catch(() => undefined);
     }
+    if (closed.aborted) return;
+    if (stalled) throw new Error(`object ${info.name} sent no chunk for ${this.chunkWaitMs} ms: deleted while read?`);
     // `SHA-256=` and base64url with its padding, as the client writes it (base64 from other clients).
     const digest = info.digest.replace(/^SHA-256=/i, '').replace(/=+$/, '');
     const computed = hash.digest();
