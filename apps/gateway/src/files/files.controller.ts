@@ -3,6 +3,7 @@ import { createFileStore, type FileStore, verifyFileUrl } from '@lms/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GATEWAY_DEPS, type GatewayDeps } from '../gateway-deps.js';
 import { ProblemError } from '../http/problem.js';
+import { sendStream } from './stream-reply.js';
 
 const CONTENT_TYPES: Record<string, string> = { zip: 'application/zip', csv: 'text/csv; charset=utf-8', json: 'application/json' };
 
@@ -35,11 +36,11 @@ export class FilesController {
     const file = await this.files.open(check.fileKey);
     if (!file) throw new ProblemError(404, 'FILE_NOT_FOUND', 'The file is no longer available.');
     const extension = check.name.split('.').pop()?.toLowerCase() ?? '';
-    await reply
+    reply
       .header('content-type', CONTENT_TYPES[extension] ?? 'application/octet-stream')
       .header('content-length', String(file.size))
       .header('content-disposition', contentDisposition(check.name))
-      .header('cache-control', 'private, no-store')
-      .send(file.stream);
+      .header('cache-control', 'private, no-store');
+    await sendStream(request, reply, file.stream);
   }
 }

@@ -35,10 +35,10 @@ function setUp() {
   const deps = { runtime: { config: { fileUrlSigningKey: key }, logger: { warn: () => undefined } }, lifecycle: { closing: false } } as unknown as GatewayDeps;
   const controller = new LiveUpdatesController(deps, services);
   const open = () => {
-    const raw = new EventEmitter();
+    const raw = Object.assign(new EventEmitter(), { socket: Object.assign(new EventEmitter(), { setTimeout: () => undefined, destroy: () => undefined }) });
     const request = { id: 'r', query: { token }, headers: {}, raw } as unknown as FastifyRequest;
     let body: PassThrough | undefined;
-    const reply = { header: () => reply, send: (out: PassThrough) => ((body = out), reply) } as unknown as FastifyReply;
+    const reply = { raw: new EventEmitter(), header: () => reply, send: (out: PassThrough) => ((body = out), reply) } as unknown as FastifyReply;
     controller.stream(request, reply);
     const leave = () => raw.emit('close');
     opened.push(leave);

@@ -7,6 +7,7 @@ import { verifyToken } from '@lms/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GATEWAY_DEPS, type GatewayDeps } from '../gateway-deps.js';
 import { ProblemError } from '../http/problem.js';
+import { cutWhenStalled } from './stream-reply.js';
 import { ServiceClient } from '../http/service-client.js';
 
 /** How often an idle stream asks for new changes, and how often it says it is alive. */
@@ -69,6 +70,8 @@ export class LiveUpdatesController {
       else this.streams.delete(holder);
       out.end();
     });
+    // Ended (the token's time is up, or the client read too slowly), a stream whose client takes nothing more is cut.
+    cutWhenStalled(request, reply);
     return reply
       .header('content-type', 'text/event-stream; charset=utf-8')
       .header('cache-control', 'no-store')

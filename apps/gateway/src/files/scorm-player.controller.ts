@@ -7,6 +7,7 @@ import { createFileStore, type FileStore, type PlayerClaims, signPlayerToken, ve
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GATEWAY_DEPS, type GatewayDeps } from '../gateway-deps.js';
 import { ProblemError, RpcReplyError } from '../http/problem.js';
+import { sendStream } from './stream-reply.js';
 import { ServiceClient } from '../http/service-client.js';
 import { TextBody } from '../http/uploads.js';
 
@@ -228,14 +229,14 @@ nav{display:flex;gap:.5em;align-items:center;padding:.25em .5em;border-bottom:1p
     const file = await this.call<PlayerFile>(request, claims, SCORM_SUBJECTS.playerFile, { path });
     const opened = await this.files.open(file.file_key);
     if (!opened) throw new ProblemError(404, 'SCORM_FILE_NOT_FOUND', 'The package has no such file.');
-    return reply
+    reply
       .header('content-type', file.content_type)
       .header('content-length', String(opened.size))
       .header('cache-control', 'private, max-age=300')
       .header('content-security-policy', CONTENT_CSP)
       .header('x-frame-options', 'SAMEORIGIN')
-      .header('cross-origin-resource-policy', 'same-origin')
-      .send(opened.stream);
+      .header('cross-origin-resource-policy', 'same-origin');
+    return sendStream(request, reply, opened.stream);
   }
 
   /** A commit of the launch SCO (the first of the table of contents). */
