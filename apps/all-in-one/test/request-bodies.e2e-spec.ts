@@ -99,6 +99,31 @@ describe('request bodies at the edge', () => {
     expect(status(connection)).toBe(200);
   });
 
+  it('ends the connection of a body refused unread that then stops arriving, and of clients that leave such a body, staying up', async () => {
+    // Answered without reading the body: the health check, a body over the limit, a content type nobody takes, an upload too large.
+    const health = open();
+    health.send('GET /healthz HTTP/1.1\r\nHost: localhost\r\nContent-Length: 100\r\n\r\nabc');
+    const unknown = open();
+    unknown.send(head('POST', '/api/admin/nowhere', { 'content-type': 'application/json', 'content-length': 2_000_000 }));
+    unknown.send('{');
+    const unsupported = open();
+    unsupported.send(head('POST', '/api/admin/users', { 'content-type': 'application/x-unknown', 'content-length': 5_000 }));
+    unsupported.send('x');
+    const upload = open();
+    upload.send(head('PUT', '/api/author/course_templates/1/scorm_package', { 'content-type': 'application/zip', 'content-length': UPLOAD_MAX_BYTES + 1 }));
+    upload.send('PK');
+    await Promise.all([health, unknown, unsupported, upload].map((c) => c.until(() => status(c) > 0, IDLE_MS * 5)));
+    expect([health, unknown, unsupported, upload].map(status)).toEqual([200, 413, 415, 413]);
+    // Two of them leave; the other two stay and send nothing more.
+    unsupported.end();
+    upload.end();
+    await Promise.all([health, unknown].map((c) => c.until(() => c.closed, IDLE_MS * 5)));
+    expect([health.closed, unknown.closed]).toEqual([true, true]);
+    // Nothing of it threw in the gateway: it still answers.
+    const after = await fetch(`${t.system.url}/healthz`);
+    expect(after.status).toBe(200);
+  });
+
   it('answers an upload over UPLOAD_MAX_BYTES that did not say its length with a 413, and closes the connection', async () => {
     const connection = open();
     connection.send(head('PUT', '/api/author/course_templates/1/scorm_package', { 'content-type': 'application/zip', 'transfer-encoding': 'chunked' }));

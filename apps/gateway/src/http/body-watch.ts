@@ -18,11 +18,15 @@ const bodyIdle = () =>
  * and fails with a 408 problem when the client sends nothing for `idleMs` while the reader waits for it:
  * a stalled client would otherwise hold the request, and whatever reads it, open for ever. Only the pipe is
  * stopped, not the request, so the 408 can still be answered. A request paused because its reader is
- * behind (a slow store) is not idle.
+ * behind (a slow store) is not idle. Once the request is `answered` (refused before its body was read),
+ * nobody waits for a 408: an idle body then ends its connection.
  */
-export function watchedBody(request: Readable, idleMs: number): Readable {
+export function watchedBody(request: Readable, idleMs: number, answered: () => boolean = () => false): Readable {
   const body = new PassThrough();
+  // Its readers listen for its errors; one that nobody reads (a body refused unread) must not throw them.
+  body.on('error', () => undefined);
   const timer = setTimeout(() => {
+    if (answered()) return void request.destroy();
     if (request.isPaused()) return void timer.refresh();
     request.unpipe(body);
     body.destroy(bodyIdle());
@@ -58,7 +62,7 @@ export class BodyWatch implements OnModuleInit {
     // A callback hook, not an async one (see RequestObserver); a request without a body passes untouched.
     fastify.addHook('preParsing', (request, reply, payload, done) => {
       if (!hasBody(request.headers)) return done(null, payload);
-      const body = watchedBody(payload, idleMs);
+      const body = watchedBody(payload, idleMs, () => reply.raw.writableFinished);
       // Left unread by its reader (an upload refused as too large): the rest will not be read, so the
       // answer ends the connection rather than leave it waiting on the unread bytes.
       body.once('close', () => {
