@@ -1,4 +1,4 @@
-import { plainToInstance } from 'class-transformer';
+import { plainToInstance, TransformationType } from 'class-transformer';
 import { defaultMetadataStorage } from 'class-transformer/cjs/storage.js';
 import { getMetadataStorage, validate, type ValidationError } from 'class-validator';
 import type { FieldError } from '../context.js';
@@ -7,7 +7,7 @@ import { fastValidator } from './compiled-validator.js';
 
 /** More fields than any DTO or free-form map of the contract holds: refused before any per-key work. */
 export const MAX_OBJECT_KEYS = 1000;
-/** More items than any array of the contract holds (an event's recipients): refused before any per-item work. */
+/** The bound of a DTO's array that declares none (`@ArrayMaxSize`), checked before any per-item work. */
 export const MAX_ARRAY_ITEMS = 10_000;
 /** One 400 lists at most this many field errors, however many a request has. */
 export const MAX_FIELD_ERRORS = 50;
@@ -37,10 +37,9 @@ export function fieldErrors(errors: ValidationError[], parent = ''): FieldError[
 }
 
 /**
- * The first object in `plain` (depth first) holding more than MAX_OBJECT_KEYS keys, or array holding more
- * than MAX_ARRAY_ITEMS items, as a field error. class-transformer de-duplicates an object's keys in
- * quadratic time, so a body of 100,000 unknown keys would stall the process for seconds; one linear walk
- * refuses it first.
+ * The first object in `plain` (depth first) holding more than MAX_OBJECT_KEYS keys, as a field error.
+ * class-transformer de-duplicates an object's keys in quadratic time, so a body of 100,000 unknown keys
+ * would stall the process for seconds; one linear walk refuses it first.
  */
 function oversizedObject(plain: object, prefix: string): FieldError | undefined {
   const stack: Array<[unknown, string]> = [[plain, prefix]];
@@ -48,7 +47,6 @@ function oversizedObject(plain: object, prefix: string): FieldError | undefined 
     const [value, path] = stack.pop() as [unknown, string];
     if (value === null || typeof value !== 'object') continue;
     if (Array.isArray(value)) {
-      if (value.length > MAX_ARRAY_ITEMS) return { field: path || 'body', message: `has ${value.length} items; at most ${MAX_ARRAY_ITEMS} are accepted` };
       for (let i = value.length - 1; i >= 0; i--) if (typeof value[i] === 'object') stack.push([value[i], `${path}[${i}]`]);
       continue;
     }
@@ -62,9 +60,11 @@ function oversizedObject(plain: object, prefix: string): FieldError | undefined 
   return undefined;
 }
 
-/** A DTO class's declared array bounds (`@ArrayMaxSize`) and its nested DTO properties (`@Type`). */
+type Meta = { type: string; propertyName: string; constraints?: unknown[]; constraintCls: never; message?: string | ((args: object) => string) };
+
+/** A DTO class's array properties with their bounds and messages, and its nested DTO properties (`@Type`, not transformed). */
 interface ArrayBounds {
-  max: Array<[string, number]>;
+  max: Array<{ name: string; limit: number; message: (value: unknown[], object: object) => string }>;
   nested: Array<[string, () => unknown]>;
 }
 
@@ -74,15 +74,29 @@ function arrayBoundsOf(cls: DtoClass): ArrayBounds {
   let bounds = arrayBoundsCache.get(cls);
   if (bounds) return bounds;
   const storage = getMetadataStorage();
-  const metas = storage.getTargetValidationMetadatas(cls, '', false, false) as unknown as Array<{ type: string; propertyName: string; constraints?: unknown[]; constraintCls: never }>;
+  const metas = storage.getTargetValidationMetadatas(cls, '', false, false) as unknown as Meta[];
+  const named = (meta: Meta, name: string) => meta.type === 'customValidation' && storage.getTargetValidatorConstraints(meta.constraintCls).some((c) => c.name === name);
   bounds = { max: [], nested: [] };
-  for (const meta of metas) {
-    if (meta.type !== 'customValidation' || !storage.getTargetValidatorConstraints(meta.constraintCls).some((c) => c.name === 'arrayMaxSize')) continue;
-    bounds.max.push([meta.propertyName, Number(meta.constraints?.[0])]);
-  }
-  for (const name of new Set(metas.filter((m) => m.type === 'nestedValidation').map((m) => m.propertyName))) {
+  for (const name of new Set(metas.map((m) => m.propertyName))) {
+    const own = metas.filter((m) => m.propertyName === name);
+    const declared = own.find((m) => named(m, 'arrayMaxSize'));
+    const nested = own.some((m) => m.type === 'nestedValidation');
+    if (declared || nested || own.some((m) => named(m, 'isArray'))) {
+      const limit = declared ? Number(declared.constraints?.[0]) : MAX_ARRAY_ITEMS;
+      // class-validator's message for the rule, the decorator's own where it has one.
+      const custom = declared?.message;
+      const message = (value: unknown[], object: object) =>
+        typeof custom === 'string'
+          ? custom
+          : typeof custom === 'function'
+            ? custom({ property: name, value, constraints: [limit], object, targetName: cls.name })
+            : `${name} must contain no more than ${limit} elements`;
+      bounds.max.push({ name, limit, message });
+    }
+    // A transformed property is checked as the transform leaves it (the first of many users): not item by item here.
     const type = defaultMetadataStorage.findTypeMetadata(cls, name);
-    if (type?.typeFunction && !type.options?.discriminator) bounds.nested.push([name, type.typeFunction as () => unknown]);
+    const transformed = defaultMetadataStorage.findTransformMetadatas(cls, name, TransformationType.PLAIN_TO_CLASS).length > 0;
+    if (nested && !transformed && type?.typeFunction && !type.options?.discriminator) bounds.nested.push([name, type.typeFunction as () => unknown]);
   }
   arrayBoundsCache.set(cls, bounds);
   return bounds;
@@ -91,16 +105,18 @@ function arrayBoundsOf(cls: DtoClass): ArrayBounds {
 const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
- * The first array of `plain` longer than its DTO allows (`@ArrayMaxSize`), with class-validator's message.
- * class-validator checks the size only after validating every item (and `@ArrayUnique` compares them
- * pairwise), so 300,000 items in a 1 MiB body held the process for many seconds before failing.
+ * The first array of `plain` longer than its DTO allows (`@ArrayMaxSize`, or MAX_ARRAY_ITEMS where it
+ * declares none), with class-validator's message. class-validator checks the size only after validating
+ * every item (and `@ArrayUnique` compares them pairwise), so 300,000 items in a 1 MiB body held the process
+ * for many seconds before failing. Free-form values (`@IsObject`) are not validated item by item: their
+ * arrays are bounded by the body limit alone.
  */
 function overlongArray(cls: DtoClass, plain: Record<string, unknown>, prefix: string): FieldError | undefined {
   const { max, nested } = arrayBoundsOf(cls);
   const at = (name: string) => (prefix ? `${prefix}.${name}` : name);
-  for (const [name, limit] of max) {
+  for (const { name, limit, message } of max) {
     const value = Object.hasOwn(plain, name) ? plain[name] : undefined;
-    if (Array.isArray(value) && value.length > limit) return { field: at(name), message: `${name} must contain no more than ${limit} elements` };
+    if (Array.isArray(value) && value.length > limit) return { field: at(name), message: message(value, plain) };
   }
   for (const [name, typeFunction] of nested) {
     const value = Object.hasOwn(plain, name) ? plain[name] : undefined;
