@@ -36,6 +36,11 @@ describe('streamed answers', () => {
       // The stall limit of the test: 300 ms instead of STALLED_STREAM_MS.
       return sendStream(request, reply, last.stream, 300);
     });
+    app.get('/small', (request, reply) => sendStream(request, reply, Readable.from([Buffer.from('small')]), 300));
+    app.get('/slow', async () => {
+      await new Promise((resolve) => setTimeout(resolve, 900));
+      return 'slow';
+    });
     await app.listen({ port: 0, host: '127.0.0.1' });
     port = (app.server.address() as { port: number }).port;
   });
@@ -61,5 +66,16 @@ describe('streamed answers', () => {
     expect([res.status, res.headers.get('content-length')]).toEqual([200, String(CHUNK.length * CHUNKS)]);
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(last.state.read).toBe(0);
+  });
+
+  it('lifts the stall limit once its answer is done, so a request pipelined behind it may take its time', async () => {
+    const socket = connect(port, '127.0.0.1');
+    sockets.push(socket);
+    let received = '';
+    socket.on('data', (chunk) => (received += String(chunk)));
+    socket.write('GET /small HTTP/1.1\r\nHost: x\r\n\r\nGET /slow HTTP/1.1\r\nHost: x\r\n\r\n');
+    for (let i = 0; i < 30 && !received.includes('slow'); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(received.match(/HTTP\/1\.1 200/g)).toHaveLength(2);
+    expect(received).toContain('slow');
   });
 });

@@ -7,15 +7,19 @@ export const STALLED_STREAM_MS = 60_000;
 /**
  * Cuts the connection once it has moved nothing for `ms` while a streamed answer is on it: Node sets no
  * such timeout, so a client that stopped reading held the answer's source (a file-store read, a live-updates
- * stream's buffer) for as long as it kept the connection open. Once the answer is done, Node's keep-alive
- * timeout takes over.
+ * stream's buffer) for as long as it kept the connection open. Once the answer is done, the timeout goes
+ * (Node's keep-alive timeout takes over).
  */
 export function cutWhenStalled(request: FastifyRequest, reply: FastifyReply, ms = STALLED_STREAM_MS): void {
   const socket = request.raw.socket;
   const cut = () => socket.destroy();
   socket.setTimeout(ms);
   socket.once('timeout', cut);
-  reply.raw.once('close', () => socket.off('timeout', cut));
+  reply.raw.once('close', () => {
+    socket.off('timeout', cut);
+    // Unless Node has set its keep-alive timeout since: a request pipelined behind this one waits on its service.
+    if (socket.timeout === ms) socket.setTimeout(0);
+  });
 }
 
 /**
