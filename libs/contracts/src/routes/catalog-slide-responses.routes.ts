@@ -38,7 +38,7 @@ export const CATALOG_SLIDE_RESPONSE_ROUTES = [
     method: 'POST', path: '/api/learner/courses/:course_id/slides/:slide_id/view', subject: S.view, status: 204,
     summary:
       "Marks a published slide of a course (course_id: the course template) seen in the caller's live enrollment in it (404 without one): " +
-      "an assigned enrollment starts, and a native course's progress reaches the slide (never back); a completed enrollment stays as it is",
+      "in a native course an assigned enrollment starts and its progress reaches the slide (never back); a completed enrollment stays as it is",
     params: SlideCommentsParams, response: { kind: 'empty' },
   }),
 ];

@@ -83,6 +83,8 @@ export class ObjectFileStore implements FileStore {
     const messages = await consumer.consume({ max_messages: CHUNKS_AHEAD });
     const stop = () => void messages.stop();
     closed.addEventListener('abort', stop, { once: true });
+    // Closed while the consumer was being made: no abort event is coming.
+    if (closed.aborted) stop();
     let stalled = false;
     let timer: NodeJS.Timeout | undefined;
     // Counted only while the read waits for the server, not while the reader takes its time over a chunk.
