@@ -99,6 +99,19 @@ describe('request bodies at the edge', () => {
     expect(status(connection)).toBe(200);
   });
 
+  it('keeps a connection whose large body was answered unread, past UPLOAD_IDLE_MS, for its next request', async () => {
+    const connection = open();
+    // All of it arrives before the answer (a read nobody parses: a GET's body), and more than the buffers hold.
+    connection.send(Buffer.concat([Buffer.from(head('GET', '/api/admin/users?per_page=1', { 'content-length': 200_000 })), Buffer.alloc(200_000, 1)]));
+    await connection.until(() => status(connection) > 0, IDLE_MS * 5);
+    expect(status(connection)).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, IDLE_MS * 2));
+    connection.received = '';
+    connection.send('GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n');
+    await connection.until(() => status(connection) > 0, IDLE_MS * 5);
+    expect([status(connection), connection.closed]).toEqual([200, false]);
+  });
+
   it('ends the connection of a body refused unread that then stops arriving, and of clients that leave such a body, staying up', async () => {
     // Answered without reading the body: the health check, a body over the limit, a content type nobody takes, an upload too large.
     const health = open();

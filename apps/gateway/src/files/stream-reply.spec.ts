@@ -37,6 +37,7 @@ describe('streamed answers', () => {
       return sendStream(request, reply, last.stream, 300);
     });
     app.get('/small', (request, reply) => sendStream(request, reply, Readable.from([Buffer.from('small')]), 300));
+    app.get('/hang', (request, reply) => sendStream(request, reply, new Readable({ read: () => undefined }), 300));
     app.get('/slow', async () => {
       await new Promise((resolve) => setTimeout(resolve, 900));
       return 'slow';
@@ -77,5 +78,16 @@ describe('streamed answers', () => {
     for (let i = 0; i < 30 && !received.includes('slow'); i++) await new Promise((resolve) => setTimeout(resolve, 100));
     expect(received.match(/HTTP\/1\.1 200/g)).toHaveLength(2);
     expect(received).toContain('slow');
+  });
+
+  it('cuts a stalled answer pipelined behind one that finished', async () => {
+    const socket = connect(port, '127.0.0.1');
+    sockets.push(socket);
+    let received = '';
+    socket.on('data', (chunk) => (received += String(chunk)));
+    const closed = new Promise((resolve) => socket.once('close', resolve));
+    socket.write('GET /small HTTP/1.1\r\nHost: x\r\n\r\nGET /hang HTTP/1.1\r\nHost: x\r\n\r\n');
+    await closed;
+    expect(received).toContain('small');
   });
 });

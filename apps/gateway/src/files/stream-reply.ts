@@ -5,21 +5,22 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 export const STALLED_STREAM_MS = 60_000;
 
 /**
- * Cuts the connection once it has moved nothing for `ms` while a streamed answer is on it: Node sets no
- * such timeout, so a client that stopped reading held the answer's source (a file-store read, a live-updates
- * stream's buffer) for as long as it kept the connection open. Once the answer is done, the timeout goes
- * (Node's keep-alive timeout takes over).
+ * Cuts the connection when it has moved nothing for `ms` (checked every `ms`) while a streamed answer is on
+ * it: Node sets no such limit, so a client that stopped reading held the answer's source (a file-store read,
+ * a live-updates stream's buffer) for as long as it kept the connection open. Its own timer, not the
+ * socket's timeout, which Node's keep-alive and other answers on the connection also set.
  */
 export function cutWhenStalled(request: FastifyRequest, reply: FastifyReply, ms = STALLED_STREAM_MS): void {
   const socket = request.raw.socket;
-  const cut = () => socket.destroy();
-  socket.setTimeout(ms);
-  socket.once('timeout', cut);
-  reply.raw.once('close', () => {
-    socket.off('timeout', cut);
-    // Unless Node has set its keep-alive timeout since: a request pipelined behind this one waits on its service.
-    if (socket.timeout === ms) socket.setTimeout(0);
-  });
+  // Bytes handed to the socket, its buffer included: they stop growing when the client stops reading.
+  const moved = () => socket.bytesWritten + socket.bytesRead;
+  let last = moved();
+  const timer = setInterval(() => {
+    const now = moved();
+    if (now === last) socket.destroy();
+    last = now;
+  }, ms).unref();
+  reply.raw.once('close', () => clearInterval(timer));
 }
 
 /**

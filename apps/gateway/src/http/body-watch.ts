@@ -26,7 +26,11 @@ export function watchedBody(request: Readable, idleMs: number, answered: () => b
   // Its readers listen for its errors; one that nobody reads (a body refused unread) must not throw them.
   body.on('error', () => undefined);
   const timer = setTimeout(() => {
-    if (answered()) return void request.destroy();
+    if (answered()) {
+      // Still arriving: nothing else can be on its connection yet. Arrived whole, it is being drained.
+      if ((request as { complete?: boolean }).complete !== true) request.destroy();
+      return;
+    }
     if (request.isPaused()) return void timer.refresh();
     request.unpipe(body);
     body.destroy(bodyIdle());
@@ -71,7 +75,7 @@ export class BodyWatch implements OnModuleInit {
       // Answered before its body was read (a refusal): the rest is read and dropped, as Node does with a
       // body nobody reads, so the connection can carry the next request.
       reply.raw.once('finish', () => {
-        if (!request.raw.complete) body.resume();
+        if (!request.raw.readableEnded) body.resume();
       });
       done(null, body);
     });
