@@ -62,10 +62,14 @@ function oversizedObject(plain: object, prefix: string): FieldError | undefined 
 
 type Meta = { type: string; propertyName: string; constraints?: unknown[]; constraintCls: never; message?: string | ((args: object) => string) };
 
-/** A DTO class's array properties with their bounds and messages, and its nested DTO properties (`@Type`, not transformed). */
+type TransformFn = (params: { value: unknown; key: string; obj: unknown; type: TransformationType; options: object }) => unknown;
+
+/** A DTO class's array properties with their bounds and messages, its nested DTO properties (`@Type`), and their `@Transform`s. */
 interface ArrayBounds {
   max: Array<{ name: string; limit: number; message: (value: unknown[], object: object) => string }>;
   nested: Array<[string, () => unknown]>;
+  nestedNames: Set<string>;
+  transforms: Map<string, TransformFn[]>;
 }
 
 const arrayBoundsCache = new WeakMap<DtoClass, ArrayBounds>();
@@ -76,7 +80,7 @@ function arrayBoundsOf(cls: DtoClass): ArrayBounds {
   const storage = getMetadataStorage();
   const metas = storage.getTargetValidationMetadatas(cls, '', false, false) as unknown as Meta[];
   const named = (meta: Meta, name: string) => meta.type === 'customValidation' && storage.getTargetValidatorConstraints(meta.constraintCls).some((c) => c.name === name);
-  bounds = { max: [], nested: [] };
+  bounds = { max: [], nested: [], nestedNames: new Set(), transforms: new Map() };
   for (const name of new Set(metas.map((m) => m.propertyName))) {
     const own = metas.filter((m) => m.propertyName === name);
     const declared = own.find((m) => named(m, 'arrayMaxSize'));
@@ -93,10 +97,13 @@ function arrayBoundsOf(cls: DtoClass): ArrayBounds {
             : `${name} must contain no more than ${limit} elements`;
       bounds.max.push({ name, limit, message });
     }
-    // A transformed property is checked as the transform leaves it (the first of many users): not item by item here.
     const type = defaultMetadataStorage.findTypeMetadata(cls, name);
-    const transformed = defaultMetadataStorage.findTransformMetadatas(cls, name, TransformationType.PLAIN_TO_CLASS).length > 0;
-    if (nested && !transformed && type?.typeFunction && !type.options?.discriminator) bounds.nested.push([name, type.typeFunction as () => unknown]);
+    if (nested) bounds.nestedNames.add(name);
+    if (nested && type?.typeFunction && !type.options?.discriminator) bounds.nested.push([name, type.typeFunction as () => unknown]);
+    const transforms = (defaultMetadataStorage.findTransformMetadatas(cls, name, TransformationType.PLAIN_TO_CLASS) as Array<{ transformFn: TransformFn; options?: { groups?: unknown[] } }>)
+      .filter((t) => !t.options?.groups?.length)
+      .map((t) => t.transformFn);
+    if (transforms.length > 0) bounds.transforms.set(name, transforms);
   }
   arrayBoundsCache.set(cls, bounds);
   return bounds;
@@ -112,14 +119,30 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> => type
  * arrays are bounded by the body limit alone.
  */
 function overlongArray(cls: DtoClass, plain: Record<string, unknown>, prefix: string): FieldError | undefined {
-  const { max, nested } = arrayBoundsOf(cls);
+  const { max, nested, nestedNames, transforms } = arrayBoundsOf(cls);
   const at = (name: string) => (prefix ? `${prefix}.${name}` : name);
+  // A list of values is checked as its `@Transform`s leave it (a query list drops its empty values), as
+  // class-validator will see it. Nested DTOs are checked as sent: their transforms may build instances (the
+  // users route converts the first of its users), which is the work this check runs before. So an item a
+  // transform drops is held to its bounds too.
+  const raw = (name: string) => (Object.hasOwn(plain, name) ? plain[name] : undefined);
+  const valueOf = (name: string) => {
+    let value = raw(name);
+    for (const transformFn of transforms.get(name) ?? []) {
+      try {
+        value = transformFn({ value, key: name, obj: plain, type: TransformationType.PLAIN_TO_CLASS, options: {} });
+      } catch {
+        return raw(name);
+      }
+    }
+    return value;
+  };
   for (const { name, limit, message } of max) {
-    const value = Object.hasOwn(plain, name) ? plain[name] : undefined;
+    const value = nestedNames.has(name) ? raw(name) : valueOf(name);
     if (Array.isArray(value) && value.length > limit) return { field: at(name), message: message(value, plain) };
   }
   for (const [name, typeFunction] of nested) {
-    const value = Object.hasOwn(plain, name) ? plain[name] : undefined;
+    const value = raw(name);
     const target = typeFunction() as DtoClass;
     if (typeof target !== 'function') continue;
     const items = Array.isArray(value) ? value : [value];
