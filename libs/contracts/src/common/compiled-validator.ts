@@ -16,13 +16,15 @@ import type { DtoClass } from '../routes/route.js';
 export type FastValidator = (plain: Record<string, unknown>) => object | undefined;
 
 /** The slice of class-validator's ValidationMetadata this reads (its type is not exported). */
-interface ValidationMeta {
+export interface ValidationMeta {
   type: string;
   propertyName: string;
   constraints: unknown[];
   constraintCls: new (...args: unknown[]) => unknown;
   each?: boolean;
   target: DtoClass | string;
+  /** The decorator's own message, when it gives one. */
+  message?: string | ((args: ValidationArguments) => string);
 }
 
 interface ConstraintMeta {
@@ -30,7 +32,7 @@ interface ConstraintMeta {
   instance: { validate(value: unknown, args: ValidationArguments): unknown };
 }
 
-interface TransformMeta {
+export interface TransformMeta {
   transformFn(params: { value: unknown; key: string; obj: unknown; type: TransformationType; options: object }): unknown;
   options?: { groups?: unknown[]; since?: number; until?: number };
 }
@@ -50,7 +52,7 @@ const UNSURE = Symbol('unsure');
 const storage = getMetadataStorage();
 const compiled = new WeakMap<DtoClass, FastValidator | null>();
 /** Options plainToInstance passes to a @Transform function (its defaults). */
-const TRANSFORM_OPTIONS = Object.freeze({});
+export const TRANSFORM_OPTIONS = Object.freeze({});
 
 const isArrayLike = (value: unknown) => Array.isArray(value) || value instanceof Set || value instanceof Map;
 

@@ -3,7 +3,7 @@ import { defaultMetadataStorage } from 'class-transformer/cjs/storage.js';
 import { getMetadataStorage, validate, type ValidationError } from 'class-validator';
 import type { FieldError } from '../context.js';
 import type { DtoClass } from '../routes/route.js';
-import { fastValidator } from './compiled-validator.js';
+import { fastValidator, TRANSFORM_OPTIONS, type TransformMeta, type ValidationMeta } from './compiled-validator.js';
 
 /** More fields than any DTO or free-form map of the contract holds: refused before any per-key work. */
 export const MAX_OBJECT_KEYS = 1000;
@@ -60,16 +60,15 @@ function oversizedObject(plain: object, prefix: string): FieldError | undefined 
   return undefined;
 }
 
-type Meta = { type: string; propertyName: string; constraints?: unknown[]; constraintCls: never; message?: string | ((args: object) => string) };
-
-type TransformFn = (params: { value: unknown; key: string; obj: unknown; type: TransformationType; options: object }) => unknown;
-
-/** A DTO class's array properties with their bounds and messages, its nested DTO properties (`@Type`), and their `@Transform`s. */
+/**
+ * A DTO class's array properties with their bounds and messages, its nested DTO properties (`@Type`), and
+ * the `@Transform`s of its other properties (a nested DTO is checked as sent: its transforms may build
+ * instances, the work this check runs before).
+ */
 interface ArrayBounds {
   max: Array<{ name: string; limit: number; message: (value: unknown[], object: object) => string }>;
   nested: Array<[string, () => unknown]>;
-  nestedNames: Set<string>;
-  transforms: Map<string, TransformFn[]>;
+  transforms: Map<string, TransformMeta['transformFn'][]>;
 }
 
 const arrayBoundsCache = new WeakMap<DtoClass, ArrayBounds>();
@@ -78,9 +77,9 @@ function arrayBoundsOf(cls: DtoClass): ArrayBounds {
   let bounds = arrayBoundsCache.get(cls);
   if (bounds) return bounds;
   const storage = getMetadataStorage();
-  const metas = storage.getTargetValidationMetadatas(cls, '', false, false) as unknown as Meta[];
-  const named = (meta: Meta, name: string) => meta.type === 'customValidation' && storage.getTargetValidatorConstraints(meta.constraintCls).some((c) => c.name === name);
-  bounds = { max: [], nested: [], nestedNames: new Set(), transforms: new Map() };
+  const metas = storage.getTargetValidationMetadatas(cls, '', false, false) as unknown as ValidationMeta[];
+  const named = (meta: ValidationMeta, name: string) => meta.type === 'customValidation' && storage.getTargetValidatorConstraints(meta.constraintCls).some((c) => c.name === name);
+  bounds = { max: [], nested: [], transforms: new Map() };
   for (const name of new Set(metas.map((m) => m.propertyName))) {
     const own = metas.filter((m) => m.propertyName === name);
     const declared = own.find((m) => named(m, 'arrayMaxSize'));
@@ -97,10 +96,12 @@ function arrayBoundsOf(cls: DtoClass): ArrayBounds {
             : `${name} must contain no more than ${limit} elements`;
       bounds.max.push({ name, limit, message });
     }
-    const type = defaultMetadataStorage.findTypeMetadata(cls, name);
-    if (nested) bounds.nestedNames.add(name);
-    if (nested && type?.typeFunction && !type.options?.discriminator) bounds.nested.push([name, type.typeFunction as () => unknown]);
-    const transforms = (defaultMetadataStorage.findTransformMetadatas(cls, name, TransformationType.PLAIN_TO_CLASS) as Array<{ transformFn: TransformFn; options?: { groups?: unknown[] } }>)
+    if (nested) {
+      const type = defaultMetadataStorage.findTypeMetadata(cls, name);
+      if (type?.typeFunction && !type.options?.discriminator) bounds.nested.push([name, type.typeFunction as () => unknown]);
+      continue;
+    }
+    const transforms = (defaultMetadataStorage.findTransformMetadatas(cls, name, TransformationType.PLAIN_TO_CLASS) as TransformMeta[])
       .filter((t) => !t.options?.groups?.length)
       .map((t) => t.transformFn);
     if (transforms.length > 0) bounds.transforms.set(name, transforms);
@@ -119,18 +120,17 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> => type
  * arrays are bounded by the body limit alone.
  */
 function overlongArray(cls: DtoClass, plain: Record<string, unknown>, prefix: string): FieldError | undefined {
-  const { max, nested, nestedNames, transforms } = arrayBoundsOf(cls);
+  const { max, nested, transforms } = arrayBoundsOf(cls);
   const at = (name: string) => (prefix ? `${prefix}.${name}` : name);
   // A list of values is checked as its `@Transform`s leave it (a query list drops its empty values), as
-  // class-validator will see it. Nested DTOs are checked as sent: their transforms may build instances (the
-  // users route converts the first of its users), which is the work this check runs before. So an item a
-  // transform drops is held to its bounds too.
+  // class-validator will see it; a nested DTO as sent (the users route converts the first of its users), so
+  // an item a transform drops is held to its bounds too.
   const raw = (name: string) => (Object.hasOwn(plain, name) ? plain[name] : undefined);
   const valueOf = (name: string) => {
     let value = raw(name);
     for (const transformFn of transforms.get(name) ?? []) {
       try {
-        value = transformFn({ value, key: name, obj: plain, type: TransformationType.PLAIN_TO_CLASS, options: {} });
+        value = transformFn({ value, key: name, obj: plain, type: TransformationType.PLAIN_TO_CLASS, options: TRANSFORM_OPTIONS });
       } catch {
         return raw(name);
       }
@@ -138,7 +138,7 @@ function overlongArray(cls: DtoClass, plain: Record<string, unknown>, prefix: st
     return value;
   };
   for (const { name, limit, message } of max) {
-    const value = nestedNames.has(name) ? raw(name) : valueOf(name);
+    const value = valueOf(name);
     if (Array.isArray(value) && value.length > limit) return { field: at(name), message: message(value, plain) };
   }
   for (const [name, typeFunction] of nested) {
