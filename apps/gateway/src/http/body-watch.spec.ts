@@ -3,14 +3,16 @@ import { watchedBody } from './body-watch.js';
 
 const IDLE_MS = 200;
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Reads `body` to its end, or to its error. */
+const readAll = async (body: AsyncIterable<unknown>) => {
+  for await (const chunk of body) void chunk;
+};
 
 describe('watchedBody', () => {
   it('fails with a 408 that closes the connection when the client sends nothing while the reader waits, leaving the request open', async () => {
     const request = new PassThrough();
     const body = watchedBody(request, IDLE_MS);
-    const read = (async () => {
-      for await (const chunk of body) void chunk;
-    })();
+    const read = readAll(body);
     request.write('a first chunk');
     await expect(read).rejects.toMatchObject({ status: 408, code: 'REQUEST_TIMEOUT', headers: { connection: 'close' } });
     expect(request.destroyed).toBe(false);
@@ -32,9 +34,7 @@ describe('watchedBody', () => {
   it('fails with the request when its client goes mid-body', async () => {
     const request = new PassThrough();
     const body = watchedBody(request, IDLE_MS);
-    const read = (async () => {
-      for await (const chunk of body) void chunk;
-    })();
+    const read = readAll(body);
     request.write('part of it');
     request.destroy(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }));
     await expect(read).rejects.toMatchObject({ code: 'ECONNRESET' });
