@@ -1,5 +1,5 @@
 import { tokenHash } from '@lms/contracts';
-import { createBus, createLogger, loadConfig, type Deployable, type MessageBus } from '@lms/platform';
+import { createBus, createLogger, loadConfig, signFileUrl, signPlayerToken, type Deployable, type MessageBus } from '@lms/platform';
 import { ApiClient, TEST_CONTEXT_SIGNING_KEY, testNatsUrl, uniqueName, type ApiResponse, type TestUser } from '@lms/testing';
 import { load } from '../src/host.js';
 import { startTestSystem, type TestSystem } from './test-system.js';
@@ -16,7 +16,7 @@ function parseRateLimit(value: string | null): { name: string; r: number; t: num
  * Fixed windows start on multiples of their length: a spec that counts requests must not straddle a
  * boundary, so it starts just after one when the current window is almost over.
  */
-async function awayFromWindowEnd(res: ApiResponse, marginS = 20): Promise<void> {
+async function awayFromWindowEnd(res: { headers: Headers }, marginS = 20): Promise<void> {
   const reset = parseRateLimit(res.headers.get('ratelimit'))?.t;
   if (reset !== undefined && reset < marginS) await new Promise((r) => setTimeout(r, reset * 1000 + 100));
 }
@@ -83,6 +83,44 @@ describe('rate limits (one gateway, real NATS when available)', () => {
     expect(statuses.filter((s) => s !== 401 && s !== 429)).toEqual([]);
     // A token the gateway already knows good (the first test used it) is still served from the same address.
     expect((await t.api.as(other.token).get(PATH)).status).toBe(200);
+  });
+
+  it('limits each signed link by its own quota, and links that do not verify by client address', async () => {
+    // The key the system derived from its configuration, as jobs and the player sign with it.
+    const natsUrl = testNatsUrl();
+    const { fileUrlSigningKey } = loadConfig(natsUrl ? { NATS_URL: natsUrl, CONTEXT_SIGNING_KEY: TEST_CONTEXT_SIGNING_KEY } : {});
+    const get = async (path: string) => {
+      const res = await fetch(`${t.system.url}${path}`);
+      await res.arrayBuffer();
+      return res;
+    };
+    // Invented links spend the address's quota (the previous test may have spent it already).
+    const invalid: number[] = [];
+    for (let i = 0; i < 12; i++) invalid.push((await get(`/files/jobs/${i}/dump.zip?name=dump.zip&expires=9999999999&signature=made-up`)).status);
+    expect(invalid.filter((s) => s !== 403 && s !== 429)).toEqual([]);
+    expect(invalid.at(-1)).toBe(429);
+
+    // A link that verifies has a quota of its own, whoever sends it: the file is gone (404), and still counted.
+    const link = signFileUrl(fileUrlSigningKey, `jobs/${uniqueName('job')}/dump.zip`, 'dump.zip');
+    const first = await get(link);
+    expect(first.status).toBe(404);
+    expect(first.headers.get('ratelimit-policy')).toBe('"link";q=20;w=3600');
+    await awayFromWindowEnd(first);
+    const statuses: number[] = [];
+    for (let i = 0; i < 21; i++) statuses.push((await get(link)).status);
+    expect(statuses.filter((s) => s === 404).length).toBeGreaterThanOrEqual(19);
+    expect(statuses.filter((s) => s === 404).length).toBeLessThanOrEqual(20);
+    const refused = await get(link);
+    expect(refused.status).toBe(429);
+    expect(parseRateLimit(refused.headers.get('ratelimit'))?.name).toBe('link');
+
+    // A SCORM player's token is a link of its own: its session is refused by catalog (no such registration), and counted.
+    const session = signPlayerToken(fileUrlSigningKey, { kind: 'session', accountId: 1, userId: 1, registrationId: 1, packageId: 'p' });
+    const player = await get(`/scorm/s/${session}/scos/0`);
+    expect(player.status).toBe(404);
+    expect(parseRateLimit(player.headers.get('ratelimit'))).toMatchObject({ name: 'link', r: 19 });
+    // The player's own scripts carry no credential and are not limited.
+    expect((await get('/scorm/player.js')).status).toBe(200);
   });
 
   it('does not limit health, metrics or the API documentation', async () => {

@@ -9,6 +9,7 @@ import { GATEWAY_DEPS, type GatewayDeps } from '../gateway-deps.js';
 import { andThen, endHook, type Eventually } from '../http/eventually.js';
 import { ProblemError } from '../http/problem.js';
 import { replyWithProblem } from '../http/problem-reply.js';
+import { linkCredentialOf } from '../files/link-credential.js';
 import { parseUsageReport, QuotaLedger, type Decision, type QuotaPolicy } from './quota-ledger.js';
 
 /** Replicas exchange what they admitted on this subject (a plain broadcast: losing one report only undercounts). */
@@ -20,6 +21,7 @@ const MAX_WAITS = 5;
 
 const TOKEN = 'token';
 const ADDRESS = 'address';
+const LINK = 'link';
 
 const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
 
@@ -27,8 +29,9 @@ const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
 const isLimited = (url: string) => url.startsWith('/api/') && !url.startsWith('/api/docs') && !url.startsWith('/api/openapi.json');
 
 /**
- * Rate limits per bearer token, and per client address for requests without a token and for failed
- * authentications (so rotating made-up tokens does not escape the limit). Answers `RateLimit` and
+ * Rate limits per bearer token, per signed link (a file URL, a SCORM player's token: the token's quota), and
+ * per client address for requests without a credential and for failed authentications and links that do not
+ * verify (so rotating made-up tokens does not escape the limit). Answers `RateLimit` and
  * `RateLimit-Policy` (draft-ietf-httpapi-ratelimit-headers, structured fields) on every API answer and
  * 429 with `Retry-After` once a quota is spent. Replicas share their counts over the bus (QuotaLedger).
  */
@@ -52,6 +55,7 @@ export class RateLimiter implements OnModuleInit, OnModuleDestroy {
     this.policies = [
       { name: TOKEN, quota: rateLimitPerToken, windowMs },
       { name: ADDRESS, quota: rateLimitPerAddress, windowMs },
+      { name: LINK, quota: rateLimitPerToken, windowMs },
     ].filter((policy) => policy.quota > 0);
     this.ledger = new QuotaLedger(randomUUID(), this.policies);
   }
@@ -74,9 +78,10 @@ export class RateLimiter implements OnModuleInit, OnModuleDestroy {
     const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
     // A callback hook, and an answer without a promise unless a quota share must wait for an exchange.
     fastify.addHook('onRequest', (request, reply, done) => {
-      if (!isLimited(request.url)) return done();
+      const admitted = isLimited(request.url) ? this.admit(request, reply) : this.admitLink(request, reply);
+      if (admitted === undefined) return done();
       const conclude = (problem: ProblemError | undefined) => (problem ? replyWithProblem(problem, request, reply, logger) : done());
-      endHook(this.admit(request, reply), conclude, done);
+      endHook(admitted, conclude, done);
     });
     fastify.addHook('onResponse', (request, reply, done) => {
       // A made-up token costs its sender's address, however many different ones are tried.
@@ -137,6 +142,16 @@ export class RateLimiter implements OnModuleInit, OnModuleDestroy {
       return this.answer(reply, token, decision.kind === 'allow' ? { ...decision, remaining: Math.max(0, decision.remaining - 1) } : decision);
     }
     return this.count(TOKEN, credentials.hash, reply);
+  }
+
+  /**
+   * A signed link is checked here (an HMAC, no I/O) so that it is counted as it arrives: a download is answered
+   * only once its stream ends. One that does not verify costs the address, as a failed authentication does.
+   */
+  private admitLink(request: FastifyRequest, reply: FastifyReply): Eventually<ProblemError | undefined> {
+    const link = linkCredentialOf(request.url, this.deps.runtime.config.fileUrlSigningKey);
+    if (!link) return undefined;
+    return link.kind === 'link' ? this.count(LINK, link.hash, reply) : this.count(ADDRESS, request.ip, reply);
   }
 
   /** Counts the request against the key's quota of that policy, when the policy is on. */
