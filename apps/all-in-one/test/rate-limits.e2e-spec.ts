@@ -61,6 +61,19 @@ describe('rate limits (one gateway, real NATS when available)', () => {
     expect((await t.api.as(other.token).get(PATH)).status).toBe(200);
   });
 
+  it("holds a new token's first requests, sent together before it is known good, to its quota", async () => {
+    const fresh = await t.factory.user(await t.factory.accountIdOf('default'), ['author']);
+    const api = t.api.as(fresh.token);
+    // Windows are aligned on the epoch: the burst must not straddle a boundary.
+    const toBoundary = 3_600_000 - (Date.now() % 3_600_000);
+    if (toBoundary < 10_000) await new Promise((r) => setTimeout(r, toBoundary + 100));
+    // Connections opened beforehand, so that the burst arrives before the first authentication completes.
+    await Promise.all(Array.from({ length: 60 }, async () => (await fetch(`${t.system.url}/healthz`)).arrayBuffer()));
+    const burst = await Promise.all(Array.from({ length: 60 }, () => api.get(PATH)));
+    expect(burst.filter((a) => a.status !== 200 && a.status !== 429)).toEqual([]);
+    expect(burst.filter((a) => a.status === 200).length).toBeLessThanOrEqual(20);
+  });
+
   it('limits requests without a token, and made-up tokens, by client address', async () => {
     const anonymous = t.api.as(undefined);
     const first = await anonymous.get(PATH);

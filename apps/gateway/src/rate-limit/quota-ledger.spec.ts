@@ -97,6 +97,32 @@ describe('QuotaLedger', () => {
     expect(a.report().counts).toEqual({ token: { k: 12 } });
   });
 
+  it('holds a place in the quota until released; a hold that does not count leaves nothing, not even in the report', () => {
+    const a = new QuotaLedger('a', [POLICY], clock);
+    const holds = Array.from({ length: 12 }, () => a.hold('token', 'k'));
+    expect(holds.map((h) => h.decision.kind)).toEqual([...Array(10).fill('allow'), 'deny', 'deny']);
+    expect(holds[0].decision).toEqual({ kind: 'allow', remaining: 9, resetMs: 60_000 });
+    expect(a.take('token', 'k').kind).toBe('deny');
+    expect(a.report().counts).toEqual({});
+    holds.slice(0, 4).forEach((h) => h.release(true));
+    holds.slice(4).forEach((h) => h.release(false));
+    expect(a.report().counts).toEqual({ token: { k: 4 } });
+    expect(a.peek('token', 'k')).toEqual({ kind: 'allow', remaining: 6, resetMs: 60_000 });
+
+    a.hold('token', 'invented').release(false);
+    expect(a.report().counts).toEqual({});
+    expect((a as unknown as { entries: Map<string, Map<string, unknown>> }).entries.get('token')?.has('invented')).toBe(false);
+  });
+
+  it('drops a hold with its window, and counts its release in the window it ends in', () => {
+    const a = new QuotaLedger('a', [POLICY], clock);
+    const held = a.hold('token', 'k');
+    now += 60_000;
+    expect(a.take('token', 'k')).toEqual({ kind: 'allow', remaining: 9, resetMs: 60_000 });
+    held.release(true);
+    expect(a.peek('token', 'k')).toEqual({ kind: 'allow', remaining: 8, resetMs: 60_000 });
+  });
+
   it('reads only well-formed reports', () => {
     expect(parseUsageReport({ replica: 'b', windows: { token: 1 }, counts: { token: { k: 2 } } })).toBeDefined();
     for (const bad of [null, 'x', { replica: 1, windows: {}, counts: {} }, { replica: 'b', windows: { token: 1.5 }, counts: {} }, { replica: 'b', windows: {}, counts: { token: { k: -1 } } }, { replica: 'b', windows: {}, counts: { token: 3 } }]) {

@@ -32,6 +32,8 @@ interface Entry {
   pending: number;
   /** What the last report carried: peers may not have counted it yet, nor told us what they admitted meanwhile. */
   reported: number;
+  /** Admitted here and not yet known to count (their answers will tell): never reported, but they use the quota. */
+  held: number;
 }
 
 /** A replica not heard from for this long no longer takes a share of the remaining quota. */
@@ -90,7 +92,7 @@ export class QuotaLedger {
     let entry = keys.get(key);
     if (!entry || entry.window !== window) {
       // A key from an older window is spent: its counts never matter again.
-      entry = { window, known: 0, pending: 0, reported: 0 };
+      entry = { window, known: 0, pending: 0, reported: 0, held: 0 };
       keys.set(key, entry);
     }
     return entry;
@@ -107,7 +109,7 @@ export class QuotaLedger {
     const policy = this.policy(policyName);
     const { window, resetMs } = this.clock(policy);
     const entry = this.entry(policy, key, window);
-    const used = entry.known + entry.pending;
+    const used = entry.known + entry.pending + entry.held;
     if (used >= policy.quota) return { kind: 'deny', resetMs };
     const share = Math.ceil((policy.quota - entry.known) / this.replicas);
     const unconfirmed = this.heardFromPeersSinceReport() ? 0 : entry.reported;
@@ -121,8 +123,29 @@ export class QuotaLedger {
     const policy = this.policy(policyName);
     const { window, resetMs } = this.clock(policy);
     const entry = this.entries.get(policy.name)?.get(key);
-    const used = entry && entry.window === window ? entry.known + entry.pending : 0;
+    const used = entry && entry.window === window ? entry.known + entry.pending + entry.held : 0;
     return used >= policy.quota ? { kind: 'deny', resetMs } : { kind: 'allow', remaining: policy.quota - used, resetMs };
+  }
+
+  /**
+   * Admits a request whose cost is known only once it is answered, if the quota allows it: it uses the quota
+   * until `release` is called, once, with whether it counts; one that does not leaves nothing behind.
+   */
+  hold(policyName: string, key: string): { decision: Decision; release: (counts: boolean) => void } {
+    const decision = this.peek(policyName, key);
+    if (decision.kind !== 'allow') return { decision, release: () => undefined };
+    const policy = this.policy(policyName);
+    const window = this.clock(policy).window;
+    this.entry(policy, key, window).held++;
+    const release = (counts: boolean) => {
+      const keys = this.entries.get(policy.name);
+      const entry = keys?.get(key);
+      // A hold of a past window went with its entry.
+      if (entry?.window === window) entry.held--;
+      if (counts) this.charge(policyName, key);
+      else if (entry && entry.known + entry.pending + entry.reported + entry.held === 0) keys?.delete(key);
+    };
+    return { decision: { ...decision, remaining: decision.remaining - 1 }, release };
   }
 
   /** Counts a request that was already answered (e.g. a failed authentication), whether or not quota was left. */

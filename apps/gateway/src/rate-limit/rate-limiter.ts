@@ -42,8 +42,6 @@ export class RateLimiter implements OnModuleInit, OnModuleDestroy {
   private subscription?: Subscription;
   private timer?: NodeJS.Timeout;
   private waiters: (() => void)[] = [];
-  /** Requests with a token not yet known good, counted once answered (a 401 charges the address instead). */
-  private readonly uncounted = new WeakSet<FastifyRequest>();
 
   constructor(
     @Inject(GATEWAY_DEPS) private readonly deps: GatewayDeps,
@@ -85,13 +83,7 @@ export class RateLimiter implements OnModuleInit, OnModuleDestroy {
     });
     fastify.addHook('onResponse', (request, reply, done) => {
       // A made-up token costs its sender's address, however many different ones are tried.
-      if (reply.statusCode === 401) {
-        if (isLimited(request.url) && this.enabled(ADDRESS) && credentialsOf(request).kind === 'token') this.ledger.charge(ADDRESS, request.ip);
-      } else if (this.uncounted.has(request)) {
-        // A token that proved good is counted now, as it would have been before it was known.
-        const credentials = credentialsOf(request);
-        if (credentials.kind === 'token') this.ledger.charge(TOKEN, credentials.hash);
-      }
+      if (reply.statusCode === 401 && isLimited(request.url) && this.enabled(ADDRESS) && credentialsOf(request).kind === 'token') this.ledger.charge(ADDRESS, request.ip);
       done();
     });
   }
@@ -130,16 +122,19 @@ export class RateLimiter implements OnModuleInit, OnModuleDestroy {
     }
     const address = this.enabled(ADDRESS);
     if (address && !this.authenticator.cache.get(credentials.hash)) {
-      // A token not yet known good: the address vouches for it, and answers for it once spent. It is counted
-      // once answered (`onResponse`), so an invented token, refused, adds no entry to the ledger, nor to the
-      // reports every replica merges: a flood of them would otherwise grow both with every new one.
+      // A token not yet known good: the address vouches for it, and answers for it once spent. The request holds
+      // its place in the token's quota until answered and counts only if it was not a 401, so an invented
+      // token, refused, leaves no entry in the ledger, nor in the reports every replica merges (a flood of them
+      // would otherwise grow both with every new one), while a good one's first requests, sent together, are
+      // held to its quota as they arrive.
       const vouched = this.ledger.peek(ADDRESS, request.ip);
       if (vouched.kind === 'deny') return this.answer(reply, address, vouched);
       const token = this.enabled(TOKEN);
       if (!token) return undefined;
-      const decision = this.ledger.peek(TOKEN, credentials.hash);
-      if (decision.kind === 'allow') this.uncounted.add(request);
-      return this.answer(reply, token, decision.kind === 'allow' ? { ...decision, remaining: Math.max(0, decision.remaining - 1) } : decision);
+      const { decision, release } = this.ledger.hold(TOKEN, credentials.hash);
+      // 'close' comes after 'finish', and also when the client leaves first (that request counts for nothing).
+      if (decision.kind === 'allow') reply.raw.once('close', () => release(reply.raw.writableFinished && reply.statusCode !== 401));
+      return this.answer(reply, token, decision);
     }
     return this.count(TOKEN, credentials.hash, reply);
   }
