@@ -133,6 +133,15 @@ describe('data dumps', () => {
     expect([...(await download(t.api)).keys()]).toEqual(expect.arrayContaining(['users.csv', 'groups.csv', 'enrollments.csv']));
   }, 60_000);
 
+  it('answers every one of many POSTs sent together, and leaves one current dump', async () => {
+    const answers = await Promise.all(Array.from({ length: 12 }, () => t.api.post(DUMPS, {})));
+    // Each read its new dump back before the next could replace it (half were 500s when it read after).
+    expect(answers.map((res) => res.status)).toEqual(Array(12).fill(200));
+    for (const res of answers) expect(res.body.data_dumps).toEqual([{ status: 'pending', date: expect.any(String) }]);
+    expect((await t.api.get(DUMPS)).body.data_dumps).toHaveLength(1);
+    await completeDump(t.api);
+  }, 60_000);
+
   it('keeps each account to its own dump: another account has none to list or download', async () => {
     expect((await stranger.get(DUMPS)).body.data_dumps).toEqual([]);
     expect((await stranger.get(`${DUMPS}/download`)).status).toBe(404);

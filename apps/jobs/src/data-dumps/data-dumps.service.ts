@@ -60,15 +60,16 @@ export class DataDumpsService {
         throw badRequest('UNKNOWN_MODEL', 'A dump holds only the models model_names lists.', unknown.map(({ name, i }) => ({ field: `only[${i}]`, message: `unknown model '${name}'` })));
       }
     }
-    const id = await this.db.transaction(async (manager) => {
+    const [row] = await this.db.transaction(async (manager) => {
       // Serialises dumps of one account, so two POSTs at once leave one current dump.
       await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`data-dump:${ctx.accountId}`]);
       // Earlier dumps not complete are forgotten (one still running removes its file when it ends: job-runner.ts).
       // Complete ones, with their files, are the retention sweep's.
       await manager.query(`DELETE FROM ${this.table} WHERE account_id = $1 AND kind = $2 AND status <> 'done'`, [ctx.accountId, DATA_DUMP_JOB]);
-      return enqueueJob(this.db, this.outbox, ctx, { kind: DATA_DUMP_JOB, params: only ? { only } : {}, createdBy: ctx.userId });
+      const id = await enqueueJob(this.db, this.outbox, ctx, { kind: DATA_DUMP_JOB, params: only ? { only } : {}, createdBy: ctx.userId });
+      // Read while the lock is held: once it is released, the next POST deletes this dump if it is not complete.
+      return (await manager.query(`SELECT id, status, created_at, file_key FROM ${this.table} WHERE id = $1`, [id])) as DumpRow[];
     });
-    const [row] = (await this.db.manager.query(`SELECT id, status, created_at, file_key FROM ${this.table} WHERE id = $1`, [id])) as DumpRow[];
     return [toView(row)];
   }
 
