@@ -1,5 +1,5 @@
 import type { CloudEvent } from '@lms/contracts';
-import { type ApiClient, eventually, type TestUser } from '@lms/testing';
+import { type ApiClient, eventually, type TestUser, uniqueName } from '@lms/testing';
 import { startTestSystem, type TestSystem } from './test-system.js';
 
 describe('custom fields and user fields, end to end (gateway → NATS → identity → Postgres)', () => {
@@ -99,6 +99,21 @@ describe('custom fields and user fields, end to end (gateway → NATS → identi
       );
       expect(answers.filter((r) => ![200, 204, 404].includes(r.status)).map((r) => [r.status, r.text])).toEqual([]);
       expect(await t.db.query('SELECT id FROM identity.custom_fields WHERE id = ANY ($1::int[])', [ids])).toEqual([]);
+    });
+
+    it('answers a user write naming a field deleted meanwhile as an unknown field, never a conflict', async () => {
+      const ids = (await create(admin, ...Array.from({ length: 8 }, (_, i) => `Deleted under a write ${i}`))).body.custom_fields.map((f: { id: string }) => f.id);
+      const user = await t.factory.user(accountId, ['learner']);
+      const answers = await Promise.all(
+        ids.flatMap((id: string, i: number) => [
+          admin.patch(`/api/admin/users/${user.userId}`, { user: { custom_fields: [{ id, value: `v${i}` }] } }),
+          admin.post('/api/admin/users', { users: [{ uid: uniqueName('cf-race'), first_name: 'A', last_name: 'B', custom_fields: [{ id, value: `v${i}` }] }] }),
+          admin.delete(`/api/author/custom_fields/${id}`),
+        ]),
+      );
+      const unexpected = answers.filter((r) => ![200, 201, 204].includes(r.status) && r.body?.code !== 'CUSTOM_FIELD_NOT_FOUND');
+      expect(unexpected.map((r) => [r.status, r.text])).toEqual([]);
+      expect(await t.db.query('SELECT custom_field_id FROM identity.user_custom_field_values WHERE custom_field_id = ANY ($1::int[])', [ids])).toEqual([]);
     });
 
     it('publishes identity.custom_field.created through the outbox', async () => {

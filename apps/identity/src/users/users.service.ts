@@ -75,9 +75,9 @@ export class UsersService {
     const prefix = 'users[0]';
     await this.checkUnique(scope, input, prefix);
     const managerId = input.manager_id === undefined || input.manager_id === null ? null : await this.managerIdOf(scope, input.manager_id, prefix);
-    const values = await this.checkCustomFields(scope, input.custom_fields ?? [], prefix);
     return this.uniqueViolations(input, prefix, () =>
       this.db.transaction(async () => {
+        const values = await this.checkCustomFields(scope, input.custom_fields ?? [], prefix);
         const user = new User();
         this.apply(user, input);
         const saved = await this.users.insert(scope, { ...user, uid: input.uid, managerId, roles: ['learner'] });
@@ -186,7 +186,10 @@ export class UsersService {
     return manager.id;
   }
 
-  /** Every named custom field exists in the account, each named once; answers the values to write. */
+  /**
+   * Every named custom field exists in the account, each named once; answers the values to write. The fields
+   * stay (`FOR KEY SHARE`) until the values are written: a field deleted meanwhile is a 400, not a 409.
+   */
   private async checkCustomFields(scope: TenantScope, inputs: CustomFieldValueInput[], prefix: FieldPrefix): Promise<{ fieldId: number; value: string | null }[]> {
     const seen = new Set<string>();
     inputs.forEach((input, i) => {
@@ -194,7 +197,7 @@ export class UsersService {
       seen.add(input.id);
     });
     const ids = inputs.map((input) => Number(input.id)).filter((id) => id <= MAX_ID);
-    const existing = new Set(ids.length === 0 ? [] : (await this.customFields.find(scope, { where: { id: In(ids) } })).map((f) => f.id));
+    const existing = new Set(ids.length === 0 ? [] : (await this.customFields.find(scope, { where: { id: In(ids) }, lock: 'key share' })).map((f) => f.id));
     inputs.forEach((input, i) => {
       if (!existing.has(Number(input.id))) throw unknownCustomField(input.id, `${prefix}.custom_fields[${i}].id`);
     });

@@ -1,4 +1,4 @@
-import { type DeepPartial, type EntityMetadata, type EntityTarget, FindOperator, type FindOptionsOrder, type FindOptionsWhere, type ObjectLiteral, type QueryDeepPartialEntity, type Repository, type SelectQueryBuilder } from 'typeorm';
+import { type DeepPartial, type EntityMetadata, type EntityTarget, type FindManyOptions, FindOperator, type FindOptionsOrder, type FindOptionsWhere, type ObjectLiteral, type QueryDeepPartialEntity, type Repository, type SelectQueryBuilder } from 'typeorm';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata.js';
 import { encodeBookmark, type PageWindow } from '@lms/contracts';
 import type { ListSize } from '../messaging/reply.js';
@@ -29,6 +29,8 @@ export interface TenantFindOptions<T> {
   skip?: number;
   take?: number;
   withDeleted?: boolean;
+  /** Holds the rows found until the transaction ends (inside a transaction only). */
+  lock?: RowLock;
 }
 
 /** Postgres's row lock strengths (`FOR UPDATE`, ...), strongest first. */
@@ -75,11 +77,15 @@ export class TenantRepository<T extends TenantOwned> {
   }
 
   find(scope: TenantScope, options: TenantFindOptions<T> = {}): Promise<T[]> {
-    return this.repo.find({ ...options, where: this.whereOf(scope, options.where) });
+    return this.repo.find(this.manyOf(scope, options));
   }
 
   findAndCount(scope: TenantScope, options: TenantFindOptions<T> = {}): Promise<[T[], number]> {
-    return this.repo.findAndCount({ ...options, where: this.whereOf(scope, options.where) });
+    return this.repo.findAndCount(this.manyOf(scope, options));
+  }
+
+  private manyOf(scope: TenantScope, { lock, ...options }: TenantFindOptions<T>): FindManyOptions<T> {
+    return { ...options, where: this.whereOf(scope, options.where), ...(lock ? { lock: { mode: TYPEORM_LOCK[lock] } } : {}) };
   }
 
   /**
