@@ -49,6 +49,19 @@ describe('live course session registrations and waitlist, end to end', () => {
     const checkedIn = await f.admin.patch(`${REGISTRATIONS_OF(session.id)}/${registration.id}`, { live_course_session_registration: { marked_complete_at: '2031-03-03T09:05:00Z' } });
     expect(checkedIn.status).toBe(200);
     expect(checkedIn.body.registrations[0].marked_complete_at).toBe('2031-03-03T09:05:00.000Z');
+    // One record, so every field of the spec's registration, deleted_at included.
+    expect(checkedIn.body.registrations[0]).toMatchObject({ deleted_at: null });
+    // ISO 8601 as scripts write it: Python's isoformat() (no offset: UTC), `+0000`, Ruby's Time#to_s.
+    for (const [sent, read] of [
+      ['2031-03-03T09:05:00.123456', '2031-03-03T09:05:00.123Z'],
+      ['2031-03-03T10:05:00+0100', '2031-03-03T09:05:00.000Z'],
+      ['2031-03-03 09:05:00 UTC', '2031-03-03T09:05:00.000Z'],
+    ]) {
+      const res = await f.admin.patch(`${REGISTRATIONS_OF(session.id)}/${registration.id}`, { live_course_session_registration: { marked_complete_at: sent } });
+      expect([sent, res.status, res.body.registrations?.[0].marked_complete_at]).toEqual([sent, 200, read]);
+    }
+    const synced = await f.admin.get(`${REGISTRATIONS_OF(session.id)}?updated_after=${encodeURIComponent('2000-01-01T00:00:00')}`);
+    expect(synced.body.registrations.map((r: { id: string }) => r.id)).toEqual([registration.id]);
     expect((await f.admin.get(`${SESSIONS_OF(course.id)}/${session.id}`)).body.sessions[0]).toMatchObject({ registered_count: 1, present_count: 1 });
     const cleared = await f.admin.put(`${REGISTRATIONS_OF(session.id)}/${registration.id}`, { live_course_session_registration: { marked_complete_at: null } });
     expect(cleared.body.registrations[0].marked_complete_at).toBeNull();

@@ -66,6 +66,7 @@ describe('live updates of registrations (Server-Sent Events), end to end', () =>
 
     const res = await f.author.get(`/api/author/live_course_sessions/${s1.id}/registrations/subscription`);
     expect(res.status).toBe(200);
+    expect(res.body.meta).toEqual({});
     const [subscription] = res.body.subscriptions;
     expect(subscription).toEqual({ url: '/live/registrations', channel: `/live_courses/${course.id}/sessions/*/registrations`, token: expect.any(String) });
     const url = `${f.t.api.baseUrl}${subscription.url}?token=${encodeURIComponent(subscription.token)}`;

@@ -5,6 +5,7 @@ export * from './common/validate.js';
 export * from './common/input-safety.js';
 export * from './common/public-address.js';
 export * from './common/envelope.js';
+export * from './common/timestamp.js';
 export * from './routes/index.js';
 export * from './events/envelope.js';
 export * from './identity/auth.contract.js';

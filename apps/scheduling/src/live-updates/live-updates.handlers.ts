@@ -2,6 +2,7 @@ import { Controller, Inject } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
 import {
   ChangesSinceCall,
+  envelope,
   LIVE_UPDATE_SUBJECTS as S,
   LIVE_UPDATES_PATH,
   LIVE_UPDATES_TOKEN_PURPOSE,
@@ -35,7 +36,7 @@ export class LiveUpdatesHandlers {
     const channel = `/live_courses/${session.liveCourseId}/sessions/*/registrations`;
     const claims: LiveUpdatesClaims = { accountId: ctx.accountId, userId: ctx.userId, liveCourseId: session.liveCourseId, channel };
     const token = signToken(this.runtime.config.fileUrlSigningKey, LIVE_UPDATES_TOKEN_PURPOSE, claims, LIVE_UPDATES_TOKEN_TTL_SECONDS);
-    return { subscriptions: [{ url: LIVE_UPDATES_PATH, channel, token }] };
+    return envelope('subscriptions', [{ url: LIVE_UPDATES_PATH, channel, token }]);
   }
 
   /**

@@ -138,7 +138,8 @@ export class RegistrationsService {
       row.markedCompleteAt = at === null ? null : new Date(at);
       const saved = await this.registrations.save(ctx, row);
       await this.outbox.add(ctx, REGISTRATION_UPDATED_EVENT, registrationEventData(session, saved), String(sessionId));
-      return this.views(ctx, session, [saved]);
+      // One record, not a list: it has every field of the spec's registration, deleted_at (null) included.
+      return this.views(ctx, session, [saved], true);
     });
   }
 

@@ -10,7 +10,6 @@ import {
   IsInt,
   IsObject,
   IsOptional,
-  IsRFC3339,
   IsString,
   Matches,
   Max,
@@ -19,6 +18,7 @@ import {
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
+import { IsTimestamp } from '../common/timestamp.js';
 import { MAX_ID, PageQuery, QueryArray, QueryBool, QueryInt } from '../common/query.js';
 import { IsPlainDate } from '../identity/users.contract.js';
 import type { JsonSchema } from '../routes/route.js';
@@ -235,7 +235,7 @@ class CourseTemplateSelection extends PageQuery {
   search?: string;
 }
 
-const DateFilter = () => apply([IsOptional(), IsRFC3339({ message: '$property must be an RFC 3339 date-time' })]);
+const DateFilter = () => apply([IsOptional(), IsTimestamp({ message: '$property must be an RFC 3339 date-time' })]);
 
 export class ListCourseTemplatesQuery extends CourseTemplateSelection {
   @IsOptional() @IsIn(COURSE_TEMPLATE_SORTS, { message: `sort must be one of: ${COURSE_TEMPLATE_SORTS.join(', ')}` })

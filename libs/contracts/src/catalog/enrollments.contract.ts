@@ -10,13 +10,13 @@ import {
   IsInt,
   IsObject,
   IsOptional,
-  IsRFC3339,
   Max,
   Min,
   ValidateBy,
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
+import { IsTimestamp } from '../common/timestamp.js';
 import { NullAllowed } from '../common/documented.js';
 import { MAX_ID, PageQuery, QueryInt } from '../common/query.js';
 import type { JsonSchema } from '../routes/route.js';
@@ -62,7 +62,7 @@ const OneLearnerSource = () =>
 const DateOrNull = () => (target: object, key: string | symbol) => {
   IsOptional()(target, key);
   NullAllowed()(target, key);
-  IsRFC3339({ message: `${String(key)} must be an RFC 3339 date-time` })(target, key);
+  IsTimestamp({ message: `${String(key)} must be an RFC 3339 date-time` })(target, key);
 };
 
 /** One entry of `POST .../enrollments`: a user, or a group (its learners, now and later). */
@@ -104,7 +104,7 @@ export class EnrollmentChanges {
   score?: number | null;
 
   /** Completes the enrollment at that moment (null is refused: a completion is undone by a new attempt). */
-  @ValidateIf((_, value) => value !== undefined) @IsRFC3339({ message: 'completed_at must be an RFC 3339 date-time' })
+  @ValidateIf((_, value) => value !== undefined) @IsTimestamp({ message: 'completed_at must be an RFC 3339 date-time' })
   completed_at?: string;
 }
 

@@ -1,5 +1,6 @@
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsBoolean, IsDefined, IsIn, IsInt, IsObject, IsOptional, IsRFC3339, Matches, Max, Min, ValidateIf, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsBoolean, IsDefined, IsIn, IsInt, IsObject, IsOptional, Matches, Max, Min, ValidateIf, ValidateNested } from 'class-validator';
+import { IsTimestamp } from '../common/timestamp.js';
 import { MAX_ID, PageQuery } from '../common/query.js';
 import type { JsonSchema } from '../routes/route.js';
 import { IsText } from './text.js';
@@ -168,7 +169,7 @@ export class ProgramEnrollmentEntry {
   required?: boolean;
 
   /** Due moment of every course enrollment; absent: each course's default; null: no due date. */
-  @IsOptional() @NullAllowed() @IsRFC3339({ message: 'end_at must be an RFC 3339 date-time' })
+  @IsOptional() @NullAllowed() @IsTimestamp({ message: 'end_at must be an RFC 3339 date-time' })
   end_at?: string | null;
 }
 

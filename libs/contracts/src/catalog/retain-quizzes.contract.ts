@@ -1,5 +1,6 @@
 import { Type } from 'class-transformer';
-import { IsDefined, IsInt, IsObject, IsOptional, IsRFC3339, Max, Min, ValidateNested } from 'class-validator';
+import { IsDefined, IsInt, IsObject, IsOptional, Max, Min, ValidateNested } from 'class-validator';
+import { IsTimestamp } from '../common/timestamp.js';
 import type { JsonSchema } from '../routes/route.js';
 
 export const RETAIN_QUIZ_SUBJECTS = {
@@ -46,7 +47,7 @@ export const RETAIN_QUIZ_SCHEMA: JsonSchema = {
 
 /** Only `started_at` may change (spec: States and transitions); any other field is refused. */
 export class RetainQuizChanges {
-  @IsDefined() @IsRFC3339({ message: 'started_at must be an RFC 3339 date-time' })
+  @IsDefined() @IsTimestamp({ message: 'started_at must be an RFC 3339 date-time' })
   started_at: string;
 }
 

@@ -1,5 +1,6 @@
 import { Type } from 'class-transformer';
-import { IsDefined, IsNotEmpty, IsObject, IsOptional, IsRFC3339, IsString, Length, ValidateBy, ValidateNested, type ValidationOptions } from 'class-validator';
+import { IsDefined, IsNotEmpty, IsObject, IsOptional, IsString, Length, ValidateBy, ValidateNested, type ValidationOptions } from 'class-validator';
+import { IsTimestamp } from '../common/timestamp.js';
 import { PageQuery } from '../common/query.js';
 import type { JsonSchema } from '../routes/route.js';
 import { IsUserReference } from './users.contract.js';
@@ -31,7 +32,7 @@ export class ApiTokenInput {
   @IsString() @IsNotEmpty() @Length(1, 100)
   name: string;
 
-  @IsOptional() @IsRFC3339() @IsFutureTimestamp()
+  @IsOptional() @IsTimestamp() @IsFutureTimestamp()
   expires_at?: string;
 }
 

@@ -1,4 +1,5 @@
-import { ArrayMaxSize, IsArray, IsIn, IsInt, IsOptional, IsRFC3339, IsString, IsUUID, Matches, Max, MaxLength, Min, ValidateIf } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsIn, IsInt, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, ValidateIf } from 'class-validator';
+import { IsTimestamp } from '../common/timestamp.js';
 import { MAX_ID, PageQuery, QueryInt } from '../common/query.js';
 import type { JsonSchema } from '../routes/route.js';
 
@@ -66,7 +67,7 @@ export class ListNotificationDeliveriesQuery extends PageQuery {
   event_id?: string;
 
   /** Deliveries created at or after this moment (RFC 3339). */
-  @IsOptional() @IsRFC3339()
+  @IsOptional() @IsTimestamp()
   since?: string;
 }
 

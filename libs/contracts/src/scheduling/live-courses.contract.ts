@@ -1,5 +1,6 @@
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsDefined, IsIn, IsInt, IsObject, IsOptional, IsRFC3339, Matches, Max, Min, ValidateIf, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsDefined, IsIn, IsInt, IsObject, IsOptional, Matches, Max, Min, ValidateIf, ValidateNested } from 'class-validator';
+import { IsTimestamp } from '../common/timestamp.js';
 import { IsText } from '../catalog/text.js';
 import { MAX_ID, PageQuery, QueryArray, QueryBool, QueryInt } from '../common/query.js';
 import type { JsonSchema } from '../routes/route.js';
@@ -32,7 +33,7 @@ export type LiveCourseInclude = (typeof LIVE_COURSE_INCLUDES)[number];
 const apply = (decorators: PropertyDecorator[]): PropertyDecorator => (target, key) => decorators.forEach((d) => d(target, key));
 /** Absent means unchanged; null is refused where the column cannot be empty. */
 const Present = () => ValidateIf((_, value) => value !== undefined);
-export const DateFilter = () => apply([IsOptional(), IsRFC3339({ message: '$property must be an RFC 3339 date-time' })]);
+export const DateFilter = () => apply([IsOptional(), IsTimestamp({ message: '$property must be an RFC 3339 date-time' })]);
 
 /** The spec's LiveCourseRequest (every field optional) plus the expiration and enrollment-profile settings it shows. */
 export class LiveCourseRequest {

@@ -1,5 +1,6 @@
 import { Type } from 'class-transformer';
-import { IsBoolean, IsDefined, IsInt, IsObject, IsOptional, IsRFC3339, Max, Min, ValidateNested } from 'class-validator';
+import { IsBoolean, IsDefined, IsInt, IsObject, IsOptional, Max, Min, ValidateNested } from 'class-validator';
+import { IsTimestamp } from '../common/timestamp.js';
 import { MAX_ID, QueryInt } from '../common/query.js';
 import type { JsonSchema } from '../routes/route.js';
 import { DatedListQuery } from './live-courses.contract.js';
@@ -57,7 +58,7 @@ export class WaitlistBody {
 
 export class RegistrationChanges {
   /** A time checks the user in; null clears the check-in. The key is required. */
-  @NullAllowed() @IsDefined() @IsRFC3339({ message: 'marked_complete_at must be an RFC 3339 date-time or null' })
+  @NullAllowed() @IsDefined() @IsTimestamp({ message: 'marked_complete_at must be an RFC 3339 date-time or null' })
   marked_complete_at: string | null;
 }
 

@@ -1,7 +1,8 @@
-import { Type } from 'class-transformer';
+import { Transform, Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsDefined, IsIn, IsInt, IsObject, IsOptional, Matches, Max, Min, ValidateNested } from 'class-validator';
 import { IsText } from '../catalog/text.js';
 import { MAX_ID, QueryInt } from '../common/query.js';
+import { asRfc3339 } from '../common/timestamp.js';
 import type { JsonSchema } from '../routes/route.js';
 import { DatedListQuery, LiveCourseParams } from './live-courses.contract.js';
 
@@ -27,7 +28,10 @@ export const SESSION_PUBLISH_RECIPIENTS_EVENT = 'scheduling.session.publish_reci
 
 /** An RFC 3339 date-time, or one without an offset that the request's `timezone` (else UTC) places. */
 const LOCAL_OR_OFFSET = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})?$/i;
-const IsSessionTime = () => Matches(LOCAL_OR_OFFSET, { message: '$property must be a date-time (RFC 3339, or without an offset to use timezone)' });
+const IsSessionTime = (): PropertyDecorator => (target, key) => {
+  Transform(({ value }) => asRfc3339(value, 'local'))(target, String(key));
+  Matches(LOCAL_OR_OFFSET, { message: '$property must be a date-time (RFC 3339, or without an offset to use timezone)' })(target, key);
+};
 
 /** The IANA time zone names this runtime knows (canonical ones, and UTC); an enum, so OpenAPI lists them. */
 export const TIME_ZONES: readonly string[] = [...new Set(['UTC', ...Intl.supportedValuesOf('timeZone')])].sort();

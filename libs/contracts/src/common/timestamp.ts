@@ -1,0 +1,35 @@
+import { Transform } from 'class-transformer';
+import { IsRFC3339, type ValidationOptions } from 'class-validator';
+
+/** ISO 8601 extended date-times as scripts write them: `T` or a space, seconds optional, `.` or `,` before a fraction. */
+const ISO_8601 = /^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)? ?(Z|UTC|GMT|[+-]\d{2}(?::?\d{2})?)?$/i;
+
+/** `Z`, `UTC` and `GMT` as `Z`; `+hh` and `+hhmm` as `+hh:mm`. */
+function offsetOf(zone: string): string {
+  if (/^[a-z]/i.test(zone)) return 'Z';
+  const digits = zone.slice(1).replace(':', '');
+  return `${zone[0]}${digits.slice(0, 2)}:${digits.slice(2) || '00'}`;
+}
+
+/**
+ * A date-time in one of the ISO 8601 forms clients of the original service send (`datetime.isoformat()`,
+ * Ruby's `Time#to_s`, `+0000` offsets), rewritten as RFC 3339 with its precision kept: the form services read
+ * (docs/compatibility.md "Date-times"). Without an offset it is `local` (kept so) or UTC. Anything else is
+ * left as sent, for the validator to refuse.
+ */
+export function asRfc3339(value: unknown, withoutOffset: 'utc' | 'local' = 'utc'): unknown {
+  if (typeof value !== 'string') return value;
+  const match = ISO_8601.exec(value);
+  if (!match) return value;
+  const [, date, hoursMinutes, seconds = '00', fraction, zone] = match;
+  const offset = zone ? offsetOf(zone) : withoutOffset === 'utc' ? 'Z' : '';
+  return `${date}T${hoursMinutes}:${seconds}${fraction ? `.${fraction}` : ''}${offset}`;
+}
+
+/** An RFC 3339 date-time in the document; any form `asRfc3339` reads from a client. */
+export const IsTimestamp =
+  (options?: ValidationOptions): PropertyDecorator =>
+  (target, key) => {
+    Transform(({ value }) => asRfc3339(value))(target, String(key));
+    IsRFC3339(options)(target, key);
+  };
