@@ -27,7 +27,8 @@ describe('rate limits (one gateway, real NATS when available)', () => {
   let other: TestUser;
 
   beforeAll(async () => {
-    t = await startTestSystem({ RATE_LIMIT_PER_TOKEN: '20', RATE_LIMIT_PER_ADDRESS: '10', RATE_LIMIT_WINDOW_S: '3600' });
+    // The test client is its own proxy: requests without X-Forwarded-For are the loopback's, as without the setting.
+    t = await startTestSystem({ RATE_LIMIT_PER_TOKEN: '20', RATE_LIMIT_PER_ADDRESS: '10', RATE_LIMIT_WINDOW_S: '3600', TRUSTED_PROXIES: '127.0.0.0/8,::1' });
     const accountId = await t.factory.accountIdOf('default');
     author = await t.factory.user(accountId, ['author']);
     other = await t.factory.user(accountId, ['author']);
@@ -134,6 +135,23 @@ describe('rate limits (one gateway, real NATS when available)', () => {
     expect(parseRateLimit(player.headers.get('ratelimit'))).toMatchObject({ name: 'link', r: 19 });
     // The player's own scripts carry no credential and are not limited.
     expect((await get('/scorm/player.js')).status).toBe(200);
+  });
+
+  it('behind a trusted proxy, limits each client by the address the proxy forwards, which a client cannot choose', async () => {
+    const anonymous = (forwardedFor: string) => fetch(`${t.system.url}${PATH}`, { headers: { 'x-forwarded-for': forwardedFor } });
+    const statuses = async (forwardedFor: string, count: number) => {
+      const answers: number[] = [];
+      for (let i = 0; i < count; i++) answers.push((await anonymous(forwardedFor)).status);
+      return answers;
+    };
+    const first = await anonymous('203.0.113.1');
+    expect(first.status).toBe(401);
+    await awayFromWindowEnd(first);
+    // One client spends its quota; what it sends to the left of the proxy's entry changes nothing.
+    expect((await statuses('203.0.113.1', 9)).filter((s) => s === 429)).toEqual([]);
+    expect(await statuses('198.51.100.7, 203.0.113.1', 2)).toEqual([429, 429]);
+    // Another client behind the same proxy still has all of its own.
+    expect(await statuses('203.0.113.2', 10)).toEqual(Array(10).fill(401));
   });
 
   it('does not limit health, metrics or the API documentation', async () => {

@@ -59,6 +59,8 @@ export async function start(runtime: Runtime, routes: RouteDefinition[] = ROUTES
     // `/api/author/course_templates/` is the list, as the original service's router took it.
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH, ignoreTrailingSlash: true },
     clientErrorHandler: answerClientError,
+    // Behind an ingress every client would otherwise share its address (docs/rate-limits.md "Client address").
+    trustProxy: runtime.config.trustedProxies.length > 0 ? runtime.config.trustedProxies : false,
     // While closing, a request on a kept-alive connection is still served, with `Connection: close`, rather
     // than Fastify's bare 503: the services are up until the gateway has drained.
     return503OnClosing: false,

@@ -41,6 +41,15 @@ describe('loadConfig', () => {
     expect(errorOf(() => loadConfig({ PUBLIC_URL: 'https://lms.example.com/?a=1' }))).toMatch(/^PUBLIC_URL must be a base URL/);
   });
 
+  it('TRUSTED_PROXIES: none by default; IP addresses and CIDR ranges, comma separated; anything else refused', () => {
+    expect(loadConfig({}).trustedProxies).toEqual([]);
+    expect(loadConfig({ TRUSTED_PROXIES: '' }).trustedProxies).toEqual([]);
+    expect(loadConfig({ TRUSTED_PROXIES: ' 10.0.0.0/8, 192.168.1.7 ,fc00::/7,::1 ' }).trustedProxies).toEqual(['10.0.0.0/8', '192.168.1.7', 'fc00::/7', '::1']);
+    for (const value of ['10.0.0.0/33', 'fc00::/129', 'ingress', '10.0.0/8', '10.0.0.0/8/1', '10.0.0.0/x', '*']) {
+      expect(errorOf(() => loadConfig({ TRUSTED_PROXIES: value }))).toMatch(/^TRUSTED_PROXIES must list IP addresses or CIDR ranges/);
+    }
+  });
+
   it('all-in-one refuses NATS_URL without DATABASE_URL: an embedded database must not serve a shared bus', () => {
     expect(errorOf(() => assertAllInOneConfig(loadConfig({ NATS_URL: NATS, CONTEXT_SIGNING_KEY: KEY })))).toMatch(/^DATABASE_URL must be set when NATS_URL is set/);
     expect(() => assertAllInOneConfig(loadConfig({}))).not.toThrow();

@@ -1,4 +1,5 @@
 import { createSecretKey, hkdfSync, randomBytes, type KeyObject } from 'node:crypto';
+import { isIP } from 'node:net';
 import { LOG_FORMATS } from '../observability/logger.js';
 
 /** Typed configuration read once at start; a bad value stops the process with a clear message. */
@@ -45,6 +46,12 @@ export interface PlatformConfig {
   rateLimitPerToken: number;
   rateLimitPerAddress: number;
   rateLimitWindowS: number;
+  /**
+   * Addresses and CIDR ranges of the proxies in front of the gateway (an ingress controller's pods), whose
+   * `X-Forwarded-For` is believed: the client is its right-most address outside them. Empty: the TCP peer is
+   * the client. The client address is what the per-address rate limit counts.
+   */
+  trustedProxies: string[];
   bootstrapAdminToken?: string;
   bootstrapAccount: string;
   /** Unset: the gateway's public port does not serve `/metrics` (the health port does); set: it does, to this bearer token only. */
@@ -70,6 +77,19 @@ export const MIN_CONTEXT_SIGNING_KEY_LENGTH = 32;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /** An integer setting: `fallback` when unset or empty, a ConfigError naming it when out of [min, max] or not an integer. */
+/** A comma-separated list of IP addresses and CIDR ranges (`10.0.0.0/8`, `fc00::/7`); unset or empty: none. */
+export function addressesSetting(env: NodeJS.ProcessEnv, name: string): string[] {
+  const entries = (env[name] ?? '').split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  for (const entry of entries) {
+    const [address, prefix, extra] = entry.split('/');
+    const family = isIP(address);
+    const bits = family === 4 ? 32 : 128;
+    const prefixOk = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= bits);
+    if (family === 0 || !prefixOk || extra !== undefined) throw new ConfigError(`${name} must list IP addresses or CIDR ranges (10.0.0.0/8), comma separated; got "${entry}"`);
+  }
+  return entries;
+}
+
 export function intSetting(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -140,6 +160,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlatformConfig
     rateLimitPerToken: intSetting(env, 'RATE_LIMIT_PER_TOKEN', 1200, 0, 1_000_000_000),
     rateLimitPerAddress: intSetting(env, 'RATE_LIMIT_PER_ADDRESS', 300, 0, 1_000_000_000),
     rateLimitWindowS: intSetting(env, 'RATE_LIMIT_WINDOW_S', 60, 1, 86_400),
+    trustedProxies: addressesSetting(env, 'TRUSTED_PROXIES'),
     bootstrapAdminToken: token,
     bootstrapAccount: account,
     metricsToken,
