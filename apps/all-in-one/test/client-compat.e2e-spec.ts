@@ -248,6 +248,17 @@ describe('scripts written for the original service, unchanged (end to end)', () 
       const bad = await json('POST', `/api/author/course_templates/${course.id}/enrollments`, { enrollments: [{ user_id: 'eight' }] });
       expect([bad.status, bad.json.errors.map((e: { field: string }) => e.field)]).toEqual([400, ['enrollments[0].user_id']]);
     });
+
+    it("reads an employee number sent as a JSON number for a text field as its text, and booleans in Python's and Rails' spellings", async () => {
+      const json = (method: string, path: string, body?: unknown) =>
+        send(method, path, { authorization: `Basic ${adminToken}`, contentType: 'application/json', ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+      const uid = Number(String(Date.now()).slice(-9));
+      const created = await json('POST', '/api/admin/users', { users: [{ uid, hris_id: uid + 1, first_name: 'Num', last_name: 'Ber' }] });
+      expect([created.status, created.json.users?.[0]?.uid]).toEqual([200, String(uid)]);
+      // requests.get(url, params={'only_deleted': True}) sends `True`.
+      for (const value of ['True', 't', 'on']) expect((await json('GET', `/api/author/course_templates?only_deleted=${value}`)).status).toBe(200);
+      expect((await json('GET', '/api/author/course_templates?only_deleted=maybe')).status).toBe(400);
+    });
   });
 
   describe('limit', () => {

@@ -113,7 +113,7 @@ describe('compileCoercer', () => {
   });
 
   it('leaves text that is not of the declared type for the validator to refuse', () => {
-    expect(run('item[position]=3.5&item[done]=yes&item[score]=1e999')).toEqual({ item: { position: '3.5', done: 'yes', score: '1e999' } });
+    expect(run('item[position]=3.5&item[done]=maybe&item[score]=1e999')).toEqual({ item: { position: '3.5', done: 'maybe', score: '1e999' } });
     expect(run(`item[position]=${'9'.repeat(20)}`)).toEqual({ item: { position: '9'.repeat(20) } });
     expect(run('items[a][title]=x')).toEqual({ items: { a: { title: 'x' } } });
   });
@@ -138,7 +138,16 @@ describe('compileCoercer', () => {
     });
 
     it('leaves text that is not of the declared type, and nulls, for the validator', () => {
-      expect(json({ item: { position: '3.5', done: 'yes', score: null } } as never)).toEqual({ item: { position: '3.5', done: 'yes', score: null } });
+      expect(json({ item: { position: '3.5', done: 'maybe', score: null } } as never)).toEqual({ item: { position: '3.5', done: 'maybe', score: null } });
+    });
+
+    it("reads booleans in Rails' spellings, any case, and a safe integer sent for a text field as its text", () => {
+      const read = (done: unknown) => (json({ item: { done } } as never) as { item: { done: unknown } }).item.done;
+      expect(['True', 'TRUE', 't', 'on', 'Yes', '1'].map(read)).toEqual(Array(6).fill(true));
+      expect(['False', 'f', 'OFF', 'no', '0'].map(read)).toEqual(Array(5).fill(false));
+      expect(json({ item: { title: 12345, tags: [7, 'x'] } } as never)).toEqual({ item: { title: '12345', tags: ['7', 'x'] } });
+      // Rounded by JSON.parse already: left for the validator to refuse rather than stored wrong.
+      expect(json({ item: { title: 2 ** 60, position: 3 } } as never)).toEqual({ item: { title: 2 ** 60, position: 3 } });
     });
   });
 });

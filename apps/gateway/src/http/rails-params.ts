@@ -1,4 +1,4 @@
-import { MAX_INPUT_DEPTH, type FieldError, type JsonSchema } from '@lms/contracts';
+import { booleanOfText, MAX_INPUT_DEPTH, type FieldError, type JsonSchema } from '@lms/contracts';
 
 /**
  * Rails-style bracketed parameters (`course_template[description]=New`, `enrollments[0][state]=active`,
@@ -142,17 +142,21 @@ function indexedList(node: ParamObject): ParamNode[] | undefined {
   return keys.sort((a, b) => Number(a) - Number(b)).map((k) => node[k]);
 }
 
-const BOOLEANS: Record<string, boolean> = { true: true, false: false, '1': true, '0': false };
 const INTEGER = /^-?\d+$/;
 const NUMBER = /^-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
 
 function scalar(types: string[], enumValues: unknown[] | undefined): Coercer {
+  const text = types.includes('string') && !types.includes('integer') && !types.includes('number');
   return (node) => {
+    // An id or code sent as a JSON number (`"uid": 12345`, as Rails stored it in a text column) is its text;
+    // a number past 2^53 is not, since JSON.parse has already rounded it.
+    if (typeof node === 'number' && text && Number.isSafeInteger(node)) return String(node);
     if (typeof node !== 'string') return node;
     // An enum of numbers or booleans (`@IsIn([1, 2])`) matches by its text.
     const listed = enumValues?.find((v) => typeof v !== 'string' && String(v) === node);
     if (listed !== undefined) return listed;
-    if (types.includes('boolean') && Object.hasOwn(BOOLEANS, node)) return BOOLEANS[node];
+    const bool = types.includes('boolean') ? booleanOfText(node) : undefined;
+    if (bool !== undefined) return bool;
     if (types.includes('integer') && INTEGER.test(node) && Number.isSafeInteger(Number(node))) return Number(node);
     if (types.includes('number') && NUMBER.test(node) && Number.isFinite(Number(node))) return Number(node);
     return node;

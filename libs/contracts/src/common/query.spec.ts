@@ -1,5 +1,6 @@
 import 'reflect-metadata';
-import { decodeBookmark, encodeBookmark, PageQuery, pageWindow } from './query.js';
+import { IsBoolean, IsOptional } from 'class-validator';
+import { decodeBookmark, encodeBookmark, PageQuery, pageWindow, QueryBool } from './query.js';
 import { validateInput } from './validate.js';
 
 describe('page bookmarks', () => {
@@ -28,5 +29,18 @@ describe('page bookmarks', () => {
       const result = await validateInput(PageQuery, { page });
       expect(result.ok).toBe(false);
     }
+  });
+});
+
+describe('QueryBool', () => {
+  class Flags {
+    @QueryBool() @IsOptional() @IsBoolean()
+    only_deleted?: boolean;
+  }
+
+  it("reads Rails' spellings in any case (Python's requests sends True), and refuses other text", async () => {
+    for (const text of ['true', 'True', 'TRUE', 't', '1', 'on', 'yes']) expect(await validateInput(Flags, { only_deleted: text })).toEqual({ ok: true, value: expect.objectContaining({ only_deleted: true }) });
+    for (const text of ['false', 'False', 'f', '0', 'off', 'No']) expect(await validateInput(Flags, { only_deleted: text })).toEqual({ ok: true, value: expect.objectContaining({ only_deleted: false }) });
+    for (const text of ['', 'maybe', '2', 'truthy']) expect((await validateInput(Flags, { only_deleted: text })).ok).toBe(false);
   });
 });

@@ -10,8 +10,15 @@ import { documented } from './documented.js';
 export const QueryInt = () =>
   Transform(({ value }: TransformFnParams) => (typeof value === 'string' && /^-?\d+$/.test(value) && Number.isSafeInteger(Number(value)) ? Number(value) : value));
 
-export const QueryBool = () =>
-  Transform(({ value }: TransformFnParams) => (value === 'true' || value === '1' ? true : value === 'false' || value === '0' ? false : value));
+const BOOLEAN_TEXT: Record<string, boolean> = { true: true, t: true, '1': true, on: true, yes: true, false: false, f: false, '0': false, off: false, no: false };
+
+/**
+ * A boolean as clients write it in text, any case: `true`/`false`, `1`/`0`, and Rails' other spellings
+ * (`t`/`f`, `on`/`off`, `yes`/`no`; Python's `requests` sends `True`). Undefined for anything else.
+ */
+export const booleanOfText = (text: string): boolean | undefined => BOOLEAN_TEXT[text.toLowerCase()];
+
+export const QueryBool = () => Transform(({ value }: TransformFnParams) => (typeof value === 'string' ? (booleanOfText(value) ?? value) : value));
 
 /** `includes[]=a&includes[]=b`, `includes=a,b` and a single `includes=a` all become `['a','b']`. */
 export const QueryArray = () =>
