@@ -131,7 +131,7 @@ describe('notification types, end to end (gateway → NATS → identity → Post
       ['disabling a channel the type does not offer', 'registration_confirmed', { slack: false }, 'channels.slack'],
       ['an unknown channel', 'course_assigned', { fax: true }, 'channels.fax'],
       // Text that is a boolean ("false") is read as one, as Rails did (docs/compatibility.md); other text is not.
-      ['a string value that is no boolean', 'course_assigned', { email: 'off' }, 'channels.email'],
+      ['a string value that is no boolean', 'course_assigned', { email: 'maybe' }, 'channels.email'],
       ['a number value', 'course_assigned', { email: 0 }, 'channels.email'],
       ['a null value', 'course_assigned', { email: null }, 'channels.email'],
     ])('answers 422 with field errors for %s, and changes nothing', async (_case, id, channels, field) => {
@@ -146,7 +146,7 @@ describe('notification types, end to end (gateway → NATS → identity → Post
 
     it('applies nothing when one channel of several is invalid', async () => {
       const before = await typeOf(admin, 'course_due_soon');
-      expect((await admin.put(`${TYPES}/course_due_soon`, { channels: { email: !before.channels.email, slack: 'on' } })).status).toBe(422);
+      expect((await admin.put(`${TYPES}/course_due_soon`, { channels: { email: !before.channels.email, slack: 'maybe' } })).status).toBe(422);
       expect(await typeOf(admin, 'course_due_soon')).toEqual(before);
     });
 
@@ -157,10 +157,10 @@ describe('notification types, end to end (gateway → NATS → identity → Post
       ['an unknown top-level field', { channels: { email: false }, name: 'Renamed' }, 'name'],
       ['an account_id (mass assignment)', { channels: { email: false }, account_id: 1 }, 'account_id'],
       ['an id (mass assignment)', { channels: { email: false }, id: 'course_overdue' }, 'id'],
-    ])('answers 400 for %s, and changes nothing', async (_case, body, field) => {
+    ])('answers 422 (the spec\'s "invalid notification type update") for %s, and changes nothing', async (_case, body, field) => {
       const before = await typeOf(admin, 'course_completed');
       const res = await admin.patch(`${TYPES}/course_completed`, body);
-      expect(res.status).toBe(400);
+      expect([res.status, res.body.code]).toEqual([422, 'VALIDATION_FAILED']);
       expect(res.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ field })]));
       expect(await typeOf(admin, 'course_completed')).toEqual(before);
     });

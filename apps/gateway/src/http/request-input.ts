@@ -59,7 +59,10 @@ export async function readInput(route: RouteDefinition, request: FastifyRequest)
     checkBody(route, compat.body),
   ]);
   const errors = compat.clientFields([...params.errors, ...query.errors, ...body.errors]);
-  if (errors.length > 0) throw new ProblemError(400, 'VALIDATION_FAILED', 'The request has invalid or unknown fields.', errors);
+  if (errors.length > 0) {
+    const status = params.errors.length === 0 ? (route.invalidStatus ?? 400) : 400;
+    throw new ProblemError(status, 'VALIDATION_FAILED', 'The request has invalid or unknown fields.', errors);
+  }
   if (!route.paged) return { params: params.value, query: query.value, body: body.value };
   const { page: pageNumber, perPage } = pageWindow(query.value as PageQuery, route.defaultPerPage);
   const page: PageRequest = { page: pageNumber, perPage };

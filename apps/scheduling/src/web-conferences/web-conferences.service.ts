@@ -77,10 +77,9 @@ export class WebConferencesService {
    * name its provider, and `other_provider` when that is `Other` (422). `default_session` also saves the
    * result as the caller's defaults; `apply_all` copies it to every other live session of the course.
    */
-  async save(ctx: RequestContext, courseId: number, sessionId: number, input: WebConferenceRequest | undefined): Promise<WebConference> {
+  async save(ctx: RequestContext, courseId: number, sessionId: number, input: WebConferenceRequest): Promise<WebConference> {
     return this.db.transaction(async () => {
       await this.sessions.lock(ctx, courseId, sessionId);
-      if (!input) throw unprocessable('WEB_CONFERENCE_INVALID', 'The body is the conference under web_conference.', [{ field: 'web_conference', message: 'web_conference is required' }]);
       const existing = await this.conferences.findOne(ctx, { sessionId });
       const details = { ...(existing ? detailsOf(existing) : {}) } as Partial<Details>;
       for (const [field, key] of FIELDS) if (input[field] !== undefined) (details as Record<string, unknown>)[key] = input[field];

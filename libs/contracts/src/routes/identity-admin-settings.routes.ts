@@ -36,7 +36,7 @@ export const IDENTITY_ADMIN_SETTINGS_ROUTES = [
   defineRoute({
     method: ['PATCH', 'PUT'], path: '/api/admin/notification_types/:id', subject: NOTIFICATION_TYPE_SUBJECTS.update, status: 200,
     summary: "Enable or disable a type's channels; a channel the type does not offer, or a non-boolean, is a 422",
-    params: NotificationTypeParams, body: UpdateNotificationTypeBody, response: notificationTypes, errors: [422],
+    params: NotificationTypeParams, body: UpdateNotificationTypeBody, response: notificationTypes, errors: [422], invalidStatus: 422,
   }),
   defineRoute({
     method: 'GET', path: '/api/admin/crm_accounts/:id', subject: CRM_ACCOUNT_SUBJECTS.show, status: 200,

@@ -8,7 +8,7 @@ export const JOBS_DOWNLOAD_ROUTES = [
   defineRoute({
     method: 'POST', path: '/api/downloads', subject: S.create, status: 201,
     summary: 'Start a download of one type (users, course_enrollments, session_registrations, quiz_report, sign_in_report); 403 without permission for the type, 422 for an unknown type or bad info',
-    body: CreateDownloadBody, response: download, errors: [422],
+    body: CreateDownloadBody, response: download, errors: [422], invalidStatus: 422,
     // Every download type is an administrator's or an author's (docs/jobs.md); the type decides further.
     roles: ['admin', 'author'],
   }),

@@ -60,6 +60,11 @@ export interface RouteSpec {
   response: ResponseShape;
   /** Error statuses the endpoint documents besides the ones every route has (400, 401, 403, 404, 503, 504). */
   errors?: number[];
+  /**
+   * The status of a query or body its DTOs refuse (`VALIDATION_FAILED`), where the spec's table gives 422
+   * rather than 400 ("422 not created", "422 required parameter missing"); a bad path parameter stays a 400.
+   */
+  invalidStatus?: 422;
   /** Lists page with `page`/`per_page` and answer a `Link` header; the service reports `total`. */
   paged?: boolean;
   /**

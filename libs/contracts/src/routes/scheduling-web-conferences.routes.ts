@@ -22,7 +22,7 @@ export const SCHEDULING_WEB_CONFERENCE_ROUTES = [
     summary: "A session's web conference; 404 when it has none", params: WebConferenceParams, response: conferences,
   }),
   defineRoute({
-    method: ['PATCH', 'PUT'], path: ONE, subject: S.save, status: 200, errors: [422],
+    method: ['PATCH', 'PUT'], path: ONE, subject: S.save, status: 200, errors: [422], invalidStatus: 422,
     summary: "Sets a session's web conference (made when missing); default_session=true also saves the details as the caller's defaults for new sessions, apply_all=true to every session of the live course; 422 without web_conference, without provider, or without other_provider for Other",
     params: WebConferenceParams, body: SaveWebConferenceBody, response: conferences,
   }),

@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsObject, IsOptional, Max, Min, ValidateNested } from 'class-validator';
+import { IsBoolean, IsDefined, IsIn, IsInt, IsObject, IsOptional, Max, Min, ValidateNested } from 'class-validator';
 import { IsText } from '../catalog/text.js';
 import { MAX_ID, PageQuery, QueryBool, QueryInt } from '../common/query.js';
 import type { JsonSchema } from '../routes/route.js';
@@ -44,9 +44,8 @@ export class WebConferenceRequest {
 }
 
 export class SaveWebConferenceBody {
-  /** Required: without it the service answers the spec's 422 (required parameter missing), after the ids' 404. */
-  @IsOptional() @IsObject() @ValidateNested() @Type(() => WebConferenceRequest)
-  web_conference?: WebConferenceRequest;
+  @IsDefined() @IsObject() @ValidateNested() @Type(() => WebConferenceRequest)
+  web_conference: WebConferenceRequest;
 }
 
 export class WebConferenceParams extends LiveCourseParams {
