@@ -57,7 +57,7 @@ describe('custom fields and user fields, end to end (gateway → NATS → identi
       ['an empty array', { custom_fields: [] }, 'custom_fields'],
       ['a missing name', { custom_fields: [{}] }, 'custom_fields[0].name'],
       ['a blank name', { custom_fields: [{ name: '' }] }, 'custom_fields[0].name'],
-      ['a non-string name', { custom_fields: [{ name: 42 }] }, 'custom_fields[0].name'],
+      ['a non-string name (a number is its text, docs/compatibility.md; a boolean is not)', { custom_fields: [{ name: true }] }, 'custom_fields[0].name'],
       ['an unknown field in an element', { custom_fields: [{ name: 'x', account_id: 99 }] }, 'custom_fields[0].account_id'],
       ['an unknown top-level field', { custom_fields: [{ name: 'y' }], id: 5 }, 'id'],
       ['no custom_fields key', { custom_field: { name: 'z' } }, 'custom_fields'],
@@ -201,11 +201,26 @@ describe('custom fields and user fields, end to end (gateway → NATS → identi
 
     it('answers 400 for a missing or invalid body, a taken name or unknown fields, changing nothing', async () => {
       const [a, b] = (await create(admin, 'Keep A', 'Keep B')).body.custom_fields;
-      for (const body of [{}, { custom_field: {} }, { custom_field: { name: '' } }, { custom_fields: [{ name: 'x' }] }, { custom_field: { name: 'Keep B' } }, { custom_field: { name: 'ok', id: 1 } }]) {
+      for (const body of [
+        {},
+        { custom_field: {} },
+        { custom_field: { name: '' } },
+        { custom_fields: [] },
+        { custom_fields: [{ name: 'x' }, { name: 'y' }] },
+        { custom_fields: { name: 'x' } },
+        { custom_field: { name: 'Keep B' } },
+        { custom_field: { name: 'ok', id: 1 } },
+      ]) {
         expect((await admin.patch(`/api/author/custom_fields/${a.id}`, body)).status).toBe(400);
       }
       expect((await admin.get(`/api/author/custom_fields/${a.id}`)).body.custom_fields[0].name).toBe('Keep A');
       expect(b.name).toBe('Keep B');
+    });
+
+    it("renames with the spec's listed parameter too: custom_fields, a one-element array", async () => {
+      const [field] = (await create(admin, 'Listed key')).body.custom_fields;
+      const res = await admin.put(`/api/author/custom_fields/${field.id}`, { custom_fields: [{ name: 'Listed key renamed' }] });
+      expect([res.status, res.body.custom_fields]).toEqual([200, [{ id: field.id, name: 'Listed key renamed' }]]);
     });
 
     it('answers 404 for an unknown id', async () => {

@@ -7,6 +7,7 @@ import {
   type IdParams,
   type PageQuery,
   type RpcRequest,
+  customFieldOf,
   type UpdateCustomFieldBody,
   envelope,
 } from '@lms/contracts';
@@ -37,7 +38,7 @@ export class CustomFieldsHandlers {
 
   @Handles(S.update)
   async update(@Payload() { ctx, params, body }: RpcRequest<UpdateCustomFieldBody, object, IdParams>) {
-    return envelope('custom_fields', [toCustomFieldView(await this.service.update(ctx, params.id, body.custom_field))]);
+    return envelope('custom_fields', [toCustomFieldView(await this.service.update(ctx, params.id, customFieldOf(body)))]);
   }
 
   @Handles(S.delete)

@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsIn, IsNotEmpty, IsObject, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsIn, IsNotEmpty, IsObject, IsOptional, IsString, MaxLength, ValidateIf, ValidateNested } from 'class-validator';
 import { PageQuery, QueryArray } from '../common/query.js';
 import type { JsonSchema } from '../routes/route.js';
 
@@ -30,10 +30,21 @@ export class CreateCustomFieldsBody {
   custom_fields: CustomFieldInput[];
 }
 
+/**
+ * `custom_field`, the shape the spec's request uses; or `custom_fields`, the parameter its table lists, as a
+ * one-element array (docs/compatibility.md). `custom_field` is read when both are sent.
+ */
 export class UpdateCustomFieldBody {
-  @IsDefined() @IsObject() @ValidateNested() @Type(() => CustomFieldInput)
-  custom_field: CustomFieldInput;
+  @ValidateIf((body: UpdateCustomFieldBody) => body.custom_fields === undefined || body.custom_field !== undefined)
+  @IsDefined({ message: 'custom_field should not be null or undefined' }) @IsObject() @ValidateNested() @Type(() => CustomFieldInput)
+  custom_field?: CustomFieldInput;
+
+  @IsOptional() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(1, { message: 'custom_fields renames one field: give one element' }) @IsObject({ each: true }) @ValidateNested({ each: true }) @Type(() => CustomFieldInput)
+  custom_fields?: CustomFieldInput[];
 }
+
+/** The field an update names, under either key. */
+export const customFieldOf = (body: UpdateCustomFieldBody): CustomFieldInput => (body.custom_field ?? body.custom_fields?.[0]) as CustomFieldInput;
 
 export interface CustomFieldView {
   id: string;
