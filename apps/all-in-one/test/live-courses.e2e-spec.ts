@@ -54,7 +54,7 @@ describe('live courses and their learners, end to end', () => {
     for (const body of [{}, { live_courses: [] }, { live_courses: [{ title: ' ' }] }, { live_courses: [{ seats: 3 }] }, { live_courses: [{ has_certificate: 'yes' }] }]) {
       expect((await f.admin.post(LIVE_COURSES, body)).status).toBe(400);
     }
-    for (const body of [{}, { live_course: { title: 7 } }, { live_course: { has_certificate: null } }, { title: 'x' }]) {
+    for (const body of [{}, { live_course: { title: true } }, { live_course: { has_certificate: null } }, { title: 'x' }]) {
       expect((await f.admin.patch(`${LIVE_COURSES}/${course.id}`, body)).status).toBe(400);
     }
     expect((await f.admin.get(`${LIVE_COURSES}?includes[]=nope`)).status).toBe(400);

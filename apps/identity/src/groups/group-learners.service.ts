@@ -9,7 +9,7 @@ import {
 import { Database, InjectTenantRepository, Outbox, type TenantRepository, type TenantScope } from '@lms/platform';
 import { User } from '../users/user.entity.js';
 import { GroupMembership } from './group-membership.entity.js';
-import { groupMemberNotFound, groupUserNotFound } from './group.errors.js';
+import { groupUserNotFound } from './group.errors.js';
 import { containsPattern, type LearnerSource } from './group.views.js';
 import { type CountedGroup, GroupsService } from './groups.service.js';
 
@@ -82,11 +82,17 @@ export class GroupLearnersService {
     return [{ group, learners: rows }, total];
   }
 
-  /** Removes one membership; a user who is not a member (or no user at all) is a 404. */
+  /**
+   * Removes one membership. A user of the account who is not a member is a 204 with nothing to do (the spec
+   * lists only 204: a script that runs its removals again must not stop); an id that names no user is a 404.
+   */
   async remove(scope: TenantScope, groupId: number, userId: number): Promise<void> {
     await this.db.transaction(async () => {
       const group = await this.groups.find(scope, groupId, 'share');
-      if ((await this.memberships.delete(scope, { groupId: group.id, userId })) === 0) throw groupMemberNotFound(group.id, userId);
+      if ((await this.memberships.delete(scope, { groupId: group.id, userId })) === 0) {
+        if (!(await this.users.findOne(scope, { id: userId }, { withDeleted: true }))) throw groupUserNotFound([userId]);
+        return;
+      }
       const data: GroupMembershipEventData = { group_id: group.id, user_id: userId };
       await this.outbox.add(scope, GROUP_MEMBERSHIP_REMOVED_EVENT, data, String(group.id));
     });

@@ -18,6 +18,3 @@ export const groupHasChildren = (id: number) =>
 
 export const groupUserNotFound = (ids: number[]) =>
   notFound('USER_NOT_FOUND', `No such user${ids.length > 1 ? 's' : ''} in this account: ${ids.join(', ')}.`);
-
-export const groupMemberNotFound = (groupId: number, userId: number) =>
-  notFound('GROUP_MEMBER_NOT_FOUND', `User ${userId} is not a member of group ${groupId}.`);
