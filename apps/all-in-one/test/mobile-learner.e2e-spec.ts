@@ -85,6 +85,15 @@ describe('mobile learner items, end to end', () => {
     for (const query of ['', '?task_ids=', '?task_ids=one', '?task_ids[]=1&task_ids[]=z']) expect([query, (await f.learner.get(`${MOBILE}/tasks${query}`)).status]).toEqual([query, 400]);
     expect((await f.learner.get(`${MOBILE}/courses/abc`)).status).toBe(400);
     expect((await f.learner.get(`${MOBILE}/tasks/abc`)).status).toBe(400);
+    const ids = (n: number) => Array.from({ length: n }, (_, i) => i + 1).join(',');
+    expect((await f.learner.get(`${MOBILE}/courses?course_template_ids=${ids(1001)}`)).status).toBe(400);
+  });
+
+  it('takes a list with empty parts (a trailing comma) and up to 1,000 ids, a page of any list', async () => {
+    for (const query of ['?course_template_ids=1,2,', '?course_template_ids=1,,2', `?course_template_ids=${Array.from({ length: 1000 }, (_, i) => i + 1).join(',')}`]) {
+      expect([query.slice(0, 40), (await f.learner.get(`${MOBILE}/courses${query}`)).status]).toEqual([query.slice(0, 40), 200]);
+    }
+    expect((await f.learner.get(`${MOBILE}/tasks?task_ids=1,`)).status).toBe(200);
   });
 
   it('answers task items with the caller\'s enrollment (approval null until one exists) or null, and the single task with its type', async () => {

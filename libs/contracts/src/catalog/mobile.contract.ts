@@ -11,15 +11,20 @@ export const MOBILE_SUBJECTS = {
   task: 'catalog.mobile_tasks.show',
 } as const;
 
-export const MAX_MOBILE_IDS = 100;
+/** As many as a page of any list holds: an app asks for the items of the page it shows. */
+export const MAX_MOBILE_IDS = 1000;
 
-/** `ids=1,2`, `ids[]=1&ids[]=2` and `ids=1` become `[1, 2]`; text that is not an integer stays for the validator to refuse. */
+/**
+ * `ids=1,2`, `ids[]=1&ids[]=2` and `ids=1` become `[1, 2]`; empty parts (`1,2,`, a list joined with a
+ * trailing comma) are left out; text that is not an integer stays for the validator to refuse.
+ */
 const QueryIntArray = () =>
   Transform(({ value }: TransformFnParams) =>
     value === undefined
       ? undefined
       : (Array.isArray(value) ? value : [value])
           .flatMap((v) => (typeof v === 'string' ? v.split(',') : [v]))
+          .filter((v) => typeof v !== 'string' || v.trim() !== '')
           .map((v) => (typeof v === 'string' && /^\d{1,10}$/.test(v.trim()) ? Number(v.trim()) : v)),
   );
 

@@ -39,8 +39,8 @@ describe('QueryBool', () => {
   }
 
   it("reads Rails' spellings in any case (Python's requests sends True), and refuses other text", async () => {
-    for (const text of ['true', 'True', 'TRUE', 't', '1', 'on', 'yes']) expect(await validateInput(Flags, { only_deleted: text })).toEqual({ ok: true, value: expect.objectContaining({ only_deleted: true }) });
-    for (const text of ['false', 'False', 'f', '0', 'off', 'No']) expect(await validateInput(Flags, { only_deleted: text })).toEqual({ ok: true, value: expect.objectContaining({ only_deleted: false }) });
-    for (const text of ['', 'maybe', '2', 'truthy']) expect((await validateInput(Flags, { only_deleted: text })).ok).toBe(false);
+    for (const text of ['true', 'True', 'TRUE', 't', '1', 'on', 'ON']) expect(await validateInput(Flags, { only_deleted: text })).toEqual({ ok: true, value: expect.objectContaining({ only_deleted: true }) });
+    for (const text of ['false', 'False', 'f', '0', 'off', 'F']) expect(await validateInput(Flags, { only_deleted: text })).toEqual({ ok: true, value: expect.objectContaining({ only_deleted: false }) });
+    for (const text of ['', 'maybe', '2', 'truthy', 'yes', 'no']) expect((await validateInput(Flags, { only_deleted: text })).ok).toBe(false);
   });
 });

@@ -10,11 +10,12 @@ import { documented } from './documented.js';
 export const QueryInt = () =>
   Transform(({ value }: TransformFnParams) => (typeof value === 'string' && /^-?\d+$/.test(value) && Number.isSafeInteger(Number(value)) ? Number(value) : value));
 
-const BOOLEAN_TEXT: Record<string, boolean> = { true: true, t: true, '1': true, on: true, yes: true, false: false, f: false, '0': false, off: false, no: false };
+const BOOLEAN_TEXT: Record<string, boolean> = { true: true, t: true, '1': true, on: true, false: false, f: false, '0': false, off: false };
 
 /**
- * A boolean as clients write it in text, any case: `true`/`false`, `1`/`0`, and Rails' other spellings
- * (`t`/`f`, `on`/`off`, `yes`/`no`; Python's `requests` sends `True`). Undefined for anything else.
+ * A boolean as clients write it in text, any case: `true`/`false`, `1`/`0`, and the other spellings of
+ * Rails' list of false values and their opposites (`t`/`f`, `on`/`off`; Python's `requests` sends `True`).
+ * Undefined for anything else (Rails read any other text as true, `no` included: here it is refused).
  */
 export const booleanOfText = (text: string): boolean | undefined => BOOLEAN_TEXT[text.toLowerCase()];
 
