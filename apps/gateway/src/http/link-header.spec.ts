@@ -1,4 +1,4 @@
-import { forwardedHttps, lastPage, pageLinks, publicBase } from './link-header.js';
+import { forwardedHttps, lastPage, pageLinks, publicBase, withAbsoluteUrls } from './link-header.js';
 
 const rels = (link: string) => Object.fromEntries(link.split(', ').map((part) => {
   const [, url, rel] = /^<([^>]*)>; rel="(\w+)"$/.exec(part) ?? [];
@@ -88,5 +88,23 @@ describe('publicBase', () => {
 
   it('starts every link with the base', () => {
     expect(rels(pageLinks({ base: 'https://lms.example.com', path: '/x', search: 'q=a', page: 1, perPage: 10, size: 25 })).next).toBe('https://lms.example.com/x?q=a&page=2&per_page=10');
+  });
+});
+
+describe('withAbsoluteUrls', () => {
+  const base = 'https://lms.example.com';
+
+  it('makes the path-absolute URLs at the paths absolute, through arrays, and leaves the rest', () => {
+    expect(withAbsoluteUrls({ url: '/scorm/launch/t', other: '/x' }, ['url'], base)).toEqual({ url: 'https://lms.example.com/scorm/launch/t', other: '/x' });
+    expect(withAbsoluteUrls({ items: [{ t: { u: '/a' } }, { t: { u: 'https://vendor.example/b' } }, { t: null }] }, ['items.t.u'], base)).toEqual({
+      items: [{ t: { u: 'https://lms.example.com/a' } }, { t: { u: 'https://vendor.example/b' } }, { t: null }],
+    });
+    expect(withAbsoluteUrls({ url: '//cdn.example/x' }, ['url'], base)).toEqual({ url: '//cdn.example/x' });
+    expect(withAbsoluteUrls({ url: null, n: 1 }, ['url', 'missing.key'], base)).toEqual({ url: null, n: 1 });
+  });
+
+  it('leaves the body as it is without a base', () => {
+    const body = { url: '/a' };
+    expect(withAbsoluteUrls(body, ['url'], '')).toBe(body);
   });
 });

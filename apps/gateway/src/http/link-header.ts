@@ -65,3 +65,18 @@ export function pageLinks({ base, path, search, page, perPage, size, next }: Pag
   if (last !== undefined) links.push(['last', last]);
   return links.map(([rel, n]) => `<${url(n)}>; rel="${rel}"`).join(', ');
 }
+
+/**
+ * A copy of `body` whose values at `paths` (dotted, through arrays) that are path-absolute URLs (`/…`, not
+ * `//…`) start with `base`; everything else as it was, and the body itself without a base.
+ */
+export function withAbsoluteUrls(body: unknown, paths: string[], base: string): unknown {
+  if (!base) return body;
+  const at = (node: unknown, keys: string[]): unknown => {
+    if (Array.isArray(node)) return node.map((item) => at(item, keys));
+    if (keys.length === 0) return typeof node === 'string' && node.startsWith('/') && !node.startsWith('//') ? `${base}${node}` : node;
+    if (typeof node !== 'object' || node === null || !Object.hasOwn(node, keys[0])) return node;
+    return { ...node, [keys[0]]: at((node as Record<string, unknown>)[keys[0]], keys.slice(1)) };
+  };
+  return paths.reduce((out, path) => at(out, path.split('.')), body);
+}

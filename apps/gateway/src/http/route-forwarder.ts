@@ -5,7 +5,7 @@ import { idempotencyKeyOf } from '../idempotency/idempotency-key.js';
 import { declaredHeaders } from './declared-headers.js';
 import { entityTag, ifNoneMatchHits } from './etag.js';
 import { GATEWAY_DEPS, type GatewayDeps } from '../gateway-deps.js';
-import { forwardedHttps, pageLinks, publicBase } from './link-header.js';
+import { forwardedHttps, pageLinks, publicBase, withAbsoluteUrls } from './link-header.js';
 import { RpcReplyError } from './problem.js';
 import { pathOf, searchOf } from './query-normaliser.js';
 import { readInput, type PageRequest, type RouteInput } from './request-input.js';
@@ -65,7 +65,9 @@ export class RouteForwarder {
     return this.send(route, request, reply, answer, input.page);
   }
 
-  private send(route: RouteDefinition, request: FastifyRequest, reply: FastifyReply, answer: Success, page?: PageRequest): FastifyReply {
+  private send(route: RouteDefinition, request: FastifyRequest, reply: FastifyReply, sent: Success, page?: PageRequest): FastifyReply {
+    const base = () => publicBase(this.deps.runtime.config.publicUrl, request.protocol, request.host, forwardedHttps(request.headers));
+    const answer = route.absoluteUrls && sent.body !== undefined ? { ...sent, body: withAbsoluteUrls(sent.body, route.absoluteUrls, base()) } : sent;
     const headers = lowerCaseHeaders(answer.headers);
     for (const [name, value] of Object.entries(headers)) {
       if (!RESERVED_HEADERS.has(name) && HEADER_NAME.test(name) && HEADER_VALUE.test(value)) reply.header(name, value);
@@ -77,8 +79,7 @@ export class RouteForwarder {
     }
     const size = answer.total ?? (answer.more === undefined ? undefined : { more: answer.more });
     if (route.paged && page && size !== undefined) {
-      const base = publicBase(this.deps.runtime.config.publicUrl, request.protocol, request.host, forwardedHttps(request.headers));
-      const pages = pageLinks({ base, path: pathOf(request.url), search: searchOf(request.url), page: page.page, perPage: page.perPage, size, next: answer.next });
+      const pages = pageLinks({ base: base(), path: pathOf(request.url), search: searchOf(request.url), page: page.page, perPage: page.perPage, size, next: answer.next });
       reply.header('link', route.deprecated ? `${String(reply.getHeader('link'))}, ${pages}` : pages);
       // Only a counted list has a total to tell.
       if (typeof size === 'number') reply.header('x-total-count', String(size));

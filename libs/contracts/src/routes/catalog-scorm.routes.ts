@@ -16,8 +16,8 @@ export const CATALOG_SCORM_PACKAGE_ROUTES = [
 export const CATALOG_SCORM_LAUNCH_ROUTES = [
   defineRoute({
     method: ['GET', 'POST'], path: '/api/learner/courses/:id/launch_url', subject: S.launchUrl, status: 200,
-    summary: "The player URL of the caller's SCORM enrollment (`:id` is the enrollment id): a signed URL of one attempt, valid for 5 minutes",
-    params: IdParams, response: { kind: 'object', item: LAUNCH_URL_SCHEMA },
+    summary: "The player URL of the caller's SCORM enrollment (`:id` is the enrollment id): an absolute, signed URL of one attempt, valid for 5 minutes",
+    params: IdParams, response: { kind: 'object', item: LAUNCH_URL_SCHEMA }, absoluteUrls: ['url'],
   }),
   defineRoute({
     method: 'GET', path: '/api/learner/courses/:id/mobile_scorm_launch_url', subject: S.mobileLaunch, status: 302,

@@ -65,6 +65,12 @@ export interface RouteSpec {
    * rather than 400 ("422 not created", "422 required parameter missing"); a bad path parameter stays a 400.
    */
   invalidStatus?: 422;
+  /**
+   * Dotted paths of the answer (through arrays) whose path-absolute URLs (`/…`) the gateway makes absolute, as
+   * it does the `Link` headers' (PUBLIC_URL, else the request's scheme and Host): a URL a client opens as it
+   * is (a player page), where the same field is absolute for another kind of record (a vendor's course).
+   */
+  absoluteUrls?: string[];
   /** Lists page with `page`/`per_page` and answer a `Link` header; the service reports `total`. */
   paged?: boolean;
   /**
