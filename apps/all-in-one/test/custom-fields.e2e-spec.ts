@@ -79,7 +79,9 @@ describe('custom fields and user fields, end to end (gateway → NATS → identi
       await create(admin, 'Badge');
       const taken = await create(admin, 'Fresh one', 'BADGE');
       expect(taken.status).toBe(400);
-      expect(taken.body.code).toBe('CUSTOM_FIELD_NAME_TAKEN');
+      expect(taken.body).toMatchObject({ code: 'CUSTOM_FIELD_NAME_TAKEN', detail: 'A custom field named "BADGE" already exists.', errors: [{ field: 'custom_fields[1].name' }] });
+      const renamed = await admin.patch(`/api/author/custom_fields/${(await create(admin, 'Other badge')).body.custom_fields[0].id}`, { custom_field: { name: 'badge' } });
+      expect(renamed.body).toMatchObject({ code: 'CUSTOM_FIELD_NAME_TAKEN', errors: [{ field: 'custom_field.name' }] });
       const repeated = await create(admin, 'Twin', 'twin');
       expect(repeated.status).toBe(400);
       const names = (await admin.get('/api/author/custom_fields?includes[]=name&per_page=1000')).body.custom_fields.map((f: { name: string }) => f.name);

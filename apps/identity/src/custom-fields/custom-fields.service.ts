@@ -34,30 +34,27 @@ export class CustomFieldsService {
       if (seen.has(key)) throw customFieldNameTaken(input.name, `custom_fields[${i}].name`);
       seen.set(key, i);
     });
-    return this.uniqueNames(() =>
-      this.db.transaction(async () => {
-        const created: CustomField[] = [];
-        for (const input of inputs) {
-          const field = await this.fields.insert(scope, { name: input.name.trim() });
-          await this.outbox.add(scope, 'identity.custom_field.created', eventData(field));
-          created.push(field);
-        }
-        return created;
-      }),
-    );
+    return this.db.transaction(async () => {
+      const created: CustomField[] = [];
+      for (const [i, input] of inputs.entries()) {
+        const name = input.name.trim();
+        const field = await this.uniqueName(name, `custom_fields[${i}].name`, () => this.fields.insert(scope, { name }));
+        await this.outbox.add(scope, 'identity.custom_field.created', eventData(field));
+        created.push(field);
+      }
+      return created;
+    });
   }
 
   async update(scope: TenantScope, id: number, input: CustomFieldInput): Promise<CustomField> {
-    return this.uniqueNames(() =>
-      this.db.transaction(async () => {
-        // Locked: `save` of a row deleted meanwhile would insert it again.
-        const field = await this.show(scope, id, { lock: 'update' });
-        field.name = input.name.trim();
-        const saved = await this.fields.save(scope, field);
-        await this.outbox.add(scope, 'identity.custom_field.updated', eventData(saved));
-        return saved;
-      }),
-    );
+    return this.db.transaction(async () => {
+      // Locked: `save` of a row deleted meanwhile would insert it again.
+      const field = await this.show(scope, id, { lock: 'update' });
+      field.name = input.name.trim();
+      const saved = await this.uniqueName(field.name, 'custom_field.name', () => this.fields.save(scope, field));
+      await this.outbox.add(scope, 'identity.custom_field.updated', eventData(saved));
+      return saved;
+    });
   }
 
   async delete(scope: TenantScope, id: number): Promise<CustomField> {
@@ -70,12 +67,12 @@ export class CustomFieldsService {
     });
   }
 
-  /** A concurrent create of the same name loses at the unique index, not with a 500. */
-  private async uniqueNames<T>(work: () => Promise<T>): Promise<T> {
+  /** The unique index judges names (any case), concurrent writes included: a taken one is a 400 naming it, not a 500. */
+  private async uniqueName<T>(name: string, field: string, write: () => Promise<T>): Promise<T> {
     try {
-      return await work();
+      return await write();
     } catch (err) {
-      if (isUniqueViolation(err)) throw customFieldNameTaken('the given name');
+      if (isUniqueViolation(err)) throw customFieldNameTaken(name, field);
       throw err;
     }
   }
