@@ -140,7 +140,7 @@ describe('import profile, end to end (gateway → NATS → identity → Postgres
       ['an ftp URL', { csv_url: 'ftp://files.example.test/x.csv' }, 'csv_url'],
       ['a URL that is not one', { csv_url: 'not a url' }, 'csv_url'],
       ['a URL carrying credentials', { csv_url: 'https://bob:hunter2@hr.example.test/x.csv' }, 'csv_url'],
-      ['a non-string user', { csv_user: 5 }, 'csv_user'],
+      ['a non-string user (a number is its text; a boolean is not)', { csv_user: true }, 'csv_user'],
       ['a non-boolean has_headers', { has_headers: 'yes' }, 'has_headers'],
       ['a null has_headers', { has_headers: null }, 'has_headers'],
       ['6 days', { csv_days: [true, true, true, true, true, true] }, 'csv_days'],
