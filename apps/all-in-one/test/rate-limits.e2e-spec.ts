@@ -72,7 +72,8 @@ describe('rate limits (one gateway, real NATS when available)', () => {
     await Promise.all(Array.from({ length: 60 }, async () => (await fetch(`${t.system.url}/healthz`)).arrayBuffer()));
     const burst = await Promise.all(Array.from({ length: 60 }, () => api.get(PATH)));
     expect(burst.filter((a) => a.status !== 200 && a.status !== 429)).toEqual([]);
-    expect(burst.filter((a) => a.status === 200).length).toBeLessThanOrEqual(20);
+    // Exactly the quota: none over it (60 were admitted before), and none refused below it.
+    expect(burst.filter((a) => a.status === 200).length).toBe(20);
   });
 
   it('limits requests without a token, and made-up tokens, by client address', async () => {
@@ -152,6 +153,13 @@ describe('rate limits (one gateway, real NATS when available)', () => {
     expect(await statuses('198.51.100.7, 203.0.113.1', 2)).toEqual([429, 429]);
     // Another client behind the same proxy still has all of its own.
     expect(await statuses('203.0.113.2', 10)).toEqual(Array(10).fill(401));
+    // A percent-encoded path reaches the API route, and is counted as the API.
+    const encoded: number[] = [];
+    for (let i = 0; i < 11; i++) encoded.push((await fetch(`${t.system.url}/%61pi/author/custom_fields`, { headers: { 'x-forwarded-for': '203.0.113.3' } })).status);
+    expect(encoded).toEqual([...Array(10).fill(401), 429]);
+    // An IPv6 client is one client across its /64.
+    expect(await statuses('2001:db8:1:2::1', 5)).toEqual(Array(5).fill(401));
+    expect(await statuses('2001:db8:1:2::ffff', 6)).toEqual([...Array(5).fill(401), 429]);
   });
 
   it('does not limit health, metrics or the API documentation', async () => {

@@ -10,6 +10,7 @@ import { andThen, endHook, type Eventually } from '../http/eventually.js';
 import { ProblemError } from '../http/problem.js';
 import { replyWithProblem } from '../http/problem-reply.js';
 import { linkCredentialOf } from '../files/link-credential.js';
+import { addressKey } from './address-key.js';
 import { parseUsageReport, QuotaLedger, type Decision, type QuotaPolicy } from './quota-ledger.js';
 
 /** Replicas exchange what they admitted on this subject (a plain broadcast: losing one report only undercounts). */
@@ -25,8 +26,14 @@ const LINK = 'link';
 
 const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
 
-/** Only the API is limited: health, metrics and the documentation are not. */
-const isLimited = (url: string) => url.startsWith('/api/') && !url.startsWith('/api/docs') && !url.startsWith('/api/openapi.json');
+/**
+ * Only the API is limited: health, metrics and the documentation are not. Judged on the route Fastify
+ * matched (its path decoded: `/%61pi/…` is the API too), or the URL as sent when none matched.
+ */
+const isLimited = (request: FastifyRequest) => {
+  const path = request.routeOptions.url ?? request.url;
+  return path.startsWith('/api/') && !path.startsWith('/api/docs') && !path.startsWith('/api/openapi.json');
+};
 
 /**
  * Rate limits per bearer token, per signed link (a file URL, a SCORM player's token: the token's quota), and
@@ -76,14 +83,14 @@ export class RateLimiter implements OnModuleInit, OnModuleDestroy {
     const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
     // A callback hook, and an answer without a promise unless a quota share must wait for an exchange.
     fastify.addHook('onRequest', (request, reply, done) => {
-      const admitted = isLimited(request.url) ? this.admit(request, reply) : this.admitLink(request, reply);
+      const admitted = isLimited(request) ? this.admit(request, reply) : this.admitLink(request, reply);
       if (admitted === undefined) return done();
       const conclude = (problem: ProblemError | undefined) => (problem ? replyWithProblem(problem, request, reply, logger) : done());
       endHook(admitted, conclude, done);
     });
     fastify.addHook('onResponse', (request, reply, done) => {
       // A made-up token costs its sender's address, however many different ones are tried.
-      if (reply.statusCode === 401 && isLimited(request.url) && this.enabled(ADDRESS) && credentialsOf(request).kind === 'token') this.ledger.charge(ADDRESS, request.ip);
+      if (reply.statusCode === 401 && isLimited(request) && this.enabled(ADDRESS) && credentialsOf(request).kind === 'token') this.ledger.charge(ADDRESS, addressKey(request.ip));
       done();
     });
   }
@@ -118,7 +125,7 @@ export class RateLimiter implements OnModuleInit, OnModuleDestroy {
     const credentials = credentialsOf(request);
     if (credentials.kind !== 'token') {
       // No token: the address pays.
-      return this.count(ADDRESS, request.ip, reply);
+      return this.count(ADDRESS, addressKey(request.ip), reply);
     }
     const address = this.enabled(ADDRESS);
     if (address && !this.authenticator.cache.get(credentials.hash)) {
@@ -127,7 +134,7 @@ export class RateLimiter implements OnModuleInit, OnModuleDestroy {
       // token, refused, leaves no entry in the ledger, nor in the reports every replica merges (a flood of them
       // would otherwise grow both with every new one), while a good one's first requests, sent together, are
       // held to its quota as they arrive.
-      const vouched = this.ledger.peek(ADDRESS, request.ip);
+      const vouched = this.ledger.peek(ADDRESS, addressKey(request.ip));
       if (vouched.kind === 'deny') return this.answer(reply, address, vouched);
       const token = this.enabled(TOKEN);
       if (!token) return undefined;
@@ -144,9 +151,9 @@ export class RateLimiter implements OnModuleInit, OnModuleDestroy {
    * only once its stream ends. One that does not verify costs the address, as a failed authentication does.
    */
   private admitLink(request: FastifyRequest, reply: FastifyReply): Eventually<ProblemError | undefined> {
-    const link = linkCredentialOf(request.url, this.deps.runtime.config.fileUrlSigningKey);
+    const link = linkCredentialOf(request, this.deps.runtime.config.fileUrlSigningKey);
     if (!link) return undefined;
-    return link.kind === 'link' ? this.count(LINK, link.hash, reply) : this.count(ADDRESS, request.ip, reply);
+    return link.kind === 'link' ? this.count(LINK, link.key, reply) : this.count(ADDRESS, addressKey(request.ip), reply);
   }
 
   /** Counts the request against the key's quota of that policy, when the policy is on. */
