@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { pageWindow, type CustomFieldEventData, type CustomFieldInput, type CustomFieldView, type PageQuery } from '@lms/contracts';
-import { Database, InjectTenantRepository, isUniqueViolation, Outbox, type TenantFindOneOptions, type TenantRepository, type TenantScope } from '@lms/platform';
+import { Database, InjectTenantRepository, Outbox, type TenantFindOneOptions, type TenantRepository, type TenantScope, unlessTaken } from '@lms/platform';
 import { CustomField } from './custom-field.entity.js';
 import { customFieldNameTaken, customFieldNotFound } from './custom-field.errors.js';
 
@@ -38,7 +38,7 @@ export class CustomFieldsService {
       const created: CustomField[] = [];
       for (const [i, input] of inputs.entries()) {
         const name = input.name.trim();
-        const field = await this.uniqueName(name, `custom_fields[${i}].name`, () => this.fields.insert(scope, { name }));
+        const field = await unlessTaken(() => this.fields.insert(scope, { name }), () => customFieldNameTaken(name, `custom_fields[${i}].name`));
         await this.outbox.add(scope, 'identity.custom_field.created', eventData(field));
         created.push(field);
       }
@@ -46,12 +46,13 @@ export class CustomFieldsService {
     });
   }
 
-  async update(scope: TenantScope, id: number, input: CustomFieldInput): Promise<CustomField> {
+  /** `field`: where the request named the new name (`custom_field.name`, or `custom_fields[0].name`). */
+  async update(scope: TenantScope, id: number, input: CustomFieldInput, field = 'custom_field.name'): Promise<CustomField> {
     return this.db.transaction(async () => {
       // Locked: `save` of a row deleted meanwhile would insert it again.
-      const field = await this.show(scope, id, { lock: 'update' });
-      field.name = input.name.trim();
-      const saved = await this.uniqueName(field.name, 'custom_field.name', () => this.fields.save(scope, field));
+      const row = await this.show(scope, id, { lock: 'update' });
+      row.name = input.name.trim();
+      const saved = await unlessTaken(() => this.fields.save(scope, row), () => customFieldNameTaken(row.name, field));
       await this.outbox.add(scope, 'identity.custom_field.updated', eventData(saved));
       return saved;
     });
@@ -65,15 +66,5 @@ export class CustomFieldsService {
       await this.outbox.add(scope, 'identity.custom_field.deleted', eventData(snapshot));
       return snapshot;
     });
-  }
-
-  /** The unique index judges names (any case), concurrent writes included: a taken one is a 400 naming it, not a 500. */
-  private async uniqueName<T>(name: string, field: string, write: () => Promise<T>): Promise<T> {
-    try {
-      return await write();
-    } catch (err) {
-      if (isUniqueViolation(err)) throw customFieldNameTaken(name, field);
-      throw err;
-    }
   }
 }

@@ -9,7 +9,7 @@ import {
   type GroupInput,
   type ListGroupsQuery,
 } from '@lms/contracts';
-import { Database, InjectTenantRepository, isUniqueViolation, Outbox, type TenantRepository, type TenantScope } from '@lms/platform';
+import { Database, InjectTenantRepository, Outbox, type TenantRepository, type TenantScope, unlessTaken } from '@lms/platform';
 import { User } from '../users/user.entity.js';
 import { GroupMembership } from './group-membership.entity.js';
 import { Group } from './group.entity.js';
@@ -68,47 +68,43 @@ export class GroupsService {
 
   /** All or nothing: one bad element rejects the whole array. */
   async create(scope: TenantScope, inputs: GroupInput[]): Promise<CountedGroup[]> {
-    return this.namesUnique(() =>
-      this.db.transaction(async () => {
-        await this.lockTree(scope);
-        const created: Group[] = [];
-        for (const [i, input] of inputs.entries()) {
-          const parentId = parentIdOf(input.parent_id);
-          const name = input.name.trim();
-          if (parentId !== null) await this.requireParent(scope, parentId, `groups[${i}].parent_id`);
-          if (await this.siblingNamed(scope, parentId, name)) throw groupNameTaken(name, `groups[${i}].name`);
-          const group = await this.groups.insert(scope, { name, type: input.type ?? 'group', parentId });
-          await this.outbox.add(scope, GROUP_CREATED_EVENT, groupEventData(group), String(group.id));
-          created.push(group);
-        }
-        return created.map((group) => ({ group, usersCount: 0 }));
-      }),
-    );
+    return this.db.transaction(async () => {
+      await this.lockTree(scope);
+      const created: Group[] = [];
+      for (const [i, input] of inputs.entries()) {
+        const parentId = parentIdOf(input.parent_id);
+        const name = input.name.trim();
+        if (parentId !== null) await this.requireParent(scope, parentId, `groups[${i}].parent_id`);
+        if (await this.siblingNamed(scope, parentId, name)) throw groupNameTaken(name, `groups[${i}].name`);
+        const group = await unlessTaken(() => this.groups.insert(scope, { name, type: input.type ?? 'group', parentId }), () => groupNameTaken(name, `groups[${i}].name`));
+        await this.outbox.add(scope, GROUP_CREATED_EVENT, groupEventData(group), String(group.id));
+        created.push(group);
+      }
+      return created.map((group) => ({ group, usersCount: 0 }));
+    });
   }
 
   async update(scope: TenantScope, id: number, changes: GroupChanges): Promise<CountedGroup> {
-    const saved = await this.namesUnique(() =>
-      this.db.transaction(async () => {
-        await this.lockTree(scope);
-        const group = await this.find(scope, id);
-        const before = groupEventData(group);
-        const parentId = changes.parent_id === undefined ? group.parentId : parentIdOf(changes.parent_id);
-        const name = changes.name === undefined ? group.name : changes.name.trim();
-        if (parentId !== null && parentId !== group.parentId) {
-          await this.requireParent(scope, parentId, 'group.parent_id');
-          if (await this.isSelfOrAncestor(scope, group.id, parentId)) throw groupCycle(group.id, parentId);
-        }
-        if ((parentId !== group.parentId || name.toLowerCase() !== group.name.toLowerCase()) && (await this.siblingNamed(scope, parentId, name, group.id))) {
-          throw groupNameTaken(name, 'group.name');
-        }
-        Object.assign(group, { parentId, name, type: changes.type ?? group.type });
-        const after = groupEventData(group);
-        if (JSON.stringify(after) === JSON.stringify(before)) return group; // nothing changed, nothing to announce
-        const row = await this.groups.save(scope, group);
-        await this.outbox.add(scope, GROUP_UPDATED_EVENT, after, String(row.id));
-        return row;
-      }),
-    );
+    const saved = await this.db.transaction(async () => {
+      await this.lockTree(scope);
+      const group = await this.find(scope, id);
+      const before = groupEventData(group);
+      const parentId = changes.parent_id === undefined ? group.parentId : parentIdOf(changes.parent_id);
+      const name = changes.name === undefined ? group.name : changes.name.trim();
+      if (parentId !== null && parentId !== group.parentId) {
+        await this.requireParent(scope, parentId, 'group.parent_id');
+        if (await this.isSelfOrAncestor(scope, group.id, parentId)) throw groupCycle(group.id, parentId);
+      }
+      if ((parentId !== group.parentId || name.toLowerCase() !== group.name.toLowerCase()) && (await this.siblingNamed(scope, parentId, name, group.id))) {
+        throw groupNameTaken(name, 'group.name');
+      }
+      Object.assign(group, { parentId, name, type: changes.type ?? group.type });
+      const after = groupEventData(group);
+      if (JSON.stringify(after) === JSON.stringify(before)) return group; // nothing changed, nothing to announce
+      const row = await unlessTaken(() => this.groups.save(scope, group), () => groupNameTaken(name, 'group.name'));
+      await this.outbox.add(scope, GROUP_UPDATED_EVENT, after, String(row.id));
+      return row;
+    });
     const [counted] = await this.withCounts(scope, [saved]);
     return counted;
   }
@@ -167,15 +163,5 @@ export class GroupsService {
       [scope.accountId, candidate, groupId],
     );
     return rows.length > 0;
-  }
-
-  /** The index is the last word on sibling names; a race that slips past the check is a 400, not a 500. */
-  private async namesUnique<T>(work: () => Promise<T>): Promise<T> {
-    try {
-      return await work();
-    } catch (err) {
-      if (isUniqueViolation(err)) throw groupNameTaken('the given name');
-      throw err;
-    }
   }
 }

@@ -35,7 +35,7 @@ export class CreateCustomFieldsBody {
  * one-element array (docs/compatibility.md). `custom_field` is read when both are sent.
  */
 export class UpdateCustomFieldBody {
-  @ValidateIf((body: UpdateCustomFieldBody) => body.custom_fields === undefined || body.custom_field !== undefined)
+  @ValidateIf((body: UpdateCustomFieldBody) => body.custom_fields === undefined || body.custom_fields === null || body.custom_field !== undefined)
   @IsDefined({ message: 'custom_field should not be null or undefined' }) @IsObject() @ValidateNested() @Type(() => CustomFieldInput)
   custom_field?: CustomFieldInput;
 

@@ -31,6 +31,15 @@ export function isUniqueViolation(err: unknown): boolean {
   return typeof err === 'object' && err !== null && (err as { code?: string }).code === '23505';
 }
 
+/** `write`, or the `taken` problem when a unique index refuses it (a concurrent write got there first). */
+export async function unlessTaken<T>(write: () => Promise<T>, taken: () => Error): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    throw isUniqueViolation(err) ? taken() : err;
+  }
+}
+
 /** The database is down, restarting or out of connections: the client may retry, so a 503, never a 500. */
 export const DATABASE_UNAVAILABLE: RpcError = {
   status: 503,
