@@ -40,7 +40,7 @@ async function checkBody(route: RouteDefinition, body: unknown): Promise<{ value
   // No body at all is `{}` where `{}` is valid (every field optional: publish, data dumps), as clients send them.
   const result = await validateInput<object>(route.body, body ?? {});
   if ((body === undefined || body === null) && !result.ok) {
-    throw new ProblemError(400, 'BODY_REQUIRED', 'This endpoint needs a JSON request body (Content-Type: application/json).');
+    throw new ProblemError(route.invalidStatus ?? 400, 'BODY_REQUIRED', 'This endpoint needs a JSON request body (Content-Type: application/json).');
   }
   return result.ok ? { value: result.value, errors: [] } : { value: undefined, errors: result.errors };
 }

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { IsBoolean, IsOptional } from 'class-validator';
-import { decodeBookmark, encodeBookmark, PageQuery, pageWindow, QueryBool } from './query.js';
+import { booleanOfText, decodeBookmark, encodeBookmark, PageQuery, pageWindow, QueryBool } from './query.js';
 import { validateInput } from './validate.js';
 
 describe('page bookmarks', () => {
@@ -38,9 +38,13 @@ describe('QueryBool', () => {
     only_deleted?: boolean;
   }
 
+  it('knows no names inherited from Object', () => {
+    for (const text of ['constructor', '__proto__', 'hasOwnProperty']) expect(booleanOfText(text)).toBeUndefined();
+  });
+
   it("reads Rails' spellings in any case (Python's requests sends True), and refuses other text", async () => {
     for (const text of ['true', 'True', 'TRUE', 't', '1', 'on', 'ON']) expect(await validateInput(Flags, { only_deleted: text })).toEqual({ ok: true, value: expect.objectContaining({ only_deleted: true }) });
     for (const text of ['false', 'False', 'f', '0', 'off', 'F']) expect(await validateInput(Flags, { only_deleted: text })).toEqual({ ok: true, value: expect.objectContaining({ only_deleted: false }) });
-    for (const text of ['', 'maybe', '2', 'truthy', 'yes', 'no']) expect((await validateInput(Flags, { only_deleted: text })).ok).toBe(false);
+    for (const text of ['', 'maybe', '2', 'truthy', 'yes', 'no', 'constructor', '__proto__', 'toString']) expect((await validateInput(Flags, { only_deleted: text })).ok).toBe(false);
   });
 });

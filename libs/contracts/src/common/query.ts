@@ -17,7 +17,10 @@ const BOOLEAN_TEXT: Record<string, boolean> = { true: true, t: true, '1': true, 
  * Rails' list of false values and their opposites (`t`/`f`, `on`/`off`; Python's `requests` sends `True`).
  * Undefined for anything else (Rails read any other text as true, `no` included: here it is refused).
  */
-export const booleanOfText = (text: string): boolean | undefined => BOOLEAN_TEXT[text.toLowerCase()];
+export const booleanOfText = (text: string): boolean | undefined => {
+  const key = text.toLowerCase();
+  return Object.hasOwn(BOOLEAN_TEXT, key) ? BOOLEAN_TEXT[key] : undefined;
+};
 
 export const QueryBool = () => Transform(({ value }: TransformFnParams) => (typeof value === 'string' ? (booleanOfText(value) ?? value) : value));
 

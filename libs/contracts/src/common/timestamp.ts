@@ -1,5 +1,5 @@
 import { Transform } from 'class-transformer';
-import { IsRFC3339, type ValidationOptions } from 'class-validator';
+import { IsRFC3339, ValidateBy, type ValidationOptions } from 'class-validator';
 
 /** ISO 8601 extended date-times as scripts write them: `T` or a space, seconds optional, `.` or `,` before a fraction. */
 const ISO_8601 = /^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)? ?(Z|UTC|GMT|[+-]\d{2}(?::?\d{2})?)?$/i;
@@ -26,10 +26,23 @@ export function asRfc3339(value: unknown, withoutOffset: 'utc' | 'local' = 'utc'
   return `${date}T${hoursMinutes}:${seconds}${fraction ? `.${fraction}` : ''}${offset}`;
 }
 
-/** An RFC 3339 date-time in the document; any form `asRfc3339` reads from a client. */
+/** Whether the date of an RFC 3339 text is a day of the calendar: the format allows 31 days in any month. */
+function isCalendarDay(value: unknown): boolean {
+  const match = typeof value === 'string' ? /^(\d{4})-(\d{2})-(\d{2})/.exec(value) : null;
+  if (!match) return false;
+  const [year, month, day] = match.slice(1).map(Number);
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
+
+/**
+ * An RFC 3339 date-time in the document; any form `asRfc3339` reads from a client. Its day must exist:
+ * `2026-02-31` passes the format, and `new Date` would read it as March 3rd.
+ */
 export const IsTimestamp =
   (options?: ValidationOptions): PropertyDecorator =>
   (target, key) => {
     Transform(({ value }) => asRfc3339(value))(target, String(key));
     IsRFC3339(options)(target, key);
+    ValidateBy({ name: 'isCalendarDay', validator: { validate: isCalendarDay, defaultMessage: () => `${String(key)} names a day the calendar does not have` } }, options)(target, key);
   };

@@ -76,7 +76,6 @@ export const MIN_CONTEXT_SIGNING_KEY_LENGTH = 32;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
-/** An integer setting: `fallback` when unset or empty, a ConfigError naming it when out of [min, max] or not an integer. */
 /** A comma-separated list of IP addresses and CIDR ranges (`10.0.0.0/8`, `fc00::/7`); unset or empty: none. */
 export function addressesSetting(env: NodeJS.ProcessEnv, name: string): string[] {
   const entries = (env[name] ?? '').split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
@@ -90,6 +89,7 @@ export function addressesSetting(env: NodeJS.ProcessEnv, name: string): string[]
   return entries;
 }
 
+/** An integer setting: `fallback` when unset or empty, a ConfigError naming it when out of [min, max] or not an integer. */
 export function intSetting(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
