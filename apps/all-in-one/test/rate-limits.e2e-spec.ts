@@ -134,6 +134,9 @@ describe('rate limits (one gateway, real NATS when available)', () => {
     const player = await get(`/scorm/s/${session}/scos/0`);
     expect(player.status).toBe(404);
     expect(parseRateLimit(player.headers.get('ratelimit'))).toMatchObject({ name: 'link', r: 19 });
+    // The same registration launched again, from a percent-encoded path: one grant, one quota.
+    const launch = signPlayerToken(fileUrlSigningKey, { kind: 'launch', accountId: 1, userId: 1, registrationId: 1, packageId: 'p' });
+    expect(parseRateLimit((await get(`/%73corm/launch/${launch}`)).headers.get('ratelimit'))).toMatchObject({ name: 'link', r: 18 });
     // The player's own scripts carry no credential and are not limited.
     expect((await get('/scorm/player.js')).status).toBe(200);
   });
@@ -157,6 +160,8 @@ describe('rate limits (one gateway, real NATS when available)', () => {
     const encoded: number[] = [];
     for (let i = 0; i < 11; i++) encoded.push((await fetch(`${t.system.url}/%61pi/author/custom_fields`, { headers: { 'x-forwarded-for': '203.0.113.3' } })).status);
     expect(encoded).toEqual([...Array(10).fill(401), 429]);
+    // So is one that reaches no route.
+    expect((await fetch(`${t.system.url}/%61pi/no/such/route`, { headers: { 'x-forwarded-for': '203.0.113.3' } })).status).toBe(429);
     // An IPv6 client is one client across its /64.
     expect(await statuses('2001:db8:1:2::1', 5)).toEqual(Array(5).fill(401));
     expect(await statuses('2001:db8:1:2::ffff', 6)).toEqual([...Array(5).fill(401), 429]);

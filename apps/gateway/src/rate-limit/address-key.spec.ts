@@ -5,6 +5,7 @@ describe('addressKey', () => {
     expect(addressKey('203.0.113.9')).toBe('203.0.113.9');
     expect(addressKey('::ffff:203.0.113.9')).toBe('203.0.113.9');
     expect(addressKey('::FFFF:203.0.113.9')).toBe('203.0.113.9');
+    for (const ip of ['0:0:0:0:0:ffff:203.0.113.9', '::ffff:cb00:7109', '0000:0000:0000:0000:0000:FFFF:CB00:7109']) expect([ip, addressKey(ip)]).toEqual([ip, '203.0.113.9']);
   });
 
   it('keys IPv6 addresses by their /64, however they are written', () => {
@@ -14,6 +15,8 @@ describe('addressKey', () => {
     }
     expect(addressKey('2001:db8:aa:bc::1')).not.toBe(key);
     expect(addressKey('::1')).toBe('0:0:0:0::/64');
+    // Not mapped (the deprecated IPv4-compatible form): an IPv6 address of the /64 it names.
+    expect(addressKey('::1.2.3.4')).toBe('0:0:0:0::/64');
     expect(addressKey('2001:db8::')).toBe('2001:db8:0:0::/64');
   });
 

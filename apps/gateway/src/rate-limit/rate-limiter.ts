@@ -26,12 +26,21 @@ const LINK = 'link';
 
 const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
 
+/** The path as the router reads it, percent-decoded (as sent when it does not decode). */
+function decodedPath(url: string): string {
+  try {
+    return decodeURIComponent(url.split('?', 1)[0]);
+  } catch {
+    return url;
+  }
+}
+
 /**
  * Only the API is limited: health, metrics and the documentation are not. Judged on the route Fastify
- * matched (its path decoded: `/%61pi/…` is the API too), or the URL as sent when none matched.
+ * matched, or on the decoded path when none did: `/%61pi/…` is the API too.
  */
 const isLimited = (request: FastifyRequest) => {
-  const path = request.routeOptions.url ?? request.url;
+  const path = request.routeOptions.url ?? decodedPath(request.url);
   return path.startsWith('/api/') && !path.startsWith('/api/docs') && !path.startsWith('/api/openapi.json');
 };
 

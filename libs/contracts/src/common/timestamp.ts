@@ -31,7 +31,8 @@ function isCalendarDay(value: unknown): boolean {
   const match = typeof value === 'string' ? /^(\d{4})-(\d{2})-(\d{2})/.exec(value) : null;
   if (!match) return false;
   const [year, month, day] = match.slice(1).map(Number);
-  const date = new Date(Date.UTC(year, month - 1, day));
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day); // not Date.UTC, which reads years 0 to 99 as 1900 to 1999
   return date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
 }
 
