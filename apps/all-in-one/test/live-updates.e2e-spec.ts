@@ -68,8 +68,9 @@ describe('live updates of registrations (Server-Sent Events), end to end', () =>
     expect(res.status).toBe(200);
     expect(res.body.meta).toEqual({});
     const [subscription] = res.body.subscriptions;
-    expect(subscription).toEqual({ url: '/live/registrations', channel: `/live_courses/${course.id}/sessions/*/registrations`, token: expect.any(String) });
-    const url = `${f.t.api.baseUrl}${subscription.url}?token=${encodeURIComponent(subscription.token)}`;
+    // Absolute, as the original push server's was: a client subscribes to it as it is.
+    expect(subscription).toEqual({ url: `${f.t.api.baseUrl}/live/registrations`, channel: `/live_courses/${course.id}/sessions/*/registrations`, token: expect.any(String) });
+    const url = `${subscription.url}?token=${encodeURIComponent(subscription.token)}`;
 
     const first = readEvents(url, (events) => events.length >= 2);
     await new Promise((r) => setTimeout(r, 300));

@@ -19,7 +19,7 @@ export const SCHEDULING_REGISTRATION_ROUTES = [
   defineRoute({
     method: 'GET', path: `${SESSION}/registrations/subscription`, subject: LIVE_UPDATE_SUBJECTS.subscription, status: 200,
     summary: "Live updates of the registrations of the session's live course: a Server-Sent Events stream URL, its channel and a short-lived token (docs/scheduling.md)",
-    params: SubscriptionParams, response: { kind: 'envelope', key: 'subscriptions', item: SUBSCRIPTION_SCHEMA },
+    params: SubscriptionParams, response: { kind: 'envelope', key: 'subscriptions', item: SUBSCRIPTION_SCHEMA }, absoluteUrls: ['subscriptions.url'],
   }),
   defineRoute({
     method: 'GET', path: `${SESSION}/registrations`, subject: S.list, status: 200, paged: true,
