@@ -1,8 +1,9 @@
 import { Controller, Get, Inject, Req, Res } from '@nestjs/common';
-import { createFileStore, type FileStore, verifyFileUrl } from '@lms/platform';
+import { createFileStore, type FileStore } from '@lms/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GATEWAY_DEPS, type GatewayDeps } from '../gateway-deps.js';
 import { ProblemError } from '../http/problem.js';
+import { fileUrlCheckOf } from './link-credential.js';
 import { sendStream } from './stream-reply.js';
 
 const CONTENT_TYPES: Record<string, string> = { zip: 'application/zip', csv: 'text/csv; charset=utf-8', json: 'application/json' };
@@ -28,9 +29,7 @@ export class FilesController {
 
   @Get('files/*')
   async download(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    const url = new URL(request.url, 'http://gateway');
-    const query = Object.fromEntries(url.searchParams);
-    const check = verifyFileUrl(this.deps.runtime.config.fileUrlSigningKey, url.pathname, query);
+    const check = fileUrlCheckOf(request, this.deps.runtime.config.fileUrlSigningKey);
     if (!check.ok && check.reason === 'expired') throw new ProblemError(403, 'FILE_URL_EXPIRED', 'This download link has expired: ask for the file again.');
     if (!check.ok) throw new ProblemError(403, 'FILE_URL_INVALID', 'This download link is not valid.');
     const file = await this.files.open(check.fileKey);

@@ -3,10 +3,11 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Controller, Get, Inject, Post, Req, Res } from '@nestjs/common';
 import { type PlayerFile, type PlayerState, type RequestContext, type RpcReply, SCORM_SUBJECTS } from '@lms/contracts';
-import { createFileStore, type FileStore, type PlayerClaims, signPlayerToken, verifyPlayerToken } from '@lms/platform';
+import { createFileStore, type FileStore, type PlayerClaims, signPlayerToken } from '@lms/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GATEWAY_DEPS, type GatewayDeps } from '../gateway-deps.js';
 import { ProblemError, RpcReplyError } from '../http/problem.js';
+import { playerTokenCheckOf } from './link-credential.js';
 import { sendStream } from './stream-reply.js';
 import { ServiceClient } from '../http/service-client.js';
 import { TextBody } from '../http/uploads.js';
@@ -259,8 +260,7 @@ nav{display:flex;gap:.5em;align-items:center;padding:.25em .5em;border-bottom:1p
   }
 
   private claims(request: FastifyRequest, kind: PlayerClaims['kind']): PlayerClaims {
-    const token = (request.params as Record<string, string>).token ?? '';
-    const check = verifyPlayerToken(this.deps.runtime.config.fileUrlSigningKey, token, kind);
+    const check = playerTokenCheckOf(request, this.deps.runtime.config.fileUrlSigningKey, kind);
     if (!check.ok && check.reason === 'expired') {
       throw new ProblemError(403, 'PLAYER_LINK_EXPIRED', kind === 'launch' ? 'This course link has expired: open the course again.' : 'This session has expired: open the course again.');
     }
