@@ -66,8 +66,7 @@ export class RouteForwarder {
   }
 
   private send(route: RouteDefinition, request: FastifyRequest, reply: FastifyReply, sent: Success, page?: PageRequest): FastifyReply {
-    const base = () => publicBase(this.deps.runtime.config.publicUrl, request.protocol, request.host, forwardedHttps(request.headers));
-    const answer = route.absoluteUrls && sent.body !== undefined ? { ...sent, body: withAbsoluteUrls(sent.body, route.absoluteUrls, base()) } : sent;
+    const answer = route.absoluteUrls && sent.body !== undefined ? { ...sent, body: withAbsoluteUrls(sent.body, route.absoluteUrls, this.baseOf(request)) } : sent;
     const headers = lowerCaseHeaders(answer.headers);
     for (const [name, value] of Object.entries(headers)) {
       if (!RESERVED_HEADERS.has(name) && HEADER_NAME.test(name) && HEADER_VALUE.test(value)) reply.header(name, value);
@@ -79,7 +78,7 @@ export class RouteForwarder {
     }
     const size = answer.total ?? (answer.more === undefined ? undefined : { more: answer.more });
     if (route.paged && page && size !== undefined) {
-      const pages = pageLinks({ base: base(), path: pathOf(request.url), search: searchOf(request.url), page: page.page, perPage: page.perPage, size, next: answer.next });
+      const pages = pageLinks({ base: this.baseOf(request), path: pathOf(request.url), search: searchOf(request.url), page: page.page, perPage: page.perPage, size, next: answer.next });
       reply.header('link', route.deprecated ? `${String(reply.getHeader('link'))}, ${pages}` : pages);
       // Only a counted list has a total to tell.
       if (typeof size === 'number') reply.header('x-total-count', String(size));
@@ -103,6 +102,11 @@ export class RouteForwarder {
       if (ifNoneMatchHits(request.headers['if-none-match'], etag)) return reply.code(304).send();
     }
     return reply.header('content-type', contentType).send(bytes);
+  }
+
+  /** Where the answer's links start: PUBLIC_URL, else the request's scheme and Host. */
+  private baseOf(request: FastifyRequest): string {
+    return publicBase(this.deps.runtime.config.publicUrl, request.protocol, request.host, forwardedHttps(request.headers));
   }
 
   /** A file travels over the bus as text, or as `{ base64 }` when it is binary. */

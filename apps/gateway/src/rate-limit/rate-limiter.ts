@@ -9,6 +9,7 @@ import { GATEWAY_DEPS, type GatewayDeps } from '../gateway-deps.js';
 import { andThen, endHook, type Eventually } from '../http/eventually.js';
 import { ProblemError } from '../http/problem.js';
 import { replyWithProblem } from '../http/problem-reply.js';
+import { pathOf } from '../http/query-normaliser.js';
 import { linkCredentialOf } from '../files/link-credential.js';
 import { addressKey } from './address-key.js';
 import { parseUsageReport, QuotaLedger, type Decision, type QuotaPolicy } from './quota-ledger.js';
@@ -29,7 +30,7 @@ const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
 /** The path as the router reads it, percent-decoded (as sent when it does not decode). */
 function decodedPath(url: string): string {
   try {
-    return decodeURIComponent(url.split('?', 1)[0]);
+    return decodeURIComponent(pathOf(url));
   } catch {
     return url;
   }
