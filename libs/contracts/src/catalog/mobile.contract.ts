@@ -1,6 +1,6 @@
 import { Transform, type TransformFnParams } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsInt, Max, Min } from 'class-validator';
-import { MAX_ID } from '../common/query.js';
+import { commaSeparated, MAX_ID } from '../common/query.js';
 import type { JsonSchema } from '../routes/route.js';
 import { BLOCKED_BY_SCHEMA, type BlockedByView } from './programs.contract.js';
 
@@ -22,8 +22,7 @@ const QueryIntArray = () =>
   Transform(({ value }: TransformFnParams) =>
     value === undefined
       ? undefined
-      : (Array.isArray(value) ? value : [value])
-          .flatMap((v) => (typeof v === 'string' ? v.split(',') : [v]))
+      : commaSeparated(value)
           .filter((v) => typeof v !== 'string' || v.trim() !== '')
           .map((v) => (typeof v === 'string' && /^\d{1,10}$/.test(v.trim()) ? Number(v.trim()) : v)),
   );

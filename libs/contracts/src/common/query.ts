@@ -24,11 +24,12 @@ export const booleanOfText = (text: string): boolean | undefined => {
 
 export const QueryBool = () => Transform(({ value }: TransformFnParams) => (typeof value === 'string' ? (booleanOfText(value) ?? value) : value));
 
+/** `ids[]=a&ids[]=b` (repeated), `ids=a,b` and a single `ids=a` as the list `['a', 'b']`, empty parts left out. */
+export const commaSeparated = (value: unknown): unknown[] =>
+  (Array.isArray(value) ? value : [value]).flatMap((v) => (typeof v === 'string' ? v.split(',') : [v])).filter((v) => v !== '');
+
 /** `includes[]=a&includes[]=b`, `includes=a,b` and a single `includes=a` all become `['a','b']`. */
-export const QueryArray = () =>
-  Transform(({ value }: TransformFnParams) =>
-    value === undefined ? undefined : (Array.isArray(value) ? value : [value]).flatMap((v) => (typeof v === 'string' ? v.split(',') : [v])).filter((v) => v !== ''),
-  );
+export const QueryArray = () => Transform(({ value }: TransformFnParams) => (value === undefined ? undefined : commaSeparated(value)));
 
 export const DEFAULT_PER_PAGE = 50;
 export const MAX_PER_PAGE = 1000;
