@@ -1,5 +1,5 @@
 import { tokenHash } from '@lms/contracts';
-import { type Database, isUniqueViolation } from '@lms/platform';
+import { type Database, unlessTaken } from '@lms/platform';
 import { ApiToken } from '../auth/api-token.entity.js';
 import { generateToken } from '../auth/token.js';
 import { User } from '../users/user.entity.js';
@@ -34,20 +34,19 @@ export async function createAccount(db: Database, input: CreateAccountInput): Pr
   if (!SUBDOMAIN_PATTERN.test(subdomain)) throw invalidSubdomain(subdomain);
   if (name.length === 0 || name.length > 255) throw invalidAccountName();
   const token = input.adminToken ?? generateToken();
-  try {
-    return await db.transaction(async (manager) => {
-      if (await manager.existsBy(Account, { subdomain })) throw subdomainTaken(subdomain);
-      const account = await manager.save(manager.create(Account, { subdomain, name }));
-      const rootSubAccount = await manager.save(manager.create(SubAccount, { accountId: account.id, name, isRoot: true }));
-      const admin = await manager.save(
-        manager.create(User, { accountId: account.id, uid: 'admin', firstName: 'Admin', lastName: null, email: null, roles: ['admin'] }),
-      );
-      await manager.save(manager.create(ApiToken, { accountId: account.id, userId: admin.id, name: input.tokenName ?? 'first administrator', tokenHash: tokenHash(token) }));
-      return { account, rootSubAccount, admin, token };
-    });
-  } catch (err) {
-    // Two creations of one subdomain at once: the unique index decides, the loser hears why.
-    if (isUniqueViolation(err)) throw subdomainTaken(subdomain);
-    throw err;
-  }
+  // Two creations of one subdomain at once: the unique index decides, the loser hears why.
+  return unlessTaken(
+    () =>
+      db.transaction(async (manager) => {
+        if (await manager.existsBy(Account, { subdomain })) throw subdomainTaken(subdomain);
+        const account = await manager.save(manager.create(Account, { subdomain, name }));
+        const rootSubAccount = await manager.save(manager.create(SubAccount, { accountId: account.id, name, isRoot: true }));
+        const admin = await manager.save(
+          manager.create(User, { accountId: account.id, uid: 'admin', firstName: 'Admin', lastName: null, email: null, roles: ['admin'] }),
+        );
+        await manager.save(manager.create(ApiToken, { accountId: account.id, userId: admin.id, name: input.tokenName ?? 'first administrator', tokenHash: tokenHash(token) }));
+        return { account, rootSubAccount, admin, token };
+      }),
+    () => subdomainTaken(subdomain),
+  );
 }
