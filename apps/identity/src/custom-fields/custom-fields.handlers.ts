@@ -38,7 +38,8 @@ export class CustomFieldsHandlers {
 
   @Handles(S.update)
   async update(@Payload() { ctx, params, body }: RpcRequest<UpdateCustomFieldBody, object, IdParams>) {
-    return envelope('custom_fields', [toCustomFieldView(await this.service.update(ctx, params.id, customFieldOf(body), body.custom_field ? 'custom_field.name' : 'custom_fields[0].name'))]);
+    const { input, nameField } = customFieldOf(body);
+    return envelope('custom_fields', [toCustomFieldView(await this.service.update(ctx, params.id, input, nameField))]);
   }
 
   @Handles(S.delete)

@@ -46,13 +46,13 @@ export class CustomFieldsService {
     });
   }
 
-  /** `field`: where the request named the new name (`custom_field.name`, or `custom_fields[0].name`). */
-  async update(scope: TenantScope, id: number, input: CustomFieldInput, field = 'custom_field.name'): Promise<CustomField> {
+  /** `nameField`: where the request named the new name (`custom_field.name`, or `custom_fields[0].name`). */
+  async update(scope: TenantScope, id: number, input: CustomFieldInput, nameField = 'custom_field.name'): Promise<CustomField> {
     return this.db.transaction(async () => {
       // Locked: `save` of a row deleted meanwhile would insert it again.
       const row = await this.show(scope, id, { lock: 'update' });
       row.name = input.name.trim();
-      const saved = await unlessTaken(() => this.fields.save(scope, row), () => customFieldNameTaken(row.name, field));
+      const saved = await unlessTaken(() => this.fields.save(scope, row), () => customFieldNameTaken(row.name, nameField));
       await this.outbox.add(scope, 'identity.custom_field.updated', eventData(saved));
       return saved;
     });

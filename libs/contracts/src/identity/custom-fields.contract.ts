@@ -43,8 +43,9 @@ export class UpdateCustomFieldBody {
   custom_fields?: CustomFieldInput[];
 }
 
-/** The field an update names, under either key. */
-export const customFieldOf = (body: UpdateCustomFieldBody): CustomFieldInput => (body.custom_field ?? body.custom_fields?.[0]) as CustomFieldInput;
+/** The field an update names, under either key, and where its name is (for an error about it). */
+export const customFieldOf = (body: UpdateCustomFieldBody): { input: CustomFieldInput; nameField: string } =>
+  body.custom_field ? { input: body.custom_field, nameField: 'custom_field.name' } : { input: body.custom_fields?.[0] as CustomFieldInput, nameField: 'custom_fields[0].name' };
 
 export interface CustomFieldView {
   id: string;
