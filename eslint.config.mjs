@@ -36,6 +36,25 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', { paths: [{ name: '@lms/testing', message: 'the testing lib is for specs only' }] }] },
   },
   {
+    // Every deployable imports the shared libraries whole, so a value import here loads the package into the
+    // gateway too, which has no database: TypeORM alone is 300 modules and 6 MiB (docs/performance.md).
+    files: ['libs/contracts/src/**/*.ts', 'libs/platform/src/**/*.ts'],
+    ignores: ['**/*.spec.ts', '**/*.integration-spec.ts', '**/*.e2e-spec.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: ['typeorm', 'pg', 'pino-pretty'].map((name) => ({
+            name,
+            allowTypeImports: true,
+            message: 'load it where it is used (openDatabase, createRequire), not with the module: every deployable imports this library',
+          })),
+          patterns: [{ group: ['typeorm/*'], allowTypeImports: true, message: 'load TypeORM where it is used, not with the module' }],
+        },
+      ],
+    },
+  },
+  {
     // validateInput keeps only decorated properties: an undecorated one of a DTO or event payload class is
     // refused in a request and silently dropped from an event's data (the tolerant reader).
     files: ['libs/contracts/src/**/*.ts', 'apps/catalog/src/markets/market-catalogue.ts'],

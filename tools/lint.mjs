@@ -18,6 +18,7 @@ const probes = [
   { file: 'apps/identity/src/boundary-probe.ts', code: "import { start } from '../../gateway/src/main.js';\nexport const x = start;\n", why: 'a deployable importing another deployable', rule: '@nx/enforce-module-boundaries' },
   { file: 'libs/contracts/src/boundary-probe.ts', code: "import { start } from '../../../apps/identity/src/main.js';\nexport const x = start;\n", why: 'a library importing a deployable', rule: '@nx/enforce-module-boundaries' },
   { file: 'apps/catalog/src/boundary-probe.ts', code: "import { createTestDatabase } from '@lms/testing';\nexport const x = createTestDatabase;\n", why: 'production code importing the testing lib', rule: 'no-restricted-imports' },
+  { file: 'libs/platform/src/eager-probe.ts', code: "import { FindOperator } from 'typeorm';\nexport const x = FindOperator;\n", why: 'a shared library loading TypeORM with the module', rule: '@typescript-eslint/no-restricted-imports' },
   {
     file: 'libs/contracts/src/dto-probe.ts',
     code: "import { IsInt } from 'class-validator';\nexport class Probe {\n  @IsInt()\n  id: number;\n\n  forgotten: string;\n}\n",

@@ -1,7 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomInt } from 'node:crypto';
+import { createRequire } from 'node:module';
 import type { CloudEvent } from '@lms/contracts';
-import pg from 'pg';
+import type pg from 'pg';
 import { type ConsumerOptions, type DeadLetter, type DeliveryInfo, type EventLog, LeaseLost, type Subscription } from '../messaging/message-bus.js';
 import { subjectMatcher } from '../messaging/subject-match.js';
 import { createLogger, type Logger } from '../observability/logger.js';
@@ -9,6 +10,10 @@ import { decodeCloudEvent } from './cloud-event.js';
 import { assertConsumerOptions, DEAD_LETTER_RETENTION_MS, DEFAULT_ACK_WAIT_MS, errorMessage, EVENT_RETENTION_MS, retryDelayMs } from './delivery-policy.js';
 
 type Handler = (event: CloudEvent, info: DeliveryInfo) => Promise<void>;
+
+// Loaded when a log is made, not with the module: `@lms/platform` exports this class to every deployable,
+// and one without a database (the gateway) never needs pg.
+const pgModule = () => createRequire(import.meta.url)('pg') as typeof pg;
 
 /** Longest an idle subscription sleeps without a wake-up: a safety net for a lost notification, not the path events take. */
 const IDLE_RECHECK_MS = 5_000;
@@ -100,7 +105,7 @@ export class PostgresEventLog implements EventLog {
     // Claims, acknowledgements and retry times commit without waiting for the WAL flush: one lost in a crash
     // of Postgres means a redelivery, which the consumers' inboxes absorb. What must not be lost (published
     // events, dead letters) commits synchronously (`inTransaction`, and the relay's own transaction).
-    this.pool = new pg.Pool({
+    this.pool = new (pgModule().Pool)({
       connectionString: options.url,
       max: options.poolSize ?? 10,
       application_name: 'lms-event-log',
@@ -449,7 +454,7 @@ export class PostgresEventLog implements EventLog {
   }
 
   private async connectListener(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.url, application_name: 'lms-event-log-listener' });
+    const client = new (pgModule().Client)({ connectionString: this.url, application_name: 'lms-event-log-listener' });
     client.on('notification', (msg) => {
       if (msg.channel === this.channel && msg.payload) this.wake(msg.payload);
     });

@@ -1,6 +1,7 @@
+import { createRequire } from 'node:module';
 import type { LoggerService } from '@nestjs/common';
 import { type DestinationStream, type LoggerOptions, pino, type Logger as PinoLogger } from 'pino';
-import { build as prettyStream, type PrettyOptions } from 'pino-pretty';
+import type { PrettyOptions } from 'pino-pretty';
 import { redactValue } from './redaction.js';
 
 export type Logger = PinoLogger;
@@ -33,8 +34,11 @@ const PRETTY: PrettyOptions = { colorize: true, singleLine: true, translateTime:
 export function createLogger(level: string, bindings: Record<string, unknown> = {}, destination?: DestinationStream): Logger {
   const options = { ...LOGGER_OPTIONS, level, base: { ...bindings } };
   if (destination) return pino(options, destination);
-  return logFormat() === 'pretty' ? pino(options, prettyStream(PRETTY)) : pino(options);
+  return logFormat() === 'pretty' ? pino(options, prettyStream()) : pino(options);
 }
+
+// Loaded when a logger is made pretty, not with the module: a deployed process logs JSON and never needs it.
+const prettyStream = () => (createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty')).build(PRETTY);
 
 /**
  * Routes Nest's own log lines into the logger. Its `log` level is start-up chatter (every module

@@ -1,4 +1,4 @@
-import { type DeepPartial, type EntityMetadata, type EntityTarget, type FindManyOptions, FindOperator, type FindOptionsOrder, type FindOptionsWhere, type ObjectLiteral, type QueryDeepPartialEntity, type Repository, type SelectQueryBuilder } from 'typeorm';
+import type { DeepPartial, EntityMetadata, EntityTarget, FindManyOptions, FindOperator, FindOptionsOrder, FindOptionsWhere, ObjectLiteral, QueryDeepPartialEntity, Repository, SelectQueryBuilder } from 'typeorm';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata.js';
 import { encodeBookmark, type PageWindow } from '@lms/contracts';
 import type { ListSize } from '../messaging/reply.js';
@@ -347,7 +347,11 @@ interface Lookup {
   metadata: EntityMetadata;
 }
 
-const isNullOperator = (value: unknown): boolean => value instanceof FindOperator && value.type === 'isNull';
+// TypeORM's own InstanceChecker test: an `instanceof` would make this module load TypeORM, and with it every
+// deployable that imports `@lms/platform` (the gateway has no database; openDatabase loads TypeORM lazily).
+const FIND_OPERATOR = Symbol.for('FindOperator');
+const isNullOperator = (value: unknown): boolean =>
+  typeof value === 'object' && value !== null && (value as { '@instanceof'?: symbol })['@instanceof'] === FIND_OPERATOR && (value as FindOperator<unknown>).type === 'isNull';
 
 const quotedTable = (metadata: EntityMetadata, escape: (name: string) => string) =>
   metadata.schema ? `${escape(metadata.schema)}.${escape(metadata.tableName)}` : escape(metadata.tableName);
