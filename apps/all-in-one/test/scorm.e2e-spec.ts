@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { eventually, type TestUser } from '@lms/testing';
 import { type Browser, chromium } from 'playwright-core';
-import { COURSES } from './catalog-fixture.js';
+import { COURSES, courseRequest } from './catalog-fixture.js';
 import { type EnrollmentFixture, startEnrollmentFixture } from './enrollment-fixture.js';
 import { MANIFESTS, MULTI_SCO_MANIFEST, multiScoPackage, scorm12Package, scorm2004Package, zip } from './scorm-packages.js';
 
@@ -101,6 +101,30 @@ describe('SCORM packages, their player and tracking, end to end', () => {
     expect((await f.admin.patch(`${COURSES}/${course.id}`, { course_template: { scorm: { sco_launch_type: 'popup' } } })).status).toBe(400);
     const native = await f.publishedCourse();
     expect((await f.admin.patch(`${COURSES}/${native.id}`, { course_template: { scorm: { score_rollup_mode: 'fixed_score' } } })).body.code).toBe('COURSE_TEMPLATE_NOT_SCORM');
+  });
+
+  it('refuses null for the settings and their block (400, nothing stored), so a None never passes for a setting', async () => {
+    const course = await scormCourse();
+    for (const scorm of [null, { registration_instancing_option: null }, { score_rollup_mode: null, player_launch_type: 'frameset' }]) {
+      for (const method of ['PATCH', 'PUT'] as const) {
+        const res = await f.admin.request(method, `${COURSES}/${course.id}`, { course_template: { scorm } });
+        expect([res.status, res.body.code, res.body.errors?.[0]?.field]).toEqual([400, 'VALIDATION_FAILED', expect.stringMatching(/^course_template\.scorm/)]);
+      }
+    }
+    expect((await f.admin.get(`${COURSES}/${course.id}`)).body.course_templates[0].scorm).toMatchObject({ registration_instancing_option: 'never', score_rollup_mode: 'score_provided_by_course', player_launch_type: 'frameset' });
+  });
+
+  it('takes the settings on create, over the defaults; a course of another type with them is a 400 and nothing is created', async () => {
+    const res = await f.admin.post(COURSES, { course_templates: [courseRequest({ title: 'Settings at birth', course_type: 'scorm', scorm: { registration_instancing_option: 'every_launch' } })] });
+    expect(res.status).toBe(201);
+    const shown = (await f.admin.get(`${COURSES}/${res.body.course_templates[0].id}`)).body.course_templates[0].scorm;
+    expect(shown).toMatchObject({ registration_instancing_option: 'every_launch', player_launch_type: 'frameset', score_rollup_mode: 'score_provided_by_course' });
+    const before = (await f.admin.get(`${COURSES}?per_page=1&search=Native%20with%20settings`)).headers['x-total-count'];
+    const refused = await f.admin.post(COURSES, {
+      course_templates: [courseRequest({ title: 'Fine', course_type: 'scorm' }), courseRequest({ title: 'Native with settings', scorm: { score_rollup_mode: 'fixed_score' } })],
+    });
+    expect([refused.status, refused.body.code, refused.body.errors?.[0]?.field]).toEqual([400, 'COURSE_TEMPLATE_NOT_SCORM', 'course_templates[1].scorm']);
+    expect((await f.admin.get(`${COURSES}?per_page=1&search=Native%20with%20settings`)).headers['x-total-count']).toBe(before);
   });
 
   it('answers launch_url (GET and POST) and the mobile redirect for the caller\'s own SCORM enrollment only', async () => {

@@ -8,6 +8,9 @@ export const courseTemplateArchived = (id: number) =>
 export const courseTemplateNotScorm = (id: number) =>
   badRequest('COURSE_TEMPLATE_NOT_SCORM', `Course template ${id} is not a SCORM course: packages, SCORM settings and sync are for SCORM courses only.`);
 
+export const scormSettingsOfOtherType = (courseType: string, field: string) =>
+  badRequest('COURSE_TEMPLATE_NOT_SCORM', `A ${courseType} course takes no SCORM settings: they are for SCORM courses only.`, [{ field, message: 'is for SCORM courses only' }]);
+
 export const courseTemplateNeverPublished = (id: number) =>
   badRequest('COURSE_TEMPLATE_NOT_PUBLISHED', `Course template ${id} has no published version; publish it with POST .../publish.`, [
     { field: 'course_template.is_published', message: 'use POST /api/author/course_templates/:id/publish to publish' },

@@ -9,13 +9,14 @@ import {
   type CourseTemplateRequest,
   recipientBatches,
   type RequestContext,
+  type ScormSettingsRequest,
 } from '@lms/contracts';
 import { Database, InjectTenantRepository, Outbox, type TenantRepository, type TenantScope } from '@lms/platform';
 import { AuthoringGuard } from '../authoring/authoring-guard.js';
 import { CourseAuthor } from '../course-authors/course-author.entity.js';
 import { IdentityDirectory } from '../directory/identity-directory.js';
 import { CourseTemplate } from './course-template.entity.js';
-import { courseTemplateArchived, courseTemplateNeverPublished, courseTemplateNotFound, courseTemplateNotScorm } from './course-template.errors.js';
+import { courseTemplateArchived, courseTemplateNeverPublished, courseTemplateNotFound, courseTemplateNotScorm, scormSettingsOfOtherType } from './course-template.errors.js';
 import { courseTemplateEventData, DEFAULT_SCORM_SETTINGS, externalStatusOf, publishedFieldsOf } from './course-template.views.js';
 
 /** Request fields and the entity properties they set (the rest of a request is state, handled apart). */
@@ -64,6 +65,12 @@ const typeState = (course: Pick<CourseTemplate, 'courseType' | 'scorm'>) => ({
   scorm: course.courseType === 'scorm' ? (course.scorm ?? DEFAULT_SCORM_SETTINGS) : null,
 });
 
+/** The SCORM settings a request sent, over those the course had (or the defaults). */
+const withScormSettings = (current: CourseTemplate['scorm'], requested: ScormSettingsRequest) => ({
+  ...(current ?? DEFAULT_SCORM_SETTINGS),
+  ...Object.fromEntries(Object.entries(requested).filter(([, value]) => value !== undefined)),
+});
+
 @Injectable()
 export class CourseTemplatesService {
   constructor(
@@ -106,12 +113,13 @@ export class CourseTemplatesService {
     const { current } = await this.directory.subAccounts(ctx);
     return this.db.transaction(async () => {
       const created: CourseTemplate[] = [];
-      for (const input of inputs) {
+      for (const [index, input] of inputs.entries()) {
         const fields = fieldsOf(input);
         const courseType = input.course_type as CourseTemplate['courseType'];
+        if (input.scorm !== undefined && courseType !== 'scorm') throw scormSettingsOfOtherType(courseType, `course_templates[${index}].scorm`);
         const course = await this.courses.insert(ctx, {
           ...fields,
-          ...typeState({ courseType, scorm: null }),
+          ...typeState({ courseType, scorm: input.scorm === undefined ? null : withScormSettings(null, input.scorm) }),
           ...preset,
           subAccountId: current?.id ?? null,
           authorId: ctx.userId,
@@ -143,8 +151,7 @@ export class CourseTemplatesService {
       if (fields.courseType !== undefined) Object.assign(course, typeState(course));
       if (changes.scorm !== undefined) {
         if (course.courseType !== 'scorm') throw courseTemplateNotScorm(id);
-        const settings = Object.fromEntries(Object.entries(changes.scorm).filter(([, value]) => value !== undefined));
-        course.scorm = { ...(course.scorm ?? DEFAULT_SCORM_SETTINGS), ...settings };
+        course.scorm = withScormSettings(course.scorm, changes.scorm);
       }
       if (changed) course.hasUnpublishedChanges = true;
       if (changes.is_published === false) course.isPublished = false;

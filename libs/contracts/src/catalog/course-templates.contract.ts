@@ -84,29 +84,29 @@ const Required = (required: boolean) => (required ? IsDefined() : ValidateIf((_,
 const Tags = () => [IsArray(), ArrayMaxSize(MAX_TAGS), IsString({ each: true }), MaxLength(100, { each: true }), NoNul()];
 const apply = (decorators: PropertyDecorator[]): PropertyDecorator => (target, key) => decorators.forEach((d) => d(target, key));
 
+/** The SCORM player settings a SCORM course takes (docs/scorm.md): each optional, none null. */
+export class ScormSettingsRequest {
+  @Required(false) @IsIn(REGISTRATION_INSTANCING_OPTIONS, { message: `registration_instancing_option must be one of: ${REGISTRATION_INSTANCING_OPTIONS.join(', ')}` })
+  registration_instancing_option?: string;
+
+  @Required(false) @IsIn(LAUNCH_TYPES, { message: `player_launch_type must be one of: ${LAUNCH_TYPES.join(', ')}` })
+  player_launch_type?: string;
+
+  @Required(false) @IsIn(LAUNCH_TYPES, { message: `sco_launch_type must be one of: ${LAUNCH_TYPES.join(', ')}` })
+  sco_launch_type?: string;
+
+  @Required(false) @IsIn(SCORE_ROLLUP_MODES, { message: `score_rollup_mode must be one of: ${SCORE_ROLLUP_MODES.join(', ')}` })
+  score_rollup_mode?: string;
+}
+
 /**
  * The spec's CourseTemplateRequest, once with its required fields required (create) and once with every
  * field optional (update). Nullable fields take null to clear; the others refuse it.
  */
-/** The SCORM player settings a SCORM course takes (docs/scorm.md); each is optional on update. */
-export class ScormSettingsRequest {
-  @IsOptional() @IsIn(REGISTRATION_INSTANCING_OPTIONS, { message: `registration_instancing_option must be one of: ${REGISTRATION_INSTANCING_OPTIONS.join(', ')}` })
-  registration_instancing_option?: string;
-
-  @IsOptional() @IsIn(LAUNCH_TYPES, { message: `player_launch_type must be one of: ${LAUNCH_TYPES.join(', ')}` })
-  player_launch_type?: string;
-
-  @IsOptional() @IsIn(LAUNCH_TYPES, { message: `sco_launch_type must be one of: ${LAUNCH_TYPES.join(', ')}` })
-  sco_launch_type?: string;
-
-  @IsOptional() @IsIn(SCORE_ROLLUP_MODES, { message: `score_rollup_mode must be one of: ${SCORE_ROLLUP_MODES.join(', ')}` })
-  score_rollup_mode?: string;
-}
-
 function courseTemplateFields(create: boolean) {
   class CourseTemplateFields {
-    /** SCORM courses only: the player settings to change. */
-    @IsOptional() @IsObject() @ValidateNested() @Type(() => ScormSettingsRequest)
+    /** SCORM courses only: the player settings to set. */
+    @Required(false) @IsObject() @ValidateNested() @Type(() => ScormSettingsRequest)
     scorm?: ScormSettingsRequest;
 
     @Required(create) @IsText(MAX_TITLE) @Matches(/\S/, { message: 'title must not be blank' })
