@@ -22,8 +22,13 @@ describe('downloadInfo', () => {
     expect(downloadInfo('sign_in_report', { start_date: '2024-02-29', end_date: '2024-03-01' })).toEqual({ start_date: '2024-02-29', end_date: '2024-03-01' });
   });
 
-  it('answers 422 naming the field for anything else', () => {
-    expect(fieldOf(() => downloadInfo('users', { x: 1 }))).toBe('download.info.x');
+  it('leaves out what a type does not read (the spec calls info "currently unused")', () => {
+    expect(downloadInfo('users', { format: 'csv', x: [1] })).toEqual({});
+    expect(downloadInfo('course_enrollments', { course_template_id: 7, format: 'csv' })).toEqual({ course_template_id: 7 });
+    expect(downloadInfo('sign_in_report', { course_template_id: 'not read here' })).toEqual({});
+  });
+
+  it('answers 422 naming the field for a value it reads that is not valid', () => {
     expect(fieldOf(() => downloadInfo('course_enrollments', {}))).toBe('download.info.course_template_id');
     for (const bad of [0, -1, 1.5, 2_147_483_648, '', '1e3', true, [1], { id: 1 }]) {
       expect([bad, fieldOf(() => downloadInfo('course_enrollments', { course_template_id: bad }))]).toEqual([bad, 'download.info.course_template_id']);
