@@ -119,12 +119,14 @@ describe('SCORM packages, their player and tracking, end to end', () => {
     expect(res.status).toBe(201);
     const shown = (await f.admin.get(`${COURSES}/${res.body.course_templates[0].id}`)).body.course_templates[0].scorm;
     expect(shown).toMatchObject({ registration_instancing_option: 'every_launch', player_launch_type: 'frameset', score_rollup_mode: 'score_provided_by_course' });
-    const before = (await f.admin.get(`${COURSES}?per_page=1&search=Native%20with%20settings`)).headers['x-total-count'];
+    const total = async () => (await f.admin.get(`${COURSES}?per_page=1`)).headers.get('x-total-count');
+    const before = await total();
+    expect(before).toMatch(/^\d+$/);
     const refused = await f.admin.post(COURSES, {
       course_templates: [courseRequest({ title: 'Fine', course_type: 'scorm' }), courseRequest({ title: 'Native with settings', scorm: { score_rollup_mode: 'fixed_score' } })],
     });
     expect([refused.status, refused.body.code, refused.body.errors?.[0]?.field]).toEqual([400, 'COURSE_TEMPLATE_NOT_SCORM', 'course_templates[1].scorm']);
-    expect((await f.admin.get(`${COURSES}?per_page=1&search=Native%20with%20settings`)).headers['x-total-count']).toBe(before);
+    expect(await total()).toBe(before);
   });
 
   it('answers launch_url (GET and POST) and the mobile redirect for the caller\'s own SCORM enrollment only', async () => {
