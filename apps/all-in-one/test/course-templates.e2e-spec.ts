@@ -213,10 +213,17 @@ describe('course templates, end to end (gateway → NATS → catalog ⇄ identit
   });
 
   describe('sync', () => {
-    it('needs the support role: 204 for SCORM, 400 for another course type, 403 without the role', async () => {
+    it('needs the support role, and no other: 204 for SCORM, 400 for another course type, 403 without the role', async () => {
       const scorm = await f.createCourse({ title: 'Scorm sync', course_type: 'scorm' });
       const native = await f.createCourse({ title: 'Native sync' });
       expect((await f.support.post(`${COURSES}/${scorm.id}/sync`)).status).toBe(204);
+      // "Requires support-user permission": a support user who is no author, and an administrator who is also support.
+      for (const roles of [['support'], ['admin', 'support']] as const) {
+        const user = await f.t.factory.user(f.cast.accountId, [...roles]);
+        expect([roles, (await f.admin.as(user.token).post(`${COURSES}/${scorm.id}/sync`)).status]).toEqual([roles, 204]);
+      }
+      const refused = await f.admin.post(`${COURSES}/${scorm.id}/sync`);
+      expect([refused.status, refused.body.detail]).toEqual([403, expect.stringContaining('role support')]);
       const notScorm = await f.support.post(`${COURSES}/${native.id}/sync`);
       expect(notScorm.status).toBe(400);
       expect(notScorm.body.code).toBe('COURSE_TEMPLATE_NOT_SCORM');

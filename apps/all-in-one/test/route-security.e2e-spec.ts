@@ -20,10 +20,11 @@ const PERSONA_ROLES: Record<Exclude<Persona, 'anonymous'>, Role[]> = {
 /** 401: no token. 403: outside the audience or roles. 404: another account's record. allowed: past every check of who calls. */
 type Expected = 401 | 403 | 404 | 'allowed';
 
+/** A route's roles decide when it has any (sync: support users); else its path's audience. */
 function admitted(route: RouteDefinition, roles: Role[]): boolean {
+  if (route.roles?.length) return route.roles.some((role) => roles.includes(role));
   const audience = AUDIENCE_ROLES[route.audience];
-  if (audience !== 'any' && !audience.some((role) => roles.includes(role))) return false;
-  return !route.roles?.length || route.roles.some((role) => roles.includes(role));
+  return audience === 'any' || audience.some((role) => roles.includes(role));
 }
 
 function expected(route: RouteDefinition, persona: Persona, tenantOwned: boolean): Expected {

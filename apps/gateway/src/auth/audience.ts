@@ -1,13 +1,16 @@
 import { AUDIENCE_ROLES, type Role, type RouteDefinition } from '@lms/contracts';
 
-/** The audience of the path prefix admits the caller, and so do the route's extra roles when it has any. */
+/**
+ * The route's roles admit the caller when it has any (the sync route: "requires support-user permission",
+ * so a support user who is no author passes and an administrator who is not support does not); else the
+ * audience of its path prefix does.
+ */
 export function admits(route: Pick<RouteDefinition, 'audience' | 'roles'>, roles: readonly Role[]): boolean {
+  if (route.roles && route.roles.length > 0) return route.roles.some((role) => roles.includes(role));
   const audience = AUDIENCE_ROLES[route.audience];
-  if (audience !== 'any' && !audience.some((role) => roles.includes(role))) return false;
-  if (route.roles && route.roles.length > 0 && !route.roles.some((role) => roles.includes(role))) return false;
-  return true;
+  return audience === 'any' || audience.some((role) => roles.includes(role));
 }
 
-/** Who may call the route, as a 403 names it: `the author audience`, `the admin audience with role manager or admin`. */
+/** Who may call the route, as a 403 names it: `the author audience`, `role support or admin`. */
 export const audienceOf = (route: Pick<RouteDefinition, 'audience' | 'roles'>): string =>
-  `the ${route.audience} audience${route.roles?.length ? ` with role ${route.roles.join(' or ')}` : ''}`;
+  route.roles?.length ? `role ${route.roles.join(' or ')}` : `the ${route.audience} audience`;
