@@ -129,6 +129,10 @@ describe('LTI content items and launches, end to end', () => {
 
     expect((await f.admin.get(`${LAUNCH}?lti_content_item_id=999999`)).status).toBe(404);
     expect((await f.admin.get(`${LAUNCH}?lti_content_item_id=${item.id}&program_id=999999`)).status).toBe(404);
+    // A program without the item's course is no context for its launch.
+    const other = (await f.author.post(PROGRAMS, { programs: [{ title: 'Other path', course_template_ids: [Number((await f.createCourse({ is_published: true }, f.author)).id)] }] })).body.programs[0];
+    const outside = await f.admin.get(`${LAUNCH}?lti_content_item_id=${item.id}&program_id=${other.id}`);
+    expect([outside.status, outside.body.code]).toEqual([404, 'PROGRAM_NOT_FOUND']);
     for (const query of ['', '?lti_content_item_id=abc', '?lti_content_item_id=0', `?lti_content_item_id=${item.id}&program_id=x`]) {
       expect([query, (await f.admin.get(`${LAUNCH}${query}`)).status]).toEqual([query, 400]);
     }

@@ -9,10 +9,10 @@ import { courseTemplateNotFound } from '../course-templates/course-template.erro
 import { IdentityDirectory } from '../directory/identity-directory.js';
 import { EnrollmentLifecycle } from '../enrollments/enrollment-lifecycle.service.js';
 import { Enrollment } from '../enrollments/enrollment.entity.js';
+import { ProgramCourse } from '../programs/program-course.entity.js';
 import { Program } from '../programs/program.entity.js';
-import { programNotFound } from '../programs/program.errors.js';
 import { LtiContentItem } from './lti-content-item.entity.js';
-import { ltiContentItemNotFound } from './lti.errors.js';
+import { ltiContentItemNotFound, ltiProgramNotFound } from './lti.errors.js';
 import { oauthNonce, oauthSignature } from './oauth1-signature.js';
 
 export const toAuthorView = (item: LtiContentItem): AuthorLtiContentItemView => ({
@@ -44,6 +44,7 @@ export class LtiService {
     @InjectTenantRepository(CourseTemplate) private readonly courses: TenantRepository<CourseTemplate>,
     @InjectTenantRepository(Enrollment) private readonly enrollments: TenantRepository<Enrollment>,
     @InjectTenantRepository(Program) private readonly programs: TenantRepository<Program>,
+    @InjectTenantRepository(ProgramCourse) private readonly programCourses: TenantRepository<ProgramCourse>,
   ) {}
 
   /** An author of the course (or an administrator) adds tool links to it. */
@@ -92,8 +93,12 @@ export class LtiService {
   async launch(ctx: RequestContext, id: number, programId: number | undefined): Promise<LtiLaunchView> {
     const item = await this.items.findOne(ctx, { id });
     if (!item) throw ltiContentItemNotFound(id);
-    const program = programId === undefined ? null : await this.programs.findOne(ctx, { id: programId });
-    if (programId !== undefined && !program) throw programNotFound(programId);
+    // The program is the launch's context, so it must hold the item's course: another one is not found here.
+    const [program, membership] = programId === undefined ? [null, null] : await Promise.all([
+      this.programs.findOne(ctx, { id: programId }),
+      this.programCourses.findOne(ctx, { programId, courseTemplateId: item.courseTemplateId }),
+    ]);
+    if (programId !== undefined && (!program || !membership)) throw ltiProgramNotFound(programId, id);
     const [course, users, subAccounts] = await Promise.all([
       this.courses.findOne(ctx, { id: item.courseTemplateId }),
       this.directory.users(ctx, [ctx.userId]),
