@@ -376,4 +376,38 @@ describe('quiz slides, end to end', () => {
     expect((await answer(ann, s.course.id, s.quiz, ['blue'], key)).status).toBe(422);
     expect((await answer(ann, s.course.id, s.quiz, ['blue'], { 'Idempotency-Key': `quiz-${s.quiz}-2` })).body.response).toMatchObject({ attempt: 2, correct: true });
   });
+
+  it('moves progress consistently while a publish takes slides away: views and answers racing it never answer 5xx', async () => {
+    const s = await quizCourse({ max_quiz_attempts: null }, 4);
+    const fillers: number[] = [];
+    const addFillers = async () => {
+      const res = await f.author.post(slidesOf(s.course.id), { slides: Array.from({ length: 20 }, (_, i) => ({ draft_attributes: { title: `Filler ${i}`, allow_comments: null }, new_position: 1 })) });
+      expect(res.status).toBe(201);
+      fillers.push(...(res.body.slides as Json[]).map((slide) => slide.id as number));
+    };
+    await addFillers();
+    await publish(s.course.id);
+    const statuses = new Map<number, number>();
+    for (let round = 0; round < 6; round++) {
+      // Drafts without the fillers: the publish takes the last slide from position 23 of 23 to 3 of 3.
+      for (const id of fillers.splice(0)) expect((await f.author.delete(`${slidesOf(s.course.id)}/${id}`)).status).toBe(204);
+      let racing = true;
+      const learners = s.clients.map(async (api, i) => {
+        while (racing) {
+          const res = i % 2 === 0 ? await api.post(`/api/learner/courses/${s.course.id}/slides/${s.primes}/view`) : await answer(api, s.course.id, s.primes, ['p2', 'p7']);
+          statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+        }
+      });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await publish(s.course.id);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      racing = false;
+      await Promise.all(learners);
+      await addFillers();
+      await publish(s.course.id);
+    }
+    expect([...statuses.keys()].sort()).toEqual([201, 204]);
+    const progress = await queryDatabase<{ progress: string }>(f.t.db.url, 'SELECT progress FROM catalog.enrollments WHERE enrollable_id = $1 AND deleted_at IS NULL', [Number(s.course.id)]);
+    for (const row of progress) expect(Number(row.progress)).toBeLessThanOrEqual(1);
+  });
 });

@@ -143,9 +143,17 @@ export class SlideResponsesService {
 
   /** The learner has reached `slide` at least (its position over the published slides; never back), with `score` when known. */
   private async reach(ctx: RequestContext, enrollment: Enrollment, slide: Slide, score: number | null): Promise<void> {
-    const published = await this.slides.count(ctx, { courseTemplateId: slide.courseTemplateId, position: Not(IsNull()) });
-    const progress = Math.max(enrollment.progress, slide.position! / published);
-    await this.lifecycle.track(ctx, enrollment.id, { score, progress });
+    // Position and count in one statement, so from one snapshot: read apart, a publish between them could
+    // make the position pass the count (progress over 1, refused by the table's check: a 500).
+    const now = await this.slides
+      .query(ctx, 's')
+      .select('s.position', 'position')
+      .addSelect((count) => count.select('count(*)::int').from(Slide, 'p').where('p.account_id = s.account_id AND p.course_template_id = s.course_template_id AND p.position IS NOT NULL'), 'published')
+      .andWhere('s.id = :id', { id: slide.id })
+      .getRawOne<{ position: number | null; published: number }>();
+    // A slide a publish took away meanwhile moves nothing.
+    const reached = now?.position ? Math.min(1, now.position / now.published) : 0;
+    await this.lifecycle.track(ctx, enrollment.id, { score, progress: Math.max(enrollment.progress, reached) });
   }
 
   /** The published slides of a course the caller is enrolled in, in order, with their latest answers. */
