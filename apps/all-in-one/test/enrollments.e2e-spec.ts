@@ -54,6 +54,24 @@ describe('course enrollments, end to end', () => {
     expect(shown.body.course_templates[0]).toMatchObject({ enrollments_count: 3, enrollment_counts: { all: 3, required: 2, optional: 1, not_started: 3 } });
   });
 
+  it('enrolls the same learners sent at once in opposite orders: both 201, each learner once, answers in the order asked', async () => {
+    const learners = await Promise.all(Array.from({ length: 120 }, () => f.newLearner()));
+    for (let round = 0; round < 3; round++) {
+      const course = await f.publishedCourse();
+      const entries = learners.map((l) => ({ user_id: l.userId }));
+      const [up, down] = await Promise.all([f.author.post(enrollmentsOf(course.id), { enrollments: entries }), f.admin.post(enrollmentsOf(course.id), { enrollments: [...entries].reverse() })]);
+      expect([up.status, down.status, up.body.code, down.body.code]).toEqual([201, 201, undefined, undefined]);
+      expect(up.body.enrollments.length + down.body.enrollments.length).toBe(learners.length);
+      expect(up.body.skipped.length + down.body.skipped.length).toBe(learners.length);
+      const asked = (res: typeof up, order: number[]) => res.body.enrollments.map((e: { links: { learner: { id: number } } }) => order.indexOf(e.links.learner.id));
+      const ids = learners.map((l) => l.userId);
+      for (const [res, order] of [[up, ids], [down, [...ids].reverse()]] as const) {
+        const positions = asked(res, order);
+        expect(positions).toEqual([...positions].sort((a, b) => a - b));
+      }
+    }
+  });
+
   it('takes due dates from default_due_on_date, from end_at, or none', async () => {
     const dated = await f.publishedCourse({ title: 'Dated', due_date_type: 'absolute', default_due_on_date: '2032-03-04', default_days_until_due: 5 });
     const none = await f.publishedCourse({ title: 'Undated', default_days_until_due: 0 });

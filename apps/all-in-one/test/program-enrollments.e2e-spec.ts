@@ -42,6 +42,18 @@ describe('program enrollments, end to end', () => {
     await f.eventOf('catalog.enrollment.created', (d) => d.program_id === Number(p.id) && d.course_template_id === Number(a.id));
   });
 
+  it('enrolls learners at once into programs that hold the same courses in opposite orders: every request 201, nothing lost', async () => {
+    for (let round = 0; round < 3; round++) {
+      const courses = [await f.publishedCourse(), await f.publishedCourse(), await f.publishedCourse()].map((c) => Number(c.id));
+      const [forward, backward] = [await program({ course_template_ids: courses }), await program({ course_template_ids: [...courses].reverse() })];
+      const learners = await Promise.all(Array.from({ length: 8 }, () => f.newLearner()));
+      const answers = await Promise.all(learners.map((l, i) => enrollIn((i % 2 ? backward : forward).id, { enrollments: [{ user_id: l.userId }] }, i % 2 ? f.admin : f.author)));
+      expect(answers.map((res) => [res.status, res.body.enrollments?.length])).toEqual(learners.map(() => [201, 3]));
+      // Answered in each program's own order.
+      expect(answers[1].body.enrollments.map((e: { course_template_id: number }) => e.course_template_id)).toEqual([...courses].reverse());
+    }
+  });
+
   it('skips and reports users enrolled in a course already, and enrolls them in the others', async () => {
     const [a, b] = [await f.publishedCourse(), await f.publishedCourse()];
     const cy = await f.newLearner();

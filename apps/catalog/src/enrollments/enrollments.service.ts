@@ -202,10 +202,13 @@ export class EnrollmentsService {
       programId: source.programId ?? null,
     }));
     // ON CONFLICT DO NOTHING against the one-live-enrollment key: a learner enrolled already (even by a
-    // concurrent request) is skipped rather than failing the others.
-    const inserted = await this.enrollments.insertNew(scope, rows, ['id']);
+    // concurrent request) is skipped rather than failing the others. Inserted by user id, so two requests
+    // naming the same learners in other orders wait on each other's keys in one order, never in a cycle
+    // (a deadlock, then 409); answered in the request's order.
+    const inserted = await this.enrollments.insertNew(scope, rows.sort((a, b) => a.userId - b.userId), ['id']);
     const ids = inserted.map((r) => Number(r.id));
-    const created = ids.length === 0 ? [] : await this.enrollments.query(scope, 'e').andWhere('e.id = ANY(:ids)', { ids }).orderBy('e.id', 'ASC').getMany();
+    const asked = new Map(targets.map((t, i) => [t.userId, i]));
+    const created = ids.length === 0 ? [] : (await this.enrollments.query(scope, 'e').andWhere('e.id = ANY(:ids)', { ids }).getMany()).sort((a, b) => asked.get(a.userId)! - asked.get(b.userId)!);
     for (const enrollment of created) await this.outbox.add(scope, ENROLLMENT_CREATED_EVENT, enrollmentEventData(enrollment), String(enrollment.id));
     const createdUsers = new Set(created.map((e) => e.userId));
     const skippedUsers = targets.map((t) => t.userId).filter((id) => !createdUsers.has(id) && !departed.has(id));

@@ -6,11 +6,12 @@ import { Database, InjectTenantRepository, type TenantRepository, type TenantSco
 import { CourseTemplate } from '../course-templates/course-template.entity.js';
 import { DepartedUsers } from '../enrollments/departed-users.js';
 import type { Enrollment } from '../enrollments/enrollment.entity.js';
-import { defaultDueAt, EnrollmentsService } from '../enrollments/enrollments.service.js';
+import { defaultDueAt, EnrollmentsService, type Target } from '../enrollments/enrollments.service.js';
 import { Task } from '../tasks/task.entity.js';
 import { ProgramEnrollment } from './program-enrollment.entity.js';
 import { ProgramProgress } from './program-progress.js';
 import { Program } from './program.entity.js';
+import type { ProgramItem } from './program.views.js';
 import { programNotFound, programNotPublished } from './program.errors.js';
 import { ProgramsService } from './programs.service.js';
 
@@ -27,6 +28,9 @@ export interface ProgramEnrollResult {
   /** Users deleted since identity vouched for them: left out of everything (DepartedUsers). */
   departed: Set<number>;
 }
+
+const ITEM_OUTCOME_KEYS = ['created', 'skipped', 'skippedCourses', 'createdTasks', 'skippedTaskEnrollments', 'skippedTasks'] as const;
+type ItemOutcome = Partial<Pick<ProgramEnrollResult, (typeof ITEM_OUTCOME_KEYS)[number]>>;
 
 /**
  * Enrolling users in a program enrolls them in each of its published courses and checkpoints (tasks), in
@@ -64,27 +68,17 @@ export class ProgramEnrollmentsService {
       const held = await this.programs.holdWithItems(ctx, programId);
       if (!held) throw programNotFound(programId);
       if (!held.program.isPublished) throw programNotPublished(programId);
+      // Written in one order whatever the program's (courses, then tasks, each by id): two programs holding the
+      // same courses in other orders took their counter rows and enrollment keys in opposite orders, a deadlock.
+      // Answered in the program's order.
+      const outcomes = new Map<ProgramItem, ItemOutcome>();
+      for (const item of [...held.items].sort((a, b) => a.type.localeCompare(b.type) || a.id - b.id)) {
+        outcomes.set(item, await this.enrollItem(ctx, item, entries, learners.list, programId));
+      }
       const result: ProgramEnrollResult = { created: [], skipped: [], skippedCourses: [], createdTasks: [], skippedTaskEnrollments: [], skippedTasks: [], programEnrollments: [], departed: new Set() };
       for (const item of held.items) {
-        if (item.type === 'Task') {
-          const task = await this.tasks.findOne(ctx, { id: item.id });
-          if (!task || task.deletedAt || !task.isPublished) {
-            result.skippedTasks.push({ task_id: String(item.id), reason: 'not_published' });
-            continue;
-          }
-          const { created, skipped } = await this.enrollments.insertEnrollments(ctx, { type: 'Task', id: task.id, dueAt: defaultDueAt(task) }, learners.list, { programId });
-          result.createdTasks.push(...created);
-          result.skippedTaskEnrollments.push(...skipped.map((s) => ({ ...s, task_id: String(task.id) })));
-          continue;
-        }
-        const course = await this.courses.findOne(ctx, { id: item.id });
-        if (!course?.isPublished) {
-          result.skippedCourses.push({ course_template_id: String(item.id), reason: 'not_published' });
-          continue;
-        }
-        const { created, skipped } = await this.enrollments.enroll(ctx, item.id, entries.map((e) => ({ user_id: e.user_id, required: e.required, end_at: e.end_at })), { programId });
-        result.created.push(...created);
-        result.skipped.push(...skipped.map((s) => ({ ...s, course_template_id: String(item.id) })));
+        const outcome = outcomes.get(item)!;
+        for (const key of ITEM_OUTCOME_KEYS) (result[key] as unknown[]).push(...(outcome[key] ?? []));
       }
       Object.assign(result, await this.recordProgramEnrollments(ctx, programId, entries));
       return result;
@@ -92,6 +86,20 @@ export class ProgramEnrollmentsService {
     // A learner who had completed every course already completes the program now.
     for (const e of result.programEnrollments) if (!e.completedAt) await this.progress.completeIfDone(ctx, programId, e.userId);
     return result;
+  }
+
+  /** The enrollments of one item of the program: a task's or course's, or why it was skipped. */
+  private async enrollItem(ctx: RequestContext, item: ProgramItem, entries: ProgramEnrollmentEntry[], learners: Target[], programId: number): Promise<ItemOutcome> {
+    if (item.type === 'Task') {
+      const task = await this.tasks.findOne(ctx, { id: item.id });
+      if (!task || task.deletedAt || !task.isPublished) return { skippedTasks: [{ task_id: String(item.id), reason: 'not_published' }] };
+      const { created, skipped } = await this.enrollments.insertEnrollments(ctx, { type: 'Task', id: task.id, dueAt: defaultDueAt(task) }, learners, { programId });
+      return { createdTasks: created, skippedTaskEnrollments: skipped.map((s) => ({ ...s, task_id: String(task.id) })) };
+    }
+    const course = await this.courses.findOne(ctx, { id: item.id });
+    if (!course?.isPublished) return { skippedCourses: [{ course_template_id: String(item.id), reason: 'not_published' }] };
+    const { created, skipped } = await this.enrollments.enroll(ctx, item.id, entries.map((e) => ({ user_id: e.user_id, required: e.required, end_at: e.end_at })), { programId });
+    return { created, skipped: skipped.map((s) => ({ ...s, course_template_id: String(item.id) })) };
   }
 
   /**
