@@ -90,6 +90,20 @@ describe('tasks (checkpoints), end to end', () => {
     expect((await f.author.get(`${TASKS}/${task.id}`)).body.tasks[0].title).toBe('Unchanged');
   });
 
+  it('judges an approver change against the task as it is when written: two racing changes never leave a user approver without a user', async () => {
+    for (let round = 0; round < 8; round++) {
+      const task = await createTask({ default_approver_type: 'user', default_approver_id: f.otherAuthorUser.userId });
+      // Alone, the second is a 400 after the first (a user approver needs its id); together, one of them must be.
+      const answers = await Promise.all([
+        f.author.patch(`${TASKS}/${task.id}`, { task: { default_approver_type: 'manager' } }),
+        f.author.patch(`${TASKS}/${task.id}`, { task: { default_approver_type: 'user' } }),
+      ]);
+      expect([[200, 200], [200, 400]]).toContainEqual(answers.map((res) => res.status).sort());
+      const shown = (await f.author.get(`${TASKS}/${task.id}`)).body.tasks[0];
+      expect(shown.default_approver_type === 'user' ? shown.default_approver_id : 'not a user approver').not.toBeNull();
+    }
+  });
+
   it('deletes a task (204); it is then 404 everywhere', async () => {
     const task = await createTask();
     expect((await f.author.delete(`${TASKS}/${task.id}`)).status).toBe(204);

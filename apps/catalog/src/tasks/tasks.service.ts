@@ -92,10 +92,12 @@ export class TasksService {
 
   /** Any change leaves unpublished changes, unless the same request publishes (`is_published: true`). */
   async update(ctx: RequestContext, id: number, changes: TaskChanges): Promise<Task> {
-    const before = await this.find(ctx, id);
-    await this.checkApprover(ctx, changes, before, 'task');
+    // Identity is asked before the row is locked (no call to another service under a lock); the shape is
+    // checked again against the locked row, which a concurrent change may have moved since.
+    await this.checkApprover(ctx, changes, await this.find(ctx, id), 'task');
     return this.db.transaction(async () => {
       const task = await this.lockForWrite(ctx, id);
+      approverAfter(changes, task, 'task');
       const fields = fieldsOf(changes);
       const changed = Object.entries(fields).some(([key, value]) => JSON.stringify(task[key as keyof Task]) !== JSON.stringify(value));
       Object.assign(task, fields);
@@ -155,16 +157,23 @@ export class TasksService {
 
   /** A 'user' approver must name a live user of the account; 'manager' and none take no id. */
   private async checkApprover(ctx: RequestContext, input: TaskChanges, current: Partial<Task>, prefix: string): Promise<void> {
-    const type = input.default_approver_type !== undefined ? input.default_approver_type : (current.defaultApproverType ?? null);
-    const id = input.default_approver_id !== undefined ? input.default_approver_id : (current.defaultApproverId ?? null);
-    if (type !== 'user') {
-      if (input.default_approver_id !== undefined && input.default_approver_id !== null) {
-        throw approverInvalid(`${prefix}.default_approver_id`, "default_approver_id is only taken with default_approver_type 'user'");
-      }
-      return;
-    }
-    if (id === null) throw approverInvalid(`${prefix}.default_approver_id`, "default_approver_type 'user' needs a default_approver_id");
+    const id = approverAfter(input, current, prefix);
+    if (id === null) return;
     const user = (await this.directory.users(ctx, [id])).get(id);
     if (!user || user.deleted_at !== null) throw approverInvalid(`${prefix}.default_approver_id`, `no such user ${id}`);
   }
+}
+
+/** The user a change leaves as the task's approver (null: none, or not a user approver); a shape it cannot take is a 400. */
+function approverAfter(input: TaskChanges, current: Partial<Task>, prefix: string): number | null {
+  const type = input.default_approver_type !== undefined ? input.default_approver_type : (current.defaultApproverType ?? null);
+  const id = input.default_approver_id !== undefined ? input.default_approver_id : (current.defaultApproverId ?? null);
+  if (type !== 'user') {
+    if (input.default_approver_id !== undefined && input.default_approver_id !== null) {
+      throw approverInvalid(`${prefix}.default_approver_id`, "default_approver_id is only taken with default_approver_type 'user'");
+    }
+    return null;
+  }
+  if (id === null) throw approverInvalid(`${prefix}.default_approver_id`, "default_approver_type 'user' needs a default_approver_id");
+  return id;
 }
