@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { eventually, type TestUser } from '@lms/testing';
+import { eventually, queryDatabase, type TestUser } from '@lms/testing';
 import { type Browser, chromium } from 'playwright-core';
 import { COURSES, courseRequest } from './catalog-fixture.js';
 import { type EnrollmentFixture, startEnrollmentFixture } from './enrollment-fixture.js';
@@ -127,6 +127,18 @@ describe('SCORM packages, their player and tracking, end to end', () => {
     });
     expect([refused.status, refused.body.code, refused.body.errors?.[0]?.field]).toEqual([400, 'COURSE_TEMPLATE_NOT_SCORM', 'course_templates[1].scorm']);
     expect(await total()).toBe(before);
+  });
+
+  it('starts one attempt for first launches sent at once, each under its own Idempotency-Key (a retry inside the key\'s transaction was a 500)', async () => {
+    const course = await scormCourse();
+    expect((await upload(course.id, scorm12Package())).status).toBe(200);
+    const ann = await f.newLearner();
+    const e = await enrollmentOf(course.id, ann);
+    const annApi = f.admin.as(ann.token);
+    const launches = await Promise.all(Array.from({ length: 10 }, (_, i) => annApi.request('POST', `/api/learner/courses/${e.id}/launch_url`, {}, { 'Idempotency-Key': `first-launch-${e.id}-${i}` })));
+    expect(launches.map((res) => res.status)).toEqual(launches.map(() => 200));
+    const registrations = await queryDatabase<{ n: number }>(f.t.db.url, 'SELECT count(*)::int AS n FROM catalog.scorm_registrations WHERE enrollment_id = $1', [e.id]);
+    expect(registrations).toEqual([{ n: 1 }]);
   });
 
   it('answers launch_url (GET and POST) and the mobile redirect for the caller\'s own SCORM enrollment only', async () => {

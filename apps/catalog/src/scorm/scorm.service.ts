@@ -174,7 +174,7 @@ export class ScormService implements OnApplicationBootstrap {
     if (market) return { url: await this.vendorUrl(enrollmentId, market, course.thirdPartyCourseId), playerLaunchType: 'new_window' };
     const settings = course.scorm ?? DEFAULT_SCORM_SETTINGS;
     const attempt = () =>
-      this.db.transaction(async () => {
+      this.db.undoable(async () => {
         // The latest attempt, locked: two launches at once take turns, and a commit to it waits.
         const latest = await this.registrations
           .query(ctx, 'r')

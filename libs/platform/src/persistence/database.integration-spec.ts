@@ -38,6 +38,34 @@ describe('Database.onOwnConnection', () => {
   });
 });
 
+describe('Database.undoable', () => {
+  beforeAll(async () => {
+    await testDb.query('CREATE TABLE dbspec.undoable (key text PRIMARY KEY, note text)');
+  });
+
+  it('undoes only its own writes on failure, so the transaction in progress goes on: a retry after a unique violation commits', async () => {
+    await testDb.query("INSERT INTO dbspec.undoable VALUES ('taken', 'before')");
+    const tries: string[] = [];
+    await db.transaction(async (manager) => {
+      await manager.query("INSERT INTO dbspec.undoable VALUES ('outer', 'kept')");
+      const insert = (key: string) =>
+        db.undoable(async (inner) => {
+          tries.push(key);
+          await inner.query("INSERT INTO dbspec.undoable VALUES ($1 || '-first', 'written, then undone with its try')", [key]);
+          await inner.query("INSERT INTO dbspec.undoable VALUES ($1, 'x')", [key]);
+        });
+      await insert('taken').catch(() => insert('free'));
+    });
+    expect(tries).toEqual(['taken', 'free']);
+    expect(await testDb.query('SELECT key FROM dbspec.undoable ORDER BY key')).toEqual([{ key: 'free' }, { key: 'free-first' }, { key: 'outer' }, { key: 'taken' }]);
+  });
+
+  it('is a transaction of its own when none is in progress', async () => {
+    await expect(db.undoable((m) => m.query("INSERT INTO dbspec.undoable VALUES ('alone', 'a'), ('alone', 'b')"))).rejects.toThrow();
+    expect(await testDb.query("SELECT count(*)::int AS n FROM dbspec.undoable WHERE key = 'alone'")).toEqual([{ n: 0 }]);
+  });
+});
+
 describe('Database.transaction', () => {
   /** Wraps the transaction's pg client to count the queries handed to it and not yet answered. */
   function watchClient(): { readonly most: number } {

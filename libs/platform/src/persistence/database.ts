@@ -71,6 +71,27 @@ export class Database {
   }
 
   /**
+   * Runs `work` so that its failure undoes its own writes alone: in a transaction of its own, or within the
+   * one in progress behind a savepoint. For work a caller tries again, as after a unique violation: joined
+   * plainly to an outer transaction (an Idempotency-Key's), the failure would abort it, and the second try
+   * would fail on "current transaction is aborted".
+   */
+  async undoable<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    const current = this.scope.getStore();
+    if (!current) return this.transaction(work);
+    await current.query('SAVEPOINT undoable');
+    try {
+      const result = await work(current);
+      await current.query('RELEASE SAVEPOINT undoable');
+      return result;
+    } catch (err) {
+      await current.query('ROLLBACK TO SAVEPOINT undoable');
+      await current.query('RELEASE SAVEPOINT undoable');
+      throw err;
+    }
+  }
+
+  /**
    * Rows as arrays of values in column order, straight from the driver: no per-row objects to build and key
    * by name, which is most of the cost of reading a large table (the data dump's pages). On the pool: it
    * does not join a transaction in progress.
