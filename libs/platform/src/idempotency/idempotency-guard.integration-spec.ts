@@ -39,9 +39,9 @@ describe('IdempotencyGuard (real Postgres)', () => {
   });
 
   const effects = async () => Number((await db.manager.query('SELECT count(*) AS n FROM idemtest.effects'))[0].n);
-  /** A handler whose effect is a row, written in the transaction it is given. */
+  /** A handler whose effect is a row, written in its transaction (which the key's joins). */
   const work = (note: string, delayMs = 0) => async (): Promise<RpcReply> => {
-    const [row] = await db.manager.query('INSERT INTO idemtest.effects (note) VALUES ($1) RETURNING id', [note]);
+    const [row] = await db.transaction((manager) => manager.query('INSERT INTO idemtest.effects (note) VALUES ($1) RETURNING id', [note]));
     if (delayMs) await new Promise((r) => setTimeout(r, delayMs));
     return { ok: true, status: 201, body: { id: row.id, note } };
   };
@@ -71,7 +71,7 @@ describe('IdempotencyGuard (real Postgres)', () => {
 
   it('rolls the claim back with a failing handler, so a retry does the work', async () => {
     const fail = async (): Promise<RpcReply> => {
-      await db.manager.query("INSERT INTO idemtest.effects (note) VALUES ('rolled back')");
+      await db.transaction((manager) => manager.query("INSERT INTO idemtest.effects (note) VALUES ('rolled back')"));
       throw new DomainError(400, 'NOPE', 'Bad Request');
     };
     await expect(guard.run('s.create', request('k4', {}), fail)).rejects.toBeInstanceOf(DomainError);
@@ -94,6 +94,47 @@ describe('IdempotencyGuard (real Postgres)', () => {
     await db.manager.query("UPDATE idemtest.idempotency_keys SET created_at = now() - interval '25 hours' WHERE key = 'k6'");
     expect(await guard.purge()).toBe(1);
     expect(await db.manager.query("SELECT key FROM idemtest.idempotency_keys WHERE key = 'k6'")).toEqual([]);
+  });
+
+  it('holds no connection before the handler opens its transaction: what it asks first may need one itself', async () => {
+    // One free connection in all (migrating takes two, so the pool has two and one is held here): with the
+    // key's transaction open from the start, the handler's first read would wait for ever, as locking's
+    // question to catalog did while catalog's writes, asking locking, held catalog's pool.
+    const small = await openDatabase({ url: testDb.url, schema: 'idemtest', entities: [], migrations: [], poolSize: 2 });
+    try {
+      await small.onOwnConnection(async () => {
+        const narrow = new IdempotencyGuard(small, createLogger('silent'));
+        const handler = async (): Promise<RpcReply> => {
+          // On the pool, as another service's handler takes a connection of its own pool.
+          const [[n]] = await small.queryArrays('SELECT count(*)::int FROM idemtest.effects');
+          const [row] = await small.transaction((manager) => manager.query("INSERT INTO idemtest.effects (note) VALUES ('after a read') RETURNING id"));
+          return { ok: true, status: 201, body: { id: row.id, seen: n } };
+        };
+        const stuck = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('the handler waited for a connection its own key held')), 5000).unref());
+        const first = await Promise.race([narrow.run('s.create', request('k7', {}), handler), stuck]);
+        expect(first).toMatchObject({ ok: true, status: 201 });
+        expect(await narrow.run('s.create', request('k7', {}), handler)).toEqual({ ...first, headers: { 'idempotent-replayed': 'true' } });
+      });
+    } finally {
+      await small.close();
+    }
+  });
+
+  it('records the answer of a handler that never opened a transaction, and a write outside one joins the key', async () => {
+    let calls = 0;
+    const reads = async (): Promise<RpcReply> => ({ ok: true, body: { call: ++calls } });
+    const first = await guard.run('s.read', request('k8', {}), reads);
+    expect(await guard.run('s.read', request('k8', {}), reads)).toEqual({ ...first, headers: { 'idempotent-replayed': 'true' } });
+    expect(calls).toBe(1);
+    // A repository write opens the key's transaction: the failure after it rolls both back.
+    const before = await effects();
+    const failing = async (): Promise<RpcReply> => {
+      await db.beginDeferred();
+      await db.manager.query("INSERT INTO idemtest.effects (note) VALUES ('outside transaction()')");
+      throw new DomainError(400, 'NOPE', 'Bad Request');
+    };
+    await expect(guard.run('s.create', request('k9', {}), failing)).rejects.toBeInstanceOf(DomainError);
+    expect(await effects()).toBe(before);
   });
 
   it('fingerprints JSON by value, not by key order', () => {

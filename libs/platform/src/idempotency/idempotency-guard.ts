@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { RpcReply, RpcRequest } from '@lms/contracts';
 import type { Logger } from '../observability/logger.js';
+import type { EntityManager } from 'typeorm';
 import { type Database, queryResult } from '../persistence/database.js';
 import { unprocessable } from '../rpc/rpc-errors.js';
 import { idempotencyTable } from './idempotency-table.js';
@@ -32,6 +33,19 @@ interface KeyRow {
   expired: boolean;
 }
 
+const EXPIRED = `created_at < now() - make_interval(hours => ${IDEMPOTENCY_TTL_HOURS})`;
+
+/** Thrown from where the handler's transaction opens, when the key turned out answered by another request. */
+class ReplayInstead extends Error {}
+
+/** The stored first answer, marked a replay, for a live answered key; 422 when the key was used for another request. */
+function replayOf(row: KeyRow | undefined, fingerprint: string): RpcReply | undefined {
+  if (!row || row.expired || row.reply === null) return undefined;
+  if (row.fingerprint !== fingerprint) throw unprocessable('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used for another request; use a new key for a new request.');
+  const first = JSON.parse(row.reply) as RpcReply;
+  return first.ok ? { ...first, headers: { ...first.headers, [IDEMPOTENT_REPLAY_HEADER]: 'true' } } : first;
+}
+
 /**
  * `Idempotency-Key` for a service's writes: the key (carried in the request context) is claimed in the
  * service's own schema in the same transaction as the handler's effect, with the answer stored beside it.
@@ -55,41 +69,55 @@ export class IdempotencyGuard {
     const fingerprint = requestFingerprint(subject, request);
     const table = idempotencyTable(this.db.schema);
     const id = [accountId, userId, key];
-    return this.db.transaction(async (manager) => {
-      const claimed: unknown[] = await manager.query(
-        `INSERT INTO ${table} (account_id, user_id, key, fingerprint) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING RETURNING key`,
-        [...id, fingerprint],
+    // A key answered already replays before the handler does anything, calls to other services included.
+    const [done] = (await this.db.manager.query(`SELECT fingerprint, reply, ${EXPIRED} AS expired FROM ${table} WHERE account_id = $1 AND user_id = $2 AND key = $3`, id)) as KeyRow[];
+    const stored = replayOf(done, fingerprint);
+    if (stored) return stored;
+    // The key is claimed where the handler's transaction opens (its first write or `transaction`), not before:
+    // until then the handler holds no connection, so what it asks of other services first (locking asks
+    // catalog whether the caller may edit) waits on no transaction here, and no pool waits on another's.
+    let replay: RpcReply | undefined;
+    try {
+      return await this.db.deferredTransaction(
+        {
+          begin: async (manager) => {
+            replay = await this.claim(manager, table, id, fingerprint);
+            // The handler stops here: the first request's answer is the answer.
+            if (replay) throw new ReplayInstead();
+          },
+          end: async (manager, answer) => {
+            await manager.query(`UPDATE ${table} SET reply = $4 WHERE account_id = $1 AND user_id = $2 AND key = $3`, [...id, JSON.stringify(answer)]);
+          },
+        },
+        invoke,
       );
-      if (claimed.length === 0) {
-        // Another request has the key: its transaction has ended by now (the insert waited for it), so the row is final.
-        const [row] = (await manager.query(
-          `SELECT fingerprint, reply, created_at < now() - make_interval(hours => ${IDEMPOTENCY_TTL_HOURS}) AS expired
-           FROM ${table} WHERE account_id = $1 AND user_id = $2 AND key = $3 FOR UPDATE`,
-          id,
-        )) as KeyRow[];
-        if (row && !row.expired && row.reply !== null) {
-          if (row.fingerprint !== fingerprint) {
-            throw unprocessable('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used for another request; use a new key for a new request.');
-          }
-          const first = JSON.parse(row.reply) as RpcReply;
-          return first.ok ? { ...first, headers: { ...first.headers, [IDEMPOTENT_REPLAY_HEADER]: 'true' } } : first;
-        }
-        // Expired (or, should the delete of a purge race us, gone): the key starts afresh.
-        await manager.query(
-          `INSERT INTO ${table} (account_id, user_id, key, fingerprint) VALUES ($1, $2, $3, $4)
-           ON CONFLICT (account_id, user_id, key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, reply = NULL, created_at = now()`,
-          [...id, fingerprint],
-        );
-      }
-      const answer = await invoke();
-      await manager.query(`UPDATE ${table} SET reply = $4 WHERE account_id = $1 AND user_id = $2 AND key = $3`, [...id, JSON.stringify(answer)]);
-      return answer;
-    });
+    } catch (err) {
+      // Also when the handler turned the stop into an error of its own.
+      if (replay) return replay;
+      throw err;
+    }
+  }
+
+  /** Claims the key, or answers the reply of the request that has it (its transaction has ended by then). */
+  private async claim(manager: EntityManager, table: string, id: unknown[], fingerprint: string): Promise<RpcReply | undefined> {
+    const claimed: unknown[] = await manager.query(`INSERT INTO ${table} (account_id, user_id, key, fingerprint) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING RETURNING key`, [...id, fingerprint]);
+    if (claimed.length > 0) return undefined;
+    // Another request has the key: the insert waited for its transaction, so the row is final.
+    const [row] = (await manager.query(`SELECT fingerprint, reply, ${EXPIRED} AS expired FROM ${table} WHERE account_id = $1 AND user_id = $2 AND key = $3 FOR UPDATE`, id)) as KeyRow[];
+    const stored = replayOf(row, fingerprint);
+    if (stored) return stored;
+    // Expired (or, should the delete of a purge race us, gone): the key starts afresh.
+    await manager.query(
+      `INSERT INTO ${table} (account_id, user_id, key, fingerprint) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (account_id, user_id, key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, reply = NULL, created_at = now()`,
+      [...id, fingerprint],
+    );
+    return undefined;
   }
 
   /** Deletes keys older than the TTL; answers how many went. */
   async purge(): Promise<number> {
-    return queryResult(await this.db.manager.query(`DELETE FROM ${idempotencyTable(this.db.schema)} WHERE created_at < now() - make_interval(hours => ${IDEMPOTENCY_TTL_HOURS})`)).count;
+    return queryResult(await this.db.manager.query(`DELETE FROM ${idempotencyTable(this.db.schema)} WHERE ${EXPIRED}`)).count;
   }
 
   /** Purges now and then every `intervalMs`; a failed purge is logged and retried next time. */

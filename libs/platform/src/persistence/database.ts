@@ -43,31 +43,90 @@ const inTurn = <T>(runner: QueryRunner | undefined, run: () => Promise<T>): Prom
 };
 
 /**
+ * A transaction that `deferredTransaction` opens at its work's first need of one: the work's first
+ * `transaction`, or its first write through a repository (`beginDeferred`). Opened once; a failure to open
+ * (the opener refusing, say) fails every later need the same way.
+ */
+class Deferred {
+  manager?: EntityManager;
+  private opening?: Promise<EntityManager>;
+
+  constructor(private readonly open: () => Promise<EntityManager>) {}
+
+  begin(): Promise<EntityManager> {
+    this.opening ??= this.open().then((manager) => (this.manager = manager));
+    return this.opening;
+  }
+}
+
+type Scope = EntityManager | Deferred;
+const managerOf = (scope: Scope | undefined): EntityManager | undefined => (scope instanceof Deferred ? scope.manager : scope);
+
+/**
  * One service's connection to its own schema. `transaction` opens a transaction that every repository
  * joins through `manager`, so a domain row and its outbox event commit or roll back together.
  */
 export class Database {
-  private readonly scope = new AsyncLocalStorage<EntityManager>();
+  private readonly scope = new AsyncLocalStorage<Scope>();
 
   constructor(readonly dataSource: DataSource, readonly schema: string) {}
 
   /** The manager of the transaction in progress, or the pool's when there is none. */
   get manager(): EntityManager {
-    return this.scope.getStore() ?? this.dataSource.manager;
+    return managerOf(this.scope.getStore()) ?? this.dataSource.manager;
   }
 
   get inTransaction(): boolean {
-    return this.scope.getStore() !== undefined;
+    return managerOf(this.scope.getStore()) !== undefined;
   }
 
-  /** Runs `work` in a transaction; nested calls join the outer one. */
+  /** Runs `work` in a transaction; nested calls join the outer one, and the first opens a deferred one. */
   async transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    const current = this.scope.getStore();
+    const store = this.scope.getStore();
+    const current = managerOf(store);
     if (current) return work(current);
+    if (store instanceof Deferred) return work(await store.begin());
     return this.dataSource.transaction((manager) => {
       if (manager.queryRunner) oneAtATime(manager.queryRunner);
       return this.scope.run(manager, () => work(manager));
     });
+  }
+
+  /** Opens the deferred transaction `work` runs under, if it waits: a write outside `transaction` needs it too. */
+  async beginDeferred(): Promise<void> {
+    const store = this.scope.getStore();
+    if (store instanceof Deferred && !store.manager) await store.begin();
+  }
+
+  /**
+   * Runs `work` with a transaction that opens at its first need of one (`transaction`, a repository's write)
+   * and ends with it: `begin` runs first in it, `end` last, with `work`'s result, then it commits; a failure
+   * anywhere rolls it back. Work that never needed it still gets one for `begin` and `end`. Until then `work`
+   * holds no connection: reads go to the pool, and a call to another service waits on no transaction of
+   * ours (an Idempotency-Key's transaction held across such calls let two services' pools wait on each other).
+   */
+  async deferredTransaction<T>(hooks: { begin(manager: EntityManager): Promise<void>; end(manager: EntityManager, result: T): Promise<void> }, work: () => Promise<T>): Promise<T> {
+    let runner: QueryRunner | undefined;
+    const deferred = new Deferred(async () => {
+      runner = this.dataSource.createQueryRunner();
+      await runner.connect();
+      await runner.startTransaction();
+      oneAtATime(runner);
+      await hooks.begin(runner.manager);
+      return runner.manager;
+    });
+    try {
+      const result = await this.scope.run(deferred, work);
+      const manager = await deferred.begin();
+      await hooks.end(manager, result);
+      await runner!.commitTransaction();
+      return result;
+    } catch (err) {
+      if (runner?.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
+      throw err;
+    } finally {
+      await runner?.release();
+    }
   }
 
   /**
@@ -77,7 +136,8 @@ export class Database {
    * would fail on "current transaction is aborted".
    */
   async undoable<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    const current = this.scope.getStore();
+    await this.beginDeferred();
+    const current = managerOf(this.scope.getStore());
     if (!current) return this.transaction(work);
     await current.query('SAVEPOINT undoable');
     try {
@@ -105,7 +165,7 @@ export class Database {
    * parses and plans it once per connection instead of once per call (half of its CPU for a lookup by key).
    */
   async queryPrepared(statement: PreparedStatement, params: unknown[]): Promise<Record<string, unknown>[]> {
-    const current = this.scope.getStore();
+    const current = managerOf(this.scope.getStore());
     if (!current) {
       // pg-pool drops a connection whose query failed, so each of the pool's connections with a stale plan
       // costs one try at most.

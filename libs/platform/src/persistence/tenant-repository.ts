@@ -103,8 +103,12 @@ export class TenantRepository<T extends TenantOwned> {
     return this.repo.count({ where: this.scoped(scope, where) });
   }
 
+  // Every write first opens a deferred transaction its request waits under (an Idempotency-Key's), so a write
+  // outside `transaction` commits with the key as it did when the key's transaction was open from the start.
+
   /** Inserts a row owned by the caller's account; any `accountId` in `values` is overwritten. */
   async insert(scope: TenantScope, values: Omit<DeepPartial<T>, 'accountId'>): Promise<T> {
+    await this.db.beginDeferred();
     const row = this.repo.create({ ...values, accountId: scope.accountId } as DeepPartial<T>);
     const insertion = this.insertionFor(row);
     return insertion ? this.runInsertion(insertion, row) : this.repo.save(row);
@@ -113,6 +117,7 @@ export class TenantRepository<T extends TenantOwned> {
   /** Saves changes to a row this repository loaded; refuses a row of another account. */
   async save(scope: TenantScope, row: T): Promise<T> {
     if (row.accountId !== scope.accountId) throw new Error('refusing to save a row of another account');
+    await this.db.beginDeferred();
     return this.repo.save(row);
   }
 
@@ -123,6 +128,7 @@ export class TenantRepository<T extends TenantOwned> {
    */
   async insertNew(scope: TenantScope, values: Omit<DeepPartial<T>, 'accountId'>[], returning: string[] = []): Promise<ObjectLiteral[]> {
     if (values.length === 0) return [];
+    await this.db.beginDeferred();
     const rows = values.map((v) => ({ ...v, accountId: scope.accountId })) as QueryDeepPartialEntity<T>[];
     const insert = this.repo.createQueryBuilder().insert().values(rows).orIgnore();
     // The string form names SQL columns; an array would be read as entity property names.
@@ -132,16 +138,19 @@ export class TenantRepository<T extends TenantOwned> {
 
   /** Sets columns on the caller's rows that match; answers how many changed. */
   async update(scope: TenantScope, where: TenantWhere<T>, changes: Omit<QueryDeepPartialEntity<T>, 'accountId'>): Promise<number> {
+    await this.db.beginDeferred();
     return (await this.repo.update(this.scoped(scope, where), changes as QueryDeepPartialEntity<T>)).affected ?? 0;
   }
 
   /** Deletes the caller's rows that match; answers how many went. */
   async delete(scope: TenantScope, where: TenantWhere<T>): Promise<number> {
+    await this.db.beginDeferred();
     return (await this.repo.delete(this.scoped(scope, where))).affected ?? 0;
   }
 
   async remove(scope: TenantScope, row: T): Promise<void> {
     if (row.accountId !== scope.accountId) throw new Error('refusing to remove a row of another account');
+    await this.db.beginDeferred();
     await this.repo.remove(row);
   }
 
