@@ -83,6 +83,11 @@ describe('SCORM packages, their player and tracking, end to end', () => {
     expect((await upload(course.id, Buffer.alloc(UPLOAD_MAX_BYTES + 1))).status).toBe(413);
     const json = await upload(course.id, JSON.stringify({ package: 'x' }), 'application/json');
     expect([json.status, ((await json.json()) as Json).code]).toEqual([415, 'UNSUPPORTED_MEDIA_TYPE']);
+    // A body of another type is not told to send JSON alone: a type the gateway reads is told what this route takes.
+    for (const [type, detail] of [['text/plain', 'application/zip'], ['application/octet-stream', 'a file as the type its endpoint names']]) {
+      const other = await upload(course.id, 'PK', type);
+      expect([type, other.status, ((await other.json()) as Json).detail]).toEqual([type, 415, expect.stringContaining(detail)]);
+    }
     // Any other route refuses a zip body.
     expect((await fetch(`${f.t.api.baseUrl}${COURSES}`, { method: 'POST', headers: { authorization: `Bearer ${f.t.token}`, 'content-type': 'application/zip' }, body: scorm12Package() })).status).toBe(415);
     const native = await f.publishedCourse();

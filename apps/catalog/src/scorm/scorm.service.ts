@@ -34,7 +34,8 @@ import { PackageError, ScormPackageFile } from './package-reader.js';
 import { ScormPackage, ScormRegistration } from './scorm-package.entity.js';
 
 const invalidPackage = (detail: string) => badRequest('SCORM_PACKAGE_INVALID', `The SCORM package cannot be used: ${detail}.`);
-const notLaunchable = (id: number) => badRequest('NOT_A_SCORM_ENROLLMENT', `Enrollment ${id} is not in a SCORM course with a package to play, nor in a third-party course.`);
+const notLaunchable = (id: number, kinds: 'external' | 'scorm') =>
+  badRequest('NOT_A_SCORM_ENROLLMENT', `Enrollment ${id} is not in a SCORM course with a package to play${kinds === 'external' ? ', nor in a third-party course' : ' (the mobile SCORM launch plays SCORM courses only)'}.`);
 
 /** A zip bomb stops at this many times the upload limit, or this many files. */
 const UNPACKED_FACTOR = 4;
@@ -168,7 +169,7 @@ export class ScormService implements OnApplicationBootstrap {
     if (!enrollment || enrollment.deletedAt) throw learnerCourseNotFound(enrollmentId);
     const course = await this.courses.findOne(ctx, { id: enrollment.enrollableId });
     const market = kinds === 'external' && course ? MARKET_IDS.find((id) => id === course.courseType) : undefined;
-    if (!course || (!market && (course.courseType !== 'scorm' || !course.scormPackageId))) throw notLaunchable(enrollmentId);
+    if (!course || (!market && (course.courseType !== 'scorm' || !course.scormPackageId))) throw notLaunchable(enrollmentId, kinds);
     // Behind an incomplete blocking checkpoint of the learner's programs: not startable (a completed course still replays).
     if (enrollment.state !== 'complete') await this.gate.assertOpen(ctx, ctx.userId, { type: 'CourseTemplate', id: course.id });
     if (market) return { url: await this.vendorUrl(enrollmentId, market, course.thirdPartyCourseId), playerLaunchType: 'new_window' };

@@ -1,6 +1,6 @@
 import { BadRequestException, NotFoundException } from '@nestjs/common';
 import { NoRespondersError, RequestTimeoutError } from '@lms/platform';
-import { codeForStatus, fromRpcError, problemDocument, problemType, ProblemError, resolveProblem, RpcReplyError } from './problem.js';
+import { codeForStatus, fromRpcError, problemDocument, problemType, ProblemError, resolveProblem, RpcReplyError, statusTitle } from './problem.js';
 
 describe('problemType', () => {
   it('turns a code into a kebab-case problem URI', () => {
@@ -81,5 +81,11 @@ describe('codeForStatus', () => {
   it('names a status in upper snake case', () => {
     expect(codeForStatus(415)).toBe('UNSUPPORTED_MEDIA_TYPE');
     expect(codeForStatus(429)).toBe('TOO_MANY_REQUESTS');
+  });
+});
+
+describe('statusTitle', () => {
+  it("names statuses as RFC 9110 does, as the services' problems do", () => {
+    expect([statusTitle(422), statusTitle(413), statusTitle(404), statusTitle(599)]).toEqual(['Unprocessable Content', 'Content Too Large', 'Not Found', 'Error']);
   });
 });

@@ -46,7 +46,10 @@ export class ProblemError extends Error {
   }
 }
 
-export const statusTitle = (status: number): string => STATUS_CODES[status] ?? 'Error';
+/** RFC 9110's names where Node still has the older ones, so the gateway's titles match the services'. */
+const RFC_9110_TITLES: Record<number, string> = { 413: 'Content Too Large', 422: 'Unprocessable Content' };
+
+export const statusTitle = (status: number): string => RFC_9110_TITLES[status] ?? STATUS_CODES[status] ?? 'Error';
 
 /** `COURSE_TEMPLATE_NOT_FOUND` -> `https://learning-service.dev/problems/course-template-not-found`. */
 export function problemType(code: string): string {
@@ -107,7 +110,8 @@ const FRAMEWORK_DETAILS: Record<number, { code: string; detail?: string }> = {
   400: { code: 'MALFORMED_REQUEST' },
   404: { code: 'ROUTE_NOT_FOUND' },
   413: { code: 'PAYLOAD_TOO_LARGE', detail: 'The request body is larger than the gateway accepts.' },
-  415: { code: 'UNSUPPORTED_MEDIA_TYPE', detail: 'Send request bodies as application/json.' },
+  // Fastify's own 415 knows no route: a JSON route and a file upload meet it alike.
+  415: { code: 'UNSUPPORTED_MEDIA_TYPE', detail: 'This endpoint does not take that Content-Type: send JSON as application/json, and a file as the type its endpoint names (/api/openapi.json).' },
 };
 
 /** Every error the gateway can meet, as the problem it answers. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { finished, type Readable } from 'node:stream';
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import type { RouteDefinition, UploadedFile, UploadRequestBody } from '@lms/contracts';
+import type { RouteDefinition, RouteUpload, UploadedFile, UploadRequestBody } from '@lms/contracts';
 import busboy from 'busboy';
 import { createFileStore, type FileStore, PeriodicTask, removeUnnamedFiles } from '@lms/platform';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -46,6 +46,9 @@ const incompleteBody = () => new ProblemError(400, 'BODY_INCOMPLETE', 'The reque
 
 /** What a body that stopped short answers: the problem it failed with (a 408 when its client went idle, see BodyWatch), else a 400. */
 const stoppedShort = (body: Readable) => (body.errored instanceof ProblemError ? body.errored : incompleteBody());
+
+/** What an upload route takes, as a 415 names it: `application/zip or application/json`. */
+const acceptedTypes = (upload: RouteUpload): string => [...upload.contentTypes, ...(upload.orJson ? ['application/json'] : [])].join(' or ');
 
 const tooLarge = (limit: number) => new ProblemError(413, 'UPLOAD_TOO_LARGE', `The file is larger than ${limit} bytes (UPLOAD_MAX_BYTES).`);
 
@@ -96,7 +99,9 @@ export class Uploads implements OnApplicationBootstrap, OnModuleDestroy {
   /** The upload of an upload route (415 when the body is not one of its types); the body of any other route must not be one. */
   take(route: RouteDefinition, request: FastifyRequest): UploadBody | undefined {
     const body = request.body;
-    if (body instanceof TextBody) throw new ProblemError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send request bodies as application/json.');
+    if (body instanceof TextBody) {
+      throw new ProblemError(415, 'UNSUPPORTED_MEDIA_TYPE', `Send request bodies as ${route.upload ? acceptedTypes(route.upload) : 'application/json'}.`);
+    }
     if (!route.upload) {
       if (body instanceof UploadBody) throw new ProblemError(415, 'UNSUPPORTED_MEDIA_TYPE', `This endpoint takes JSON, not ${body.contentType}.`);
       return undefined;
@@ -106,7 +111,7 @@ export class Uploads implements OnApplicationBootstrap, OnModuleDestroy {
       throw new ProblemError(415, 'UNSUPPORTED_MEDIA_TYPE', `Send the file as the request body with Content-Type ${route.upload.contentTypes[0]}.`);
     }
     if (!route.upload.contentTypes.includes(body.contentType)) {
-      throw new ProblemError(415, 'UNSUPPORTED_MEDIA_TYPE', `This endpoint takes ${[...route.upload.contentTypes, ...(route.upload.orJson ? ['application/json'] : [])].join(' or ')}, not ${body.contentType}.`);
+      throw new ProblemError(415, 'UNSUPPORTED_MEDIA_TYPE', `This endpoint takes ${acceptedTypes(route.upload)}, not ${body.contentType}.`);
     }
     // What the route's input validation sees: no JSON body.
     request.body = undefined;
