@@ -137,6 +137,18 @@ describe('IdempotencyGuard (real Postgres)', () => {
     expect(await effects()).toBe(before);
   });
 
+  it('replays the first answer to a repeat that failed because the first committed while it ran', async () => {
+    // The repeat passes the first look while the first is in flight, then fails a check the first's commit
+    // decided (a uid the first took): the first's answer is still the answer.
+    const first = guard.run('s.create', request('k10', {}), work('first', 150));
+    await new Promise((r) => setTimeout(r, 30));
+    const repeat = guard.run('s.create', request('k10', {}), async () => {
+      await first;
+      throw new DomainError(400, 'UID_TAKEN', 'Bad Request');
+    });
+    expect(await repeat).toEqual({ ...(await first), headers: { 'idempotent-replayed': 'true' } });
+  });
+
   it('fingerprints JSON by value, not by key order', () => {
     expect(canonicalJson({ b: [1, { d: 1, c: 2 }], a: null })).toBe('{"a":null,"b":[1,{"c":2,"d":1}]}');
   });

@@ -70,8 +70,7 @@ export class IdempotencyGuard {
     const table = idempotencyTable(this.db.schema);
     const id = [accountId, userId, key];
     // A key answered already replays before the handler does anything, calls to other services included.
-    const [done] = (await this.db.manager.query(`SELECT fingerprint, reply, ${EXPIRED} AS expired FROM ${table} WHERE account_id = $1 AND user_id = $2 AND key = $3`, id)) as KeyRow[];
-    const stored = replayOf(done, fingerprint);
+    const stored = replayOf(await this.keyRow(table, id), fingerprint);
     if (stored) return stored;
     // The key is claimed where the handler's transaction opens (its first write or `transaction`), not before:
     // until then the handler holds no connection, so what it asks of other services first (locking asks
@@ -82,8 +81,11 @@ export class IdempotencyGuard {
         {
           begin: async (manager) => {
             replay = await this.claim(manager, table, id, fingerprint);
-            // The handler stops here: the first request's answer is the answer.
-            if (replay) throw new ReplayInstead();
+            if (!replay) return;
+            // The handler stops here, the first request's answer being the answer; the key's row and the
+            // connection go back now, not once the handler has unwound.
+            await manager.queryRunner?.rollbackTransaction();
+            throw new ReplayInstead();
           },
           end: async (manager, answer) => {
             await manager.query(`UPDATE ${table} SET reply = $4 WHERE account_id = $1 AND user_id = $2 AND key = $3`, [...id, JSON.stringify(answer)]);
@@ -94,8 +96,17 @@ export class IdempotencyGuard {
     } catch (err) {
       // Also when the handler turned the stop into an error of its own.
       if (replay) return replay;
+      // A request with this key may have committed while this one ran the part before its claim, which it may
+      // have failed for that very reason (a uid taken by the first): the first answer is the answer.
+      const committed = await this.keyRow(table, id).then((row) => replayOf(row, fingerprint)).catch(() => undefined);
+      if (committed) return committed;
       throw err;
     }
+  }
+
+  private async keyRow(table: string, id: unknown[]): Promise<KeyRow | undefined> {
+    const [row] = (await this.db.manager.query(`SELECT fingerprint, reply, ${EXPIRED} AS expired FROM ${table} WHERE account_id = $1 AND user_id = $2 AND key = $3`, id)) as KeyRow[];
+    return row;
   }
 
   /** Claims the key, or answers the reply of the request that has it (its transaction has ended by then). */

@@ -66,6 +66,27 @@ describe('Database.undoable', () => {
   });
 });
 
+describe('Database.deferredTransaction', () => {
+  it('gives its connection back when the work fails while a write beside it is still opening the transaction', async () => {
+    // Two connections, one held: a connection kept by a failed opening would leave none.
+    const small = await openDatabase({ url: testDb.url, schema: 'dbspec', entities: [], migrations: [], poolSize: 2 });
+    try {
+      await small.onOwnConnection(async () => {
+        const hooks = { begin: async () => undefined, end: async () => undefined };
+        for (let i = 0; i < 3; i++) {
+          const work = () => Promise.all([small.transaction((m) => m.query('SELECT 1')), Promise.reject(new Error('beside it'))]);
+          await expect(small.deferredTransaction(hooks, work)).rejects.toThrow('beside it');
+        }
+        const stuck = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no connection came back')), 5000).unref());
+        expect(await Promise.race([small.queryArrays('SELECT 1'), stuck])).toEqual([[1]]);
+      });
+    } finally {
+      // A leaked connection would hold the pool's end for ever: the test fails above, and does not hang here.
+      await Promise.race([small.close(), new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
+    }
+  });
+});
+
 describe('Database.transaction', () => {
   /** Wraps the transaction's pg client to count the queries handed to it and not yet answered. */
   function watchClient(): { readonly most: number } {

@@ -57,6 +57,11 @@ class Deferred {
     this.opening ??= this.open().then((manager) => (this.manager = manager));
     return this.opening;
   }
+
+  /** Once an opening begun has ended, either way: what was opened can only be rolled back and released then. */
+  async settled(): Promise<void> {
+    await this.opening?.catch(() => undefined);
+  }
 }
 
 type Scope = EntityManager | Deferred;
@@ -122,6 +127,10 @@ export class Database {
       await runner!.commitTransaction();
       return result;
     } catch (err) {
+      // The work may fail while a write beside it is still opening the transaction (`Promise.all`): a runner
+      // released while it connects keeps its connection for ever, and a rollback sent while the opener's
+      // statement runs lets the opener's next one run outside the transaction.
+      await deferred.settled();
       if (runner?.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
       throw err;
     } finally {

@@ -153,6 +153,29 @@ describe('TenantRepository: every operation stays inside the caller’s account'
     expect(await notes.count(A)).toBe(0);
   });
 
+  it('opens a deferred transaction with its writes (an Idempotency-Key’s): the opener runs first, and a failure takes the writes back', async () => {
+    const seen: string[] = [];
+    const hooks = { begin: async () => void seen.push('begin'), end: async () => void seen.push('end') };
+    for (const write of [
+      () => notes.insert(A, { title: 'deferred insert' }),
+      () => notes.insertNew(A, [{ title: 'deferred insertNew' }]),
+      async () => (await notes.insert(A, { title: 'kept until the failure' }), notes.update(A, { title: 'kept until the failure' }, { title: 'updated' })),
+    ]) {
+      seen.length = 0;
+      await expect(
+        db.deferredTransaction(hooks, async () => {
+          await notes.count(A); // a read opens nothing
+          seen.push('read');
+          await write();
+          seen.push('written');
+          throw new Error('roll back');
+        }),
+      ).rejects.toThrow('roll back');
+      expect(seen).toEqual(['read', 'begin', 'written']);
+      expect(await notes.count(A)).toBe(0);
+    }
+  });
+
   it('insert (the cached INSERT) answers the row TypeORM’s save answers, generated, default and nullable columns included', async () => {
     const typeorm = db.manager.getRepository(Card);
     const saved = jest.spyOn(typeorm, 'save');
