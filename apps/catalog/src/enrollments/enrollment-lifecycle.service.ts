@@ -129,7 +129,11 @@ export class EnrollmentLifecycle {
       const open = await this.enrollments
         .query(scope, 'e')
         .andWhere("e.user_id = :userId AND e.deleted_at IS NULL AND e.state <> 'complete'", { userId })
-        .orderBy('e.id', 'ASC')
+        // In the order program enrollments write their items (courses, then tasks, by id): each retire
+        // updates its item's counter row, and two orders over the same items can deadlock.
+        .orderBy('e.enrollableType', 'ASC')
+        .addOrderBy('e.enrollableId', 'ASC')
+        .addOrderBy('e.id', 'ASC')
         .setLock('pessimistic_write')
         .getMany();
       for (const e of open) await this.retire(scope, e, 'user_deleted');

@@ -118,7 +118,8 @@ export class ProgramEnrollmentsService {
     for (const userId of departed) first.delete(userId);
     await this.programEnrollments.insertNew(
       ctx,
-      [...first.values()].map((e) => ({ programId, userId: e.user_id, subAccountId: ctx.subAccountId, required: e.required ?? true, dueAt: e.end_at ? new Date(e.end_at) : null })),
+      // By user id: two requests naming the same users in other orders would wait on each other's keys in a cycle.
+      [...first.values()].sort((a, b) => a.user_id - b.user_id).map((e) => ({ programId, userId: e.user_id, subAccountId: ctx.subAccountId, required: e.required ?? true, dueAt: e.end_at ? new Date(e.end_at) : null })),
     );
     const programEnrollments = await this.programEnrollments
       .query(ctx, 'pe')

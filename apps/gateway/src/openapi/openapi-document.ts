@@ -184,7 +184,7 @@ export function buildOpenApiDocument(routes: RouteDefinition[], info: OpenApiInf
         summary: route.summary,
         tags: [tag],
         // No NATS subject here: the bus is internal, and naming its subjects only helps an attacker on it (issue 11).
-        description: `Audience: ${route.audience}${route.roles?.length ? `; requires role ${route.roles.join(' or ')}` : ''}.`,
+        description: route.roles?.length ? `Role: ${route.roles.join(' or ')} (whatever the audience of ${route.audience} paths).` : `Audience: ${route.audience}.`,
         parameters: parameters(route),
         ...(route.deprecated ? { deprecated: true } : {}),
         // An upload route takes the file itself as the body (a SCORM package), streamed, or a multipart form with one
