@@ -1,3 +1,4 @@
+import { queryDatabase } from '@lms/testing';
 import { COURSES } from './catalog-fixture.js';
 import { type EnrollmentFixture, startEnrollmentFixture } from './enrollment-fixture.js';
 
@@ -70,6 +71,21 @@ describe('slide comments, end to end', () => {
     expect((await s.ann.get(s.path(s.open, '/999999'))).status).toBe(404);
     expect((await s.ann.get(`/api/learner/courses/999999/slides/${s.open}/comments`)).status).toBe(404);
     expect((await s.ann.get(s.path(s.open))).body.comments.map((c: { body: string }) => c.body)).toEqual(['Mine']);
+  });
+
+  it("keeps a slide's comments while its deletion is a draft, and lets them go, votes too, with the slide once it is published away", async () => {
+    const s = await setUp();
+    const comment = (await s.ann.post(s.path(s.open), { comment: { body: 'On a slide about to go' } })).body.comments[0];
+    expect((await s.bob.post(s.path(s.open, `/${comment.id}/rate`))).status).toBe(200);
+    const stored = async () =>
+      (await queryDatabase<{ comments: number; votes: number }>(f.t.db.url, 'SELECT (SELECT count(*)::int FROM catalog.slide_comments WHERE slide_id = $1) AS comments, (SELECT count(*)::int FROM catalog.slide_comment_votes WHERE comment_id = $2) AS votes', [s.open, comment.id]))[0];
+    expect((await f.author.delete(`${COURSES}/${s.course.id}/slides/${s.open}`)).status).toBe(204);
+    // A removed slide takes no comments and shows none, but its rows stay until the removal is published.
+    expect((await s.bob.get(s.path(s.open))).status).toBe(404);
+    expect(await stored()).toEqual({ comments: 1, votes: 1 });
+    expect((await f.author.post(`${COURSES}/${s.course.id}/publish`, {})).status).toBe(200);
+    // They went with the slide; until 2026-11-29 they stayed behind, pointing at no slide.
+    expect(await stored()).toEqual({ comments: 0, votes: 0 });
   });
 
   it('refuses writes (403) where the slide does not allow comments', async () => {

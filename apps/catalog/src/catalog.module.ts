@@ -103,6 +103,7 @@ import { Checkpoints1766600000000 } from './migrations/1766600000000-checkpoints
 import { Scorm1766500000000 } from './migrations/1766500000000-scorm.js';
 import { ScormScos1766970000000 } from './migrations/1766970000000-scorm-scos.js';
 import { InboxAge1767800000000 } from './migrations/1767800000000-inbox-age.js';
+import { SlideCommentSlides1767900000000 } from './migrations/1767900000000-slide-comment-slides.js';
 import { ScormPackage, ScormRegistration, ScormScoState } from './scorm/scorm-package.entity.js';
 import { ScormHandlers } from './scorm/scorm.handlers.js';
 import { ScormPlayerService } from './scorm/scorm-player.service.js';
@@ -156,6 +157,7 @@ export const CATALOG_MIGRATIONS = [
   MarketItemLaunchUrl1767600000000,
   DepartedUsers1767700000000,
   InboxAge1767800000000,
+  SlideCommentSlides1767900000000,
 ];
 
 @Module({
