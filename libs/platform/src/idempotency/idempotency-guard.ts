@@ -82,8 +82,8 @@ export class IdempotencyGuard {
           begin: async (manager) => {
             replay = await this.claim(manager, table, id, fingerprint);
             if (!replay) return;
-            // The handler stops here, the first request's answer being the answer; the key's row and the
-            // connection go back now, not once the handler has unwound.
+            // The handler stops here, the first request's answer being the answer; the key's row is let go
+            // now, not once the handler has unwound (its connection goes back then).
             await manager.queryRunner?.rollbackTransaction();
             throw new ReplayInstead();
           },
