@@ -104,8 +104,10 @@ export class IdempotencyGuard {
     }
   }
 
-  private async keyRow(table: string, id: unknown[]): Promise<KeyRow | undefined> {
-    const [row] = (await this.db.manager.query(`SELECT fingerprint, reply, ${EXPIRED} AS expired FROM ${table} WHERE account_id = $1 AND user_id = $2 AND key = $3`, id)) as KeyRow[];
+  /** The key's row, on the pool; or in a transaction, held (`FOR UPDATE`). */
+  private async keyRow(table: string, id: unknown[], held?: EntityManager): Promise<KeyRow | undefined> {
+    const sql = `SELECT fingerprint, reply, ${EXPIRED} AS expired FROM ${table} WHERE account_id = $1 AND user_id = $2 AND key = $3${held ? ' FOR UPDATE' : ''}`;
+    const [row] = (await (held ?? this.db.manager).query(sql, id)) as KeyRow[];
     return row;
   }
 
@@ -114,8 +116,7 @@ export class IdempotencyGuard {
     const claimed: unknown[] = await manager.query(`INSERT INTO ${table} (account_id, user_id, key, fingerprint) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING RETURNING key`, [...id, fingerprint]);
     if (claimed.length > 0) return undefined;
     // Another request has the key: the insert waited for its transaction, so the row is final.
-    const [row] = (await manager.query(`SELECT fingerprint, reply, ${EXPIRED} AS expired FROM ${table} WHERE account_id = $1 AND user_id = $2 AND key = $3 FOR UPDATE`, id)) as KeyRow[];
-    const stored = replayOf(row, fingerprint);
+    const stored = replayOf(await this.keyRow(table, id, manager), fingerprint);
     if (stored) return stored;
     // Expired (or, should the delete of a purge race us, gone): the key starts afresh.
     await manager.query(
