@@ -1,3 +1,4 @@
+import { ROUTES } from '@lms/contracts';
 import { admits, audienceOf } from './audience.js';
 
 describe('admits', () => {
@@ -31,5 +32,11 @@ describe('audienceOf', () => {
     expect(audienceOf({ audience: 'author' })).toBe('the author audience');
     expect(audienceOf({ audience: 'author', roles: [] })).toBe('the author audience');
     expect(audienceOf({ audience: 'author', roles: ['support', 'admin'] })).toBe('role support or admin');
+  });
+});
+
+describe('the route table', () => {
+  it('gives roles to no administrators’ route: roles replace the audience, and would let others in there', () => {
+    expect(ROUTES.filter((route) => route.audience === 'admin' && route.roles?.length).map((route) => route.path)).toEqual([]);
   });
 });

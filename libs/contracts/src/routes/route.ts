@@ -78,7 +78,7 @@ export interface RouteSpec {
    * gives no paging, so that a script reading it whole gets what it always got, up to that many.
    */
   defaultPerPage?: number;
-  /** The roles that may call the route, in place of its audience's (`support` for course sync, which support users who are no authors call). */
+  /** The roles that may call the route, in place of its audience's (`support` for course sync, which support users who are no authors call); never on an /api/admin route. */
   roles?: Role[];
   /**
    * Request headers the gateway forwards to the service (as `headers`, by lower-case name), unvalidated:
