@@ -68,6 +68,16 @@ export class TenantRepository<T extends TenantOwned> {
     return this.db.manager.getRepository(this.entity);
   }
 
+  /**
+   * The repository for a write: first opens the deferred transaction its request waits under (an
+   * Idempotency-Key's), so a write outside `transaction` commits with the key, as every write did when the
+   * key's transaction was open from the start.
+   */
+  private async writer(): Promise<Repository<T>> {
+    await this.db.beginDeferred();
+    return this.repo;
+  }
+
   private scoped(scope: TenantScope, where: TenantWhere<T> = {} as TenantWhere<T>): FindOptionsWhere<T> {
     return { ...where, accountId: scope.accountId } as FindOptionsWhere<T>;
   }
@@ -103,22 +113,18 @@ export class TenantRepository<T extends TenantOwned> {
     return this.repo.count({ where: this.scoped(scope, where) });
   }
 
-  // Every write first opens a deferred transaction its request waits under (an Idempotency-Key's), so a write
-  // outside `transaction` commits with the key as it did when the key's transaction was open from the start.
-
   /** Inserts a row owned by the caller's account; any `accountId` in `values` is overwritten. */
   async insert(scope: TenantScope, values: Omit<DeepPartial<T>, 'accountId'>): Promise<T> {
-    await this.db.beginDeferred();
-    const row = this.repo.create({ ...values, accountId: scope.accountId } as DeepPartial<T>);
+    const repo = await this.writer();
+    const row = repo.create({ ...values, accountId: scope.accountId } as DeepPartial<T>);
     const insertion = this.insertionFor(row);
-    return insertion ? this.runInsertion(insertion, row) : this.repo.save(row);
+    return insertion ? this.runInsertion(insertion, row) : repo.save(row);
   }
 
   /** Saves changes to a row this repository loaded; refuses a row of another account. */
   async save(scope: TenantScope, row: T): Promise<T> {
     if (row.accountId !== scope.accountId) throw new Error('refusing to save a row of another account');
-    await this.db.beginDeferred();
-    return this.repo.save(row);
+    return (await this.writer()).save(row);
   }
 
   /**
@@ -128,9 +134,8 @@ export class TenantRepository<T extends TenantOwned> {
    */
   async insertNew(scope: TenantScope, values: Omit<DeepPartial<T>, 'accountId'>[], returning: string[] = []): Promise<ObjectLiteral[]> {
     if (values.length === 0) return [];
-    await this.db.beginDeferred();
     const rows = values.map((v) => ({ ...v, accountId: scope.accountId })) as QueryDeepPartialEntity<T>[];
-    const insert = this.repo.createQueryBuilder().insert().values(rows).orIgnore();
+    const insert = (await this.writer()).createQueryBuilder().insert().values(rows).orIgnore();
     // The string form names SQL columns; an array would be read as entity property names.
     const result = await (returning.length > 0 ? insert.returning(returning.join(', ')) : insert).execute();
     return returning.length > 0 ? (result.raw as ObjectLiteral[]) : [];
@@ -138,20 +143,19 @@ export class TenantRepository<T extends TenantOwned> {
 
   /** Sets columns on the caller's rows that match; answers how many changed. */
   async update(scope: TenantScope, where: TenantWhere<T>, changes: Omit<QueryDeepPartialEntity<T>, 'accountId'>): Promise<number> {
-    await this.db.beginDeferred();
-    return (await this.repo.update(this.scoped(scope, where), changes as QueryDeepPartialEntity<T>)).affected ?? 0;
+    const repo = await this.writer();
+    return (await repo.update(this.scoped(scope, where), changes as QueryDeepPartialEntity<T>)).affected ?? 0;
   }
 
   /** Deletes the caller's rows that match; answers how many went. */
   async delete(scope: TenantScope, where: TenantWhere<T>): Promise<number> {
-    await this.db.beginDeferred();
-    return (await this.repo.delete(this.scoped(scope, where))).affected ?? 0;
+    const repo = await this.writer();
+    return (await repo.delete(this.scoped(scope, where))).affected ?? 0;
   }
 
   async remove(scope: TenantScope, row: T): Promise<void> {
     if (row.accountId !== scope.accountId) throw new Error('refusing to remove a row of another account');
-    await this.db.beginDeferred();
-    await this.repo.remove(row);
+    await (await this.writer()).remove(row);
   }
 
   /**
