@@ -129,7 +129,10 @@ describe('course template lists and titles, end to end', () => {
     // A bound on the deletion time alone asks for deleted courses: only they have one.
     const since = (await list(`?deleted_after=${encodeURIComponent('2000-01-01T00:00:00Z')}`)).body.course_templates as Course[];
     expect(since.map((x) => [x.title, typeof x.deleted_at])).toEqual([['Echo archived', 'string']]);
-    for (const bad of ['yesterday', '2025-13-01T00:00:00Z', '2025-01-01']) expect((await f.admin.get(`${COURSES}?created_after=${bad}`)).status).toBe(400);
+    for (const bad of ['yesterday', '2025-13-01T00:00:00Z', '2025-01-01', '0000-01-01T00:00:00Z']) expect((await f.admin.get(`${COURSES}?created_after=${bad}`)).status).toBe(400);
+    // The ends of the years 0001 to 9999: "after the last instant" compares with a time past 9999.
+    expect(titlesOf((await list(`?created_after=${encodeURIComponent('9999-12-31T23:59:59.999Z')}`)).body)).toEqual([]);
+    expect(titlesOf((await list('?created_after=0001-01-01T00:00:00Z')).body)).toHaveLength(5);
   });
 
   it('pages with Link and X-Total-Count, and answers 304 to a matching ETag', async () => {

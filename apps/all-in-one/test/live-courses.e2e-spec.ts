@@ -59,6 +59,9 @@ describe('live courses and their learners, end to end', () => {
     }
     expect((await f.admin.get(`${LIVE_COURSES}?includes[]=nope`)).status).toBe(400);
     expect((await f.admin.get(`${LIVE_COURSES}?created_after=yesterday`)).status).toBe(400);
+    // Year 0000 is valid RFC 3339 but not a year Postgres reads as written.
+    expect((await f.admin.get(`${LIVE_COURSES}?created_after=0000-01-01T00:00:00Z`)).status).toBe(400);
+    expect((await f.admin.get(`${LIVE_COURSES}?created_after=${encodeURIComponent('9999-12-31T23:59:59.999Z')}`)).body.live_courses).toEqual([]);
     expect((await f.admin.get(`${LIVE_COURSES}/${course.id}`)).body.live_courses[0].title).toBe('Stable');
   });
 

@@ -116,9 +116,10 @@ export class CourseTemplateList {
       const value = q[key];
       if (value === undefined) continue;
       // Compared at the millisecond resolution responses show: "after T" is at least T + 1 ms, so a
-      // record whose shown time is T itself is neither after nor before T.
-      const bound = new Date(value).getTime() + (op === '>' ? 1 : 0);
-      qb.andWhere(`${column} ${op === '>' ? '>=' : '<'} :${key}`, { [key]: new Date(bound).toISOString() });
+      // record whose shown time is T itself is neither after nor before T. A Date, not its ISO text, which
+      // writes 9999-12-31T23:59:59.999Z + 1 ms as a year Postgres does not read.
+      const bound = new Date(new Date(value).getTime() + (op === '>' ? 1 : 0));
+      qb.andWhere(`${column} ${op === '>' ? '>=' : '<'} :${key}`, { [key]: bound });
     }
     return qb;
   }

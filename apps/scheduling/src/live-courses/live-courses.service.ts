@@ -62,7 +62,8 @@ export function applyDatedFilters<T extends object>(qb: SelectQueryBuilder<T>, a
   for (const [key, column, op] of DATE_FILTERS) {
     const value = q[key];
     if (value === undefined) continue;
-    const bound = new Date(new Date(value).getTime() + (op === '>' ? 1 : 0)).toISOString();
+    // A Date, not its ISO text, which writes 9999-12-31T23:59:59.999Z + 1 ms as a year Postgres does not read.
+    const bound = new Date(new Date(value).getTime() + (op === '>' ? 1 : 0));
     qb.andWhere(`${alias}.${column} ${op === '>' ? '>=' : '<'} :${key}`, { [key]: bound });
   }
   return qb;

@@ -36,9 +36,15 @@ function isCalendarDay(value: unknown): boolean {
   return date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
 }
 
+/** The instants Postgres and `Date#toISOString` both write with a four-digit year: RFC 3339's 0000 is 1 BC to Postgres. */
+const FIRST_INSTANT = Date.parse('0001-01-01T00:00:00Z');
+const LAST_INSTANT = Date.parse('9999-12-31T23:59:59.999Z');
+const inYears1To9999 = (value: unknown) => typeof value === 'string' && Date.parse(value) >= FIRST_INSTANT && Date.parse(value) <= LAST_INSTANT;
+
 /**
  * An RFC 3339 date-time in the document; any form `asRfc3339` reads from a client. Its day must exist:
- * `2026-02-31` passes the format, and `new Date` would read it as March 3rd.
+ * `2026-02-31` passes the format, and `new Date` would read it as March 3rd. Its instant must lie in the
+ * years 0001 to 9999 (UTC).
  */
 export const IsTimestamp =
   (options?: ValidationOptions): PropertyDecorator =>
@@ -46,4 +52,5 @@ export const IsTimestamp =
     Transform(({ value }) => asRfc3339(value))(target, String(key));
     IsRFC3339(options)(target, key);
     ValidateBy({ name: 'isCalendarDay', validator: { validate: isCalendarDay, defaultMessage: () => `${String(key)} names a day the calendar does not have` } }, options)(target, key);
+    ValidateBy({ name: 'inYears1To9999', validator: { validate: inYears1To9999, defaultMessage: () => `${String(key)} must lie in the years 0001 to 9999 (UTC)` } }, options)(target, key);
   };
