@@ -67,6 +67,8 @@ describe('live course sessions and parts, end to end', () => {
       {},
       { sessions: [] },
       { sessions: [{}], timezone: 'Mars/Olympus' },
+      { sessions: [{}], timezone: '+01:00' },
+      { sessions: [{ timezone: 'Europe/Paris ' }] },
       { sessions: [{ start_at: 'tomorrow' }] },
       { sessions: [{ start_at: '2030-01-02T10:00:00Z', end_at: '2030-01-02T09:00:00Z' }] },
       { sessions: [{ seats: -1 }] },
@@ -88,6 +90,10 @@ describe('live course sessions and parts, end to end', () => {
     expect(patched.body.sessions[0]).toMatchObject({ location: 'B', start_at: '2031-01-01T15:00:00.000Z' });
     expect((await f.admin.put(`${SESSIONS_OF(course.id)}/${session.id}`, { session: { notes: 'n' } })).body.sessions[0].notes).toBe('n');
     expect((await f.admin.patch(`${SESSIONS_OF(course.id)}/${session.id}`, { session: {} })).status).toBe(400);
+    expect((await f.admin.patch(`${SESSIONS_OF(course.id)}/${session.id}`, { session: {}, timezone: 'Europe/Paris' })).status).toBe(400);
+    // The element's zone alone is a change: the zone shown, with the times as they were.
+    const zoned = await f.admin.patch(`${SESSIONS_OF(course.id)}/${session.id}`, { session: { timezone: 'Asia/Kolkata' } });
+    expect([zoned.status, zoned.body.sessions?.[0]]).toEqual([200, expect.objectContaining({ timezone: 'Asia/Kolkata', start_at: '2031-01-01T15:00:00.000Z' })]);
     expect((await f.admin.patch(`${SESSIONS_OF(course.id)}/${session.id}`, { session: { end_at: '2030-01-01T00:00:00Z' } })).status).toBe(400);
     expect((await f.admin.patch(`${SESSIONS_OF(course.id)}/999999`, { session: { notes: 'x' } })).status).toBe(404);
     const other = await f.createCourse();

@@ -7,8 +7,11 @@ function offsetAt(zone: string, utcMs: number): number {
       .formatToParts(new Date(utcMs))
       .map((p) => [p.type, p.value]),
   );
-  const wall = Date.UTC(Number(parts.year), Number(parts.month) - 1, Number(parts.day), Number(parts.hour), Number(parts.minute), Number(parts.second));
-  return wall - Math.floor(utcMs / 1000) * 1000;
+  const wall = new Date(0);
+  // Not Date.UTC, which reads the years 0 to 99 as 1900 to 1999.
+  wall.setUTCFullYear(Number(parts.year), Number(parts.month) - 1, Number(parts.day));
+  wall.setUTCHours(Number(parts.hour), Number(parts.minute), Number(parts.second));
+  return wall.getTime() - Math.floor(utcMs / 1000) * 1000;
 }
 
 /**

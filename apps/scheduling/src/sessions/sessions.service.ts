@@ -104,7 +104,8 @@ export class SessionsService {
   }
 
   async update(ctx: RequestContext, courseId: number, id: number, body: UpdateSessionBody): Promise<Session> {
-    const given = Object.entries(body.session).filter(([key, value]) => value !== undefined && key !== 'timezone');
+    // The element's `timezone` alone is a change (the zone shown); the body's only places the times given.
+    const given = Object.entries(body.session).filter(([, value]) => value !== undefined);
     if (given.length === 0) throw invalidSession('SESSION_NO_CHANGES', 'session must name at least one field to change', 'session');
     await this.assertInstructors(ctx, body.session.instructor_ids ?? []);
     return this.db.transaction(async () => {

@@ -1,5 +1,5 @@
 import { Transform, Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsDefined, IsIn, IsInt, IsObject, IsOptional, Matches, Max, Min, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsDefined, IsInt, IsObject, IsOptional, Matches, Max, Min, ValidateBy, ValidateNested } from 'class-validator';
 import { IsText } from '../catalog/text.js';
 import { MAX_ID, QueryInt } from '../common/query.js';
 import { asRfc3339 } from '../common/timestamp.js';
@@ -33,9 +33,28 @@ const IsSessionTime = (): PropertyDecorator => (target, key) => {
   Matches(LOCAL_OR_OFFSET, { message: '$property must be a date-time (RFC 3339, or without an offset to use timezone)' })(target, key);
 };
 
-/** The IANA time zone names this runtime knows (canonical ones, and UTC); an enum, so OpenAPI lists them. */
-export const TIME_ZONES: readonly string[] = [...new Set(['UTC', ...Intl.supportedValuesOf('timeZone')])].sort();
-const IsTimeZone = () => IsIn(TIME_ZONES, { message: '$property must be an IANA time zone name such as Europe/Paris' });
+/** Names, not offsets: `Intl` also takes `+01:00`, which the time zone database does not name. */
+const ZONE_NAME = /^[A-Za-z][A-Za-z0-9_+\-]*(\/[A-Za-z0-9_+\-]+)*$/;
+const knownZones = new Set<string>();
+
+/**
+ * A name the time zone database knows, canonical or alias: `Intl.supportedValuesOf` lists only ICU's
+ * canonical spellings, which are older than the database's (`Asia/Calcutta`, not `Asia/Kolkata`; no `Etc/UTC`).
+ */
+export function isTimeZone(name: unknown): boolean {
+  if (typeof name !== 'string' || name.length > 64 || !ZONE_NAME.test(name)) return false;
+  if (knownZones.has(name)) return true;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: name });
+  } catch {
+    return false;
+  }
+  knownZones.add(name); // only names Intl knows, so the set stays as small as the database
+  return true;
+}
+
+const IsTimeZone = () =>
+  ValidateBy({ name: 'isTimeZone', validator: { validate: isTimeZone, defaultMessage: () => '$property must be an IANA time zone name such as Europe/Paris' } });
 
 /** The spec's SessionRequest, plus `instructor_ids` (users of the account who teach the session). */
 export class SessionRequest {
