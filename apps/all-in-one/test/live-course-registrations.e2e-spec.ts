@@ -194,6 +194,10 @@ describe('live course session registrations and waitlist, end to end', () => {
     const late = await f.t.factory.user(f.cast.accountId, ['learner']);
     await f.admin.post(`${LIVE_COURSES}/${course.id}/learners`, { learners: [{ user_id: late.userId }] });
     expect((await f.admin.post(REGISTRATIONS_OF(session.id), { user_id: late.userId })).body.code).toBe('SESSION_CONCLUDED');
+    // Check-ins are final: clearing one now would leave a completed enrollment without a presence.
+    const cleared = await f.admin.patch(`${REGISTRATIONS_OF(session.id)}/${presentRow.id}`, { live_course_session_registration: { marked_complete_at: null } });
+    expect([cleared.status, cleared.body.code]).toEqual([400, 'SESSION_CONCLUDED']);
+    expect((await f.admin.get(`${SESSIONS_OF(course.id)}/${session.id}`)).body.sessions[0]).toMatchObject({ present_count: 1 });
   });
 
   it("answers 404 for another account's sessions and registrations", async () => {

@@ -135,6 +135,11 @@ export class RegistrationsService {
       const session = await this.lockSession(ctx, sessionId);
       const row = await this.registrations.findOne(ctx, { id, sessionId, deletedAt: IsNull() });
       if (!row) throw registrationNotFound(id);
+      // Concluding completed the enrollments of the checked-in: a check-in changed after it would disagree with them.
+      if (session.concludedAt) {
+        const detail = `Session ${session.id} is concluded; its check-ins are final.`;
+        throw badRequest('SESSION_CONCLUDED', detail, [{ field: 'live_course_session_registration.marked_complete_at', message: detail }]);
+      }
       row.markedCompleteAt = at === null ? null : new Date(at);
       const saved = await this.registrations.save(ctx, row);
       await this.outbox.add(ctx, REGISTRATION_UPDATED_EVENT, registrationEventData(session, saved), String(sessionId));
