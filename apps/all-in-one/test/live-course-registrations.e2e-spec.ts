@@ -172,6 +172,11 @@ describe('live course session registrations and waitlist, end to end', () => {
     expect((await f.admin.delete(`/api/admin/users/${a.userId}`)).status).toBe(204);
     await eventually(async () => ((await registeredIds(session.id)).includes(b.userId) ? true : undefined));
     expect(await registeredIds(session.id)).toEqual([b.userId]);
+    // The enrollment goes too, as an author's removal takes it.
+    const learners = (await f.admin.get(`${LIVE_COURSES}/${course.id}/learners`)).body.learners as { user_id: string }[];
+    expect(learners.map((l) => l.user_id)).toEqual([String(b.userId)]);
+    expect((await f.admin.get(`${LIVE_COURSES}/${course.id}?includes[]=enrollments`)).body.live_courses[0].enrollments_count).toBe(1);
+    await f.eventOf('scheduling.live_course_enrollment.removed', (d) => d.user_id === a.userId && d.live_course_id === Number(course.id));
   });
 
   it('concluding completes checked-in enrollments (counted in the user summary) and unregisters the absent', async () => {

@@ -1,22 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { In } from 'typeorm';
-import {
-  LIVE_COURSE_ENROLLMENT_CREATED_EVENT,
-  LIVE_COURSE_ENROLLMENT_REMOVED_EVENT,
-  type ListLiveCourseLearnersQuery,
-  type LiveCourseEnrollmentEventData,
-  type LiveCourseEnrollmentView,
-  pageWindow,
-  type RequestContext,
-} from '@lms/contracts';
+import { LIVE_COURSE_ENROLLMENT_CREATED_EVENT, type ListLiveCourseLearnersQuery, type LiveCourseEnrollmentView, pageWindow, type RequestContext } from '@lms/contracts';
 import { Database, IdentityDirectory, InjectTenantRepository, Outbox, type TenantRepository } from '@lms/platform';
 import { cannotEnroll, liveCourseEnrollmentNotFound } from '../live-courses/live-course.errors.js';
 import { toEnrollmentView } from '../live-courses/live-course.views.js';
 import { LiveCoursesService } from '../live-courses/live-courses.service.js';
-import { SeatRelease } from '../registrations/seat-release.js';
+import { enrollmentEventData, SeatRelease } from '../registrations/seat-release.js';
 import { LiveCourseEnrollment } from './live-course-enrollment.entity.js';
-
-const eventData = (row: LiveCourseEnrollment): LiveCourseEnrollmentEventData => ({ live_course_id: row.liveCourseId, enrollment_id: row.id, user_id: row.userId });
 
 /** Who takes part in a live course: only enrolled users register for its sessions. */
 @Injectable()
@@ -54,7 +44,7 @@ export class LiveCourseLearnersService {
       const created: LiveCourseEnrollment[] = [];
       for (const userId of userIds) {
         const row = await this.enrollments.insert(ctx, { liveCourseId: courseId, userId });
-        await this.outbox.add(ctx, LIVE_COURSE_ENROLLMENT_CREATED_EVENT, eventData(row), String(courseId));
+        await this.outbox.add(ctx, LIVE_COURSE_ENROLLMENT_CREATED_EVENT, enrollmentEventData(row), String(courseId));
         created.push(row);
       }
       return created;
@@ -70,9 +60,7 @@ export class LiveCourseLearnersService {
       // commits first, so the withdrawal sees it; one that starts later finds no enrollment.
       const row = await this.enrollments.findOne(ctx, { id: enrollmentId, liveCourseId: courseId }, { lock: 'update' });
       if (!row) throw liveCourseEnrollmentNotFound(courseId, enrollmentId);
-      await this.seats.withdrawFromCourse(ctx, courseId, row.userId);
-      await this.enrollments.delete(ctx, { id: row.id });
-      await this.outbox.add(ctx, LIVE_COURSE_ENROLLMENT_REMOVED_EVENT, eventData(row), String(courseId));
+      await this.seats.removeEnrollment(ctx, row);
     });
   }
 }

@@ -7,7 +7,10 @@ import { SeatRelease } from './seat-release.js';
 
 export const SCHEDULING_USER_DELETED_CONSUMER = 'scheduling-registrations-user-deleted';
 
-/** `identity.user.deleted`: the user leaves every session (registrations and waitlist places), and freed seats go to the waitlists. */
+/**
+ * `identity.user.deleted`: the user leaves every live course, as removing them from it does (their
+ * registrations, waitlist places and enrollment; freed seats go to the waitlists).
+ */
 @Injectable()
 export class RegistrationEventConsumers implements OnApplicationBootstrap, OnModuleDestroy {
   private subscriptions: Subscription[] = [];
@@ -31,8 +34,10 @@ export class RegistrationEventConsumers implements OnApplicationBootstrap, OnMod
           // Course, enrollment, then sessions, as removing a learner locks them (deleted courses included):
           // a registration holding the enrollment commits first and is withdrawn; a later one finds the user deleted.
           await this.courses.findOne(scope, { id: courseId }, { lock: 'update' });
-          await this.enrollments.findOne(scope, { liveCourseId: courseId, userId }, { lock: 'update' });
-          await this.seats.withdrawFromCourse(scope, courseId, userId);
+          const enrollment = await this.enrollments.findOne(scope, { liveCourseId: courseId, userId }, { lock: 'update' });
+          // Removed meanwhile (an author's removal): only sessions could be left to withdraw from.
+          if (enrollment) await this.seats.removeEnrollment(scope, enrollment);
+          else await this.seats.withdrawFromCourse(scope, courseId, userId);
         }
       }),
     );

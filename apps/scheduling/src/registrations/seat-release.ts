@@ -1,6 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { In, IsNull } from 'typeorm';
-import { type RequestContext, REGISTRATION_DELETED_EVENT, type RegistrationEventData, WAITLIST_PROMOTED_EVENT } from '@lms/contracts';
+import {
+  LIVE_COURSE_ENROLLMENT_REMOVED_EVENT,
+  type LiveCourseEnrollmentEventData,
+  type RequestContext,
+  REGISTRATION_DELETED_EVENT,
+  type RegistrationEventData,
+  WAITLIST_PROMOTED_EVENT,
+} from '@lms/contracts';
 import { InjectTenantRepository, Outbox, type TenantRepository, type TenantScope } from '@lms/platform';
 import { LiveCourseEnrollment } from '../learners/live-course-enrollment.entity.js';
 import { Session } from '../sessions/session.entity.js';
@@ -11,6 +18,12 @@ export const registrationEventData = (session: Pick<Session, 'id' | 'liveCourseI
   live_course_id: session.liveCourseId,
   session_id: session.id,
   registration_id: row.id,
+  user_id: row.userId,
+});
+
+export const enrollmentEventData = (row: LiveCourseEnrollment): LiveCourseEnrollmentEventData => ({
+  live_course_id: row.liveCourseId,
+  enrollment_id: row.id,
   user_id: row.userId,
 });
 
@@ -78,5 +91,15 @@ export class SeatRelease {
       const session = await this.lockSession(ctx, row.sessionId);
       if (session) await this.unregister(ctx, session, row);
     }
+  }
+
+  /**
+   * The user leaves the course (removed from it, or deleted): their sessions first, then the enrollment.
+   * The caller has locked the course, then the enrollment, as `withdrawFromCourse` needs.
+   */
+  async removeEnrollment(ctx: TenantScope | RequestContext, row: LiveCourseEnrollment): Promise<void> {
+    await this.withdrawFromCourse(ctx, row.liveCourseId, row.userId);
+    await this.enrollments.delete(ctx, { id: row.id });
+    await this.outbox.add(ctx, LIVE_COURSE_ENROLLMENT_REMOVED_EVENT, enrollmentEventData(row), String(row.liveCourseId));
   }
 }
