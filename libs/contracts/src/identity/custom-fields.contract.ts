@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsIn, IsNotEmpty, IsObject, IsOptional, IsString, MaxLength, ValidateIf, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsIn, IsObject, IsOptional, IsString, Matches, MaxLength, ValidateIf, ValidateNested } from 'class-validator';
 import { PageQuery, QueryArray } from '../common/query.js';
 import type { JsonSchema } from '../routes/route.js';
 
@@ -21,7 +21,8 @@ export class FieldIncludesQuery extends PageQuery {
 }
 
 export class CustomFieldInput {
-  @IsString() @IsNotEmpty() @MaxLength(255)
+  // Stored trimmed: a name of spaces alone would be stored as "".
+  @IsString() @Matches(/\S/, { message: 'name must not be blank' }) @MaxLength(255)
   name: string;
 }
 
