@@ -66,6 +66,9 @@ describe('data dumps', () => {
     expect(res.status).toBe(400);
     expect(res.body.errors).toEqual([{ field: 'only[1]', message: "unknown model 'passwords'" }]);
     expect((await t.api.post(DUMPS, { only: 'users' })).status).toBe(400);
+    // An empty list would make an empty dump, which replaces the account's usable one.
+    const none = await t.api.post(DUMPS, { only: [] });
+    expect([none.status, none.body.errors]).toEqual([400, [expect.objectContaining({ field: 'only' })]]);
     expect((await t.api.get(DUMPS)).body.data_dumps).toEqual([]);
   });
 

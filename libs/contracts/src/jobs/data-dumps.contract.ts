@@ -1,4 +1,4 @@
-import { ArrayMaxSize, IsArray, IsOptional, IsString, Matches } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsOptional, IsString, Matches } from 'class-validator';
 import type { JsonSchema } from '../routes/route.js';
 
 export const DATA_DUMP_SUBJECTS = {
@@ -8,9 +8,12 @@ export const DATA_DUMP_SUBJECTS = {
   download: 'jobs.data_dumps.download',
 } as const;
 
-/** `POST /api/admin/data_dumps`: an empty body dumps every model; `only` limits it (an unknown name is a 400). */
+/**
+ * `POST /api/admin/data_dumps`: an empty body dumps every model; `only` limits it (an unknown name is a 400).
+ * `only: []` is a 400, not an empty dump: the new dump replaces the account's one.
+ */
 export class CreateDataDumpBody {
-  @IsOptional() @IsArray() @ArrayMaxSize(100) @IsString({ each: true }) @Matches(/^[a-z][a-z0-9_]{0,62}$/, { each: true, message: 'each model name is a lower-case identifier' })
+  @IsOptional() @IsArray() @ArrayMinSize(1, { message: 'only must name at least one model; leave it out to dump every model' }) @ArrayMaxSize(100) @IsString({ each: true }) @Matches(/^[a-z][a-z0-9_]{0,62}$/, { each: true, message: 'each model name is a lower-case identifier' })
   only?: string[];
 }
 
