@@ -134,6 +134,7 @@ describe('notification types, end to end (gateway → NATS → identity → Post
       ['a string value that is no boolean', 'course_assigned', { email: 'maybe' }, 'channels.email'],
       ['a number value', 'course_assigned', { email: 0 }, 'channels.email'],
       ['a null value', 'course_assigned', { email: null }, 'channels.email'],
+      ['no channel at all (the spec\'s "required parameter missing")', 'course_assigned', {}, 'channels'],
     ])('answers 422 with field errors for %s, and changes nothing', async (_case, id, channels, field) => {
       const before = await typeOf(admin, id);
       const res = await admin.patch(`${TYPES}/${id}`, { channels: { ...channels } });
