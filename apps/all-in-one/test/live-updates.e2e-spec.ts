@@ -69,7 +69,7 @@ describe('live updates of registrations (Server-Sent Events), end to end', () =>
     expect(res.body.meta).toEqual({});
     const [subscription] = res.body.subscriptions;
     // Absolute, as the original push server's was: a client subscribes to it as it is.
-    expect(subscription).toEqual({ url: `${f.t.api.baseUrl}/live/registrations`, channel: `/live_courses/${course.id}/sessions/*/registrations`, token: expect.any(String) });
+    expect(subscription).toEqual({ url: `${f.t.api.baseUrl}/live/registrations`, channel: `/live_courses/${course.id}/registrations/*`, token: expect.any(String) });
     const url = `${subscription.url}?token=${encodeURIComponent(subscription.token)}`;
 
     const first = readEvents(url, (events) => events.length >= 2);

@@ -11,7 +11,7 @@ import type { ServiceClient } from '../http/service-client.js';
 import { LiveUpdatesController, MAX_STREAMS_PER_USER } from './live-updates.controller.js';
 
 const key = createSecretKey(Buffer.alloc(32, 7));
-const claims: LiveUpdatesClaims = { accountId: 1, userId: 2, liveCourseId: 3, channel: '/live_courses/3/sessions/*/registrations' };
+const claims: LiveUpdatesClaims = { accountId: 1, userId: 2, liveCourseId: 3, channel: '/live_courses/3/registrations/*' };
 const token = signToken(key, LIVE_UPDATES_TOKEN_PURPOSE, claims, 900);
 
 /** Every stream a test opened, left after it whatever it asserted, so none polls on after a failure. */

@@ -33,7 +33,7 @@ export class LiveUpdatesHandlers {
   @Handles(S.subscription)
   async subscription(@Payload() { ctx, params }: RpcRequest<unknown, object, SubscriptionParams>) {
     const session = await this.registrations.findSession(ctx, params.live_course_session_id);
-    const channel = `/live_courses/${session.liveCourseId}/sessions/*/registrations`;
+    const channel = `/live_courses/${session.liveCourseId}/registrations/*`;
     const claims: LiveUpdatesClaims = { accountId: ctx.accountId, userId: ctx.userId, liveCourseId: session.liveCourseId, channel };
     const token = signToken(this.runtime.config.fileUrlSigningKey, LIVE_UPDATES_TOKEN_PURPOSE, claims, LIVE_UPDATES_TOKEN_TTL_SECONDS);
     return envelope('subscriptions', [{ url: LIVE_UPDATES_PATH, channel, token }]);
