@@ -388,6 +388,27 @@ describe('groups and group learners, end to end (gateway → NATS → identity �
       expect(rows[0].n).toBe(2);
     });
 
+    it('adds the same users sent at once in other orders: every request 201, each user once, answers in the order asked', async () => {
+      const users = await Promise.all(Array.from({ length: 8 }, (_, i) => t.factory.user(accountId, ['learner'], `orders-${i}-${Date.now()}`)));
+      const ids = users.map((u) => u.userId);
+      // Deterministic shuffles, so a failure repeats: rotations and their reversals.
+      const orders = Array.from({ length: 16 }, (_, i) => {
+        const rotated = [...ids.slice(i % 8), ...ids.slice(0, i % 8)];
+        return i % 2 ? rotated.reverse() : rotated;
+      });
+      for (let round = 0; round < 6; round++) {
+        const group = await createGroup({ name: `Learners orders ${round}` });
+        // Half are members, and leave meanwhile: an add that meets a removal waits for it mid-insert, which
+        // is when another add, in another order, gets ahead of it.
+        await addLearners(group.id, ids.slice(0, 4));
+        const removals = ids.slice(0, 4).map((id) => admin.delete(`${learnersOf(group.id)}/${id}`));
+        const answers = await Promise.all(orders.map((order) => addLearners(group.id, order)));
+        expect((await Promise.all(removals)).map((r) => r.status)).toEqual([204, 204, 204, 204]);
+        expect(answers.map((r) => [r.status, r.body.code])).toEqual(orders.map(() => [201, undefined]));
+        answers.forEach((r, i) => expect(r.body.learners.map((l: { id: string }) => Number(l.id))).toEqual(orders[i]));
+      }
+    });
+
     it('answers 404 for an unknown group, and 404 for an unknown or deleted user without adding anyone', async () => {
       expect((await addLearners('999999', [people[0].userId])).status).toBe(404);
       const group = await createGroup({ name: 'Learners 404' });

@@ -103,9 +103,14 @@ export class GroupLearnersService {
     return new Map(rows.map((user) => [user.id, user]));
   }
 
-  /** ON CONFLICT DO NOTHING on the (account, group, user) key: a second add, even a concurrent one, changes nothing. */
+  /**
+   * ON CONFLICT DO NOTHING on the (account, group, user) key: a second add, even a concurrent one, changes nothing.
+   * Rows go in by user id: two adds naming the same users in other orders would each wait on a row the other
+   * inserted first, and deadlock.
+   */
   private async insertMemberships(scope: TenantScope, groupId: number, userIds: number[]): Promise<number[]> {
-    const inserted = await this.memberships.insertNew(scope, userIds.map((userId) => ({ groupId, userId })), ['user_id']);
+    const byId = [...userIds].sort((a, b) => a - b);
+    const inserted = await this.memberships.insertNew(scope, byId.map((userId) => ({ groupId, userId })), ['user_id']);
     return inserted.map((row) => Number(row.user_id));
   }
 }
