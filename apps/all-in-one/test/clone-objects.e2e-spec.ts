@@ -84,6 +84,8 @@ describe('clone objects', () => {
   it('clones the root sub-account: its courses, slides, tasks, programs, live courses, sessions and conferences are copied into the new sub-account, with no enrollment or registration', async () => {
     const course = (await t.api.post(COURSES, { course_templates: [courseRequest({ title: 'Cloned course', is_published: true })] })).body.course_templates[0];
     expect((await t.api.post(`${COURSES}/${course.id}/slides`, { slides: [{ draft_attributes: { title: 'Slide one', allow_comments: true } }] })).status).toBe(201);
+    const tool = { title: 'Cloned tool', launch_url: 'https://tool.example/launch', consumer_key: 'key', consumer_secret: 'secret' };
+    expect((await t.api.post(`${COURSES}/${course.id}/lti_content_items`, { lti_content_items: [tool] })).status).toBe(201);
     const enrolled = await t.api.post(`${COURSES}/${course.id}/enrollments`, { enrollments: [{ user_id: cast.learner.userId }] });
     expect(enrolled.status).toBeLessThan(300);
     const task = await t.api.post(TASKS, { tasks: [{ title: 'Cloned task' }] });
@@ -126,6 +128,9 @@ describe('clone objects', () => {
     expect(copies[0].sub_account).toMatchObject({ id: String(destination), name: 'West division', is_root: false });
     const copiedSlides = await t.api.get(`${COURSES}/${copies[0].id}/slides`);
     expect(copiedSlides.status).toBe(200);
+    // The course's LTI tool links came along, secret included, so the copy launches as its source does.
+    const ltiOf = (id: string) => q('SELECT title, launch_url, consumer_key, consumer_secret FROM catalog.lti_content_items WHERE course_template_id = $1', [Number(id)]);
+    expect(await ltiOf(copies[0].id)).toEqual([{ title: 'Cloned tool', launch_url: tool.launch_url, consumer_key: 'key', consumer_secret: 'secret' }]);
     const tasks = (await t.api.get(`${TASKS}?per_page=100`)).body.tasks as { title: string; sub_account: { id: string } | null }[];
     expect(tasks.filter((x) => x.title === 'Cloned task').map((x) => x.sub_account?.id).sort()).toEqual([String(destination), String(root)].sort());
     const programs = await q<{ id: number; course_template_id: number }>(
@@ -236,7 +241,12 @@ describe('clone objects', () => {
   // Compensation answers what it removed (the jobs worker logs it): each service's count of its copies.
   (testNatsUrl() ? it : it.skip)('undoes a step by removing its copies, and answers how many went', async () => {
     // Content of its own to copy, whatever ran before.
-    for (const title of ['Undone one', 'Undone two']) expect((await t.api.post(COURSES, { course_templates: [courseRequest({ title })] })).status).toBe(201);
+    for (const title of ['Undone one', 'Undone two']) {
+      const made = await t.api.post(COURSES, { course_templates: [courseRequest({ title })] });
+      expect(made.status).toBe(201);
+      const tool = { title: `${title} tool`, launch_url: 'https://tool.example/launch', consumer_key: 'key', consumer_secret: 'secret' };
+      expect((await t.api.post(`${COURSES}/${made.body.course_templates[0].id}/lti_content_items`, { lti_content_items: [tool] })).status).toBe(201);
+    }
     expect((await t.api.post(TASKS, { tasks: [{ title: 'Undone task' }] })).status).toBe(201);
     expect((await t.api.post('/api/author/live_courses', { live_courses: [{ title: 'Undone live course' }] })).status).toBe(201);
     const res = await t.api.post(CLONES, { clone_objects: [clone(root, 'undone-division')] });
@@ -251,7 +261,11 @@ describe('clone objects', () => {
     const schedulingCopies = await copies('scheduling', ['live_course']);
     expect(catalogCopies).toBeGreaterThan(2);
     expect(schedulingCopies).toBeGreaterThan(0);
+    const courseCopies = (await q<{ copy_id: number }>("SELECT copy_id FROM catalog.clone_copies WHERE clone_id = $1 AND kind = 'course_template'", [cloneId])).map((r) => r.copy_id);
+    const toolsOfCopies = () => q('SELECT id FROM catalog.lti_content_items WHERE course_template_id = ANY($1::int[])', [courseCopies]);
+    expect((await toolsOfCopies()).length).toBeGreaterThanOrEqual(2);
     expect(await undo('catalog', CLONE_STEP_SUBJECTS.catalogUndo)).toEqual({ removed: catalogCopies });
+    expect(await toolsOfCopies()).toEqual([]);
     expect(await undo('scheduling', CLONE_STEP_SUBJECTS.schedulingUndo)).toEqual({ removed: schedulingCopies });
     // The sub-account is shown (its clone complete): compensation never removes a shown one.
     expect(await undo('identity', CLONE_STEP_SUBJECTS.identityUndo)).toEqual({ removed: 0 });

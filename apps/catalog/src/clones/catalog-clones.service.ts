@@ -11,7 +11,7 @@ const OWNED = '(sub_account_id = $2 OR ($3::boolean AND sub_account_id IS NULL))
 
 /**
  * catalog's step of a sub-account clone (docs/jobs.md "Sub-account clones"): the source's live course
- * templates (with their authors and slides), tasks and programs (with their courses and checkpoints, pointing
+ * templates (with their authors, slides and LTI content items), tasks and programs (with their courses and checkpoints, pointing
  * at the copies) are copied into the new sub-account in one transaction. No enrollment, program enrollment,
  * comment or SCORM package is copied. Each copy is recorded in clone_copies under the clone id.
  */
@@ -38,15 +38,19 @@ export class CatalogClonesService {
          SELECT a.account_id, p.copy_id, a.user_id FROM ${s}.course_authors a JOIN ${pairsOf} ON a.course_template_id = p.source_id WHERE a.account_id = $3`,
         coursePairs,
       );
-      const slideColumns = await copyableColumns(m, schema, 'slides', ['id', 'course_template_id', 'created_at', 'updated_at']);
-      const slides = (
-        (await m.query(
-          `INSERT INTO ${s}.slides (${slideColumns.map(quoteIdent).join(', ')}, course_template_id)
-           SELECT ${slideColumns.map((c) => `sl.${quoteIdent(c)}`).join(', ')}, p.copy_id FROM ${s}.slides sl JOIN ${pairsOf} ON sl.course_template_id = p.source_id
-            WHERE sl.account_id = $3 RETURNING id`,
+      // A course's rows (every column but ids and times) go to its copy; answers how many were copied.
+      const copyWithCourses = async (table: string): Promise<number> => {
+        const columns = await copyableColumns(m, schema, table, ['id', 'course_template_id', 'created_at', 'updated_at']);
+        const inserted = (await m.query(
+          `INSERT INTO ${s}.${quoteIdent(table)} (${columns.map(quoteIdent).join(', ')}, course_template_id)
+           SELECT ${columns.map((c) => `r.${quoteIdent(c)}`).join(', ')}, p.copy_id FROM ${s}.${quoteIdent(table)} r JOIN ${pairsOf} ON r.course_template_id = p.source_id
+            WHERE r.account_id = $3 RETURNING id`,
           coursePairs,
-        )) as unknown[]
-      ).length;
+        )) as unknown[];
+        return inserted.length;
+      };
+      const slides = await copyWithCourses('slides');
+      const ltiContentItems = await copyWithCourses('lti_content_items');
 
       const tasks = await copyRows(m, schema, 'tasks', where, owned, { set: { sub_account_id: req.destination_id } });
       await record('task', tasks);
@@ -66,7 +70,7 @@ export class CatalogClonesService {
         );
       await programItems('program_courses', 'course_template_id', courses);
       await programItems('program_tasks', 'task_id', tasks);
-      return { copied: { course_templates: courses.length, slides, tasks: tasks.length, programs: programs.length } };
+      return { copied: { course_templates: courses.length, slides, lti_content_items: ltiContentItems, tasks: tasks.length, programs: programs.length } };
     });
   }
 
@@ -86,6 +90,9 @@ export class CatalogClonesService {
         copies.push([table, ids]);
       }
       let removed = 0;
+      // LTI items have no foreign key to cascade from their course.
+      const courseCopies = copies.find(([table]) => table === 'course_templates')?.[1] ?? [];
+      await m.query(`DELETE FROM ${schema}.lti_content_items WHERE account_id = $1 AND course_template_id = ANY($2::int[])`, [ctx.accountId, courseCopies]);
       for (const [table, ids] of copies) removed += queryResult(await m.query(`DELETE FROM ${schema}.${table} WHERE account_id = $1 AND id = ANY($2::int[])`, [ctx.accountId, ids])).count;
       return removed;
     });
