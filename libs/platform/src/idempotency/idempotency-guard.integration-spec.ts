@@ -149,6 +149,16 @@ describe('IdempotencyGuard (real Postgres)', () => {
     expect(await repeat).toEqual({ ...(await first), headers: { 'idempotent-replayed': 'true' } });
   });
 
+  it('refuses with 422 a request of another body that failed because the first, under its key, committed while it ran', async () => {
+    const first = guard.run('s.create', request('k11', { name: 'A' }), work('first', 150));
+    await new Promise((r) => setTimeout(r, 30));
+    const other = guard.run('s.create', request('k11', { name: 'B' }), async () => {
+      await first;
+      throw new DomainError(400, 'UID_TAKEN', 'Bad Request');
+    });
+    await expect(other).rejects.toMatchObject({ status: 422, code: 'IDEMPOTENCY_KEY_REUSED' });
+  });
+
   it('fingerprints JSON by value, not by key order', () => {
     expect(canonicalJson({ b: [1, { d: 1, c: 2 }], a: null })).toBe('{"a":null,"b":[1,{"c":2,"d":1}]}');
   });

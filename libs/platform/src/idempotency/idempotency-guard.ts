@@ -98,7 +98,8 @@ export class IdempotencyGuard {
       if (replay) return replay;
       // A request with this key may have committed while this one ran the part before its claim, which it may
       // have failed for that very reason (a uid taken by the first): the first answer is the answer.
-      const committed = await this.keyRow(table, id).then((row) => replayOf(row, fingerprint)).catch(() => undefined);
+      // A key used for another request is still that request's 422; only a failed read gives way to `err`.
+      const committed = replayOf(await this.keyRow(table, id).catch(() => undefined), fingerprint);
       if (committed) return committed;
       throw err;
     }
