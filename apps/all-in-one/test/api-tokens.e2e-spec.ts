@@ -85,6 +85,22 @@ describe('API tokens, end to end (gateway → NATS → identity → Postgres)', 
       expect(stored[0].token_hash).not.toContain(created.token);
     });
 
+    it('never keeps a secret for an Idempotency-Key: a repeat is a 409 naming why, and the key table holds no token', async () => {
+      const key = `token-key-${Date.now()}`;
+      const first = await admin.post(TOKENS, { api_token: { user_id: author.userId, name: 'keyed' } }, { 'idempotency-key': key });
+      expect([first.status, first.headers.get('cache-control')]).toEqual([201, 'no-store']);
+      const secret = first.body.api_tokens[0].token as string;
+      const repeat = await admin.post(TOKENS, { api_token: { user_id: author.userId, name: 'keyed' } }, { 'idempotency-key': key });
+      expect([repeat.status, repeat.body.code]).toEqual([409, 'IDEMPOTENT_ANSWER_WITHHELD']);
+      expect(JSON.stringify(repeat.body)).not.toContain(secret);
+      const kept = await t.db.query<{ reply: string }>('SELECT reply::text AS reply FROM identity.idempotency_keys WHERE key = $1', [key]);
+      expect(kept).toHaveLength(1);
+      expect(kept[0].reply).not.toContain(secret);
+      // One token was issued, and it works.
+      expect((await admin.get(`${TOKENS}?user_id=${author.userId}`)).body.api_tokens.filter((x: { name: string }) => x.name === 'keyed')).toHaveLength(1);
+      expect((await admin.as(secret).get(AUTHOR_ENDPOINT)).status).toBe(200);
+    });
+
     it('issues a token by uid:<uid> and by numeric text, with an expiry', async () => {
       const expiresAt = new Date(Date.now() + 3_600_000).toISOString();
       const byUid = await issue({ user_id: `uid:${learner.uid}`, name: 'by uid', expires_at: expiresAt });

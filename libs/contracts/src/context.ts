@@ -63,5 +63,15 @@ export interface FieldError {
  * larger than its service counts answers `more` (whether a page follows) instead of `total`.
  */
 export type RpcReply =
-  | { ok: true; status?: number; body?: unknown; total?: number; more?: boolean; next?: string; headers?: Record<string, string> }
+  | {
+      ok: true;
+      status?: number;
+      body?: unknown;
+      total?: number;
+      more?: boolean;
+      next?: string;
+      headers?: Record<string, string>;
+      /** The body holds a secret shown once (an API token): no Idempotency-Key record keeps it, no cache stores it. */
+      secret?: boolean;
+    }
   | { ok: false; error: RpcError };

@@ -92,6 +92,7 @@ export class RouteForwarder {
 
     const status = answer.status ?? route.status;
     reply.code(status);
+    if (answer.secret) reply.header('cache-control', 'no-store');
     if (status === 204 || answer.body === undefined) return reply.send();
 
     const { bytes, contentType } = route.response.kind === 'file' ? this.fileBody(route, answer, headers) : { bytes: JSON.stringify(answer.body), contentType: JSON_TYPE };

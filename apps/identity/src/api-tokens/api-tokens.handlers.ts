@@ -20,7 +20,7 @@ export class ApiTokensHandlers {
   async create(@Payload() { ctx, body }: RpcRequest<CreateApiTokenBody>) {
     const { token, secret } = await this.service.create(ctx, body.api_token);
     const view: CreatedApiTokenView = { ...toApiTokenView(token), token: secret };
-    return reply(envelope('api_tokens', [view]), { status: 201 });
+    return reply(envelope('api_tokens', [view]), { status: 201, secret: true });
   }
 
   @Handles(S.list)

@@ -159,6 +159,19 @@ describe('IdempotencyGuard (real Postgres)', () => {
     await expect(other).rejects.toMatchObject({ status: 422, code: 'IDEMPOTENCY_KEY_REUSED' });
   });
 
+  it('keeps no answer that holds a secret: the effect once, then a 409 saying why', async () => {
+    const secretWork = async (): Promise<RpcReply> => {
+      await work('secret')();
+      return { ok: true, status: 201, body: { token: 'lms_secret' }, secret: true };
+    };
+    const before = await effects();
+    expect(await guard.run('s.create', request('k12', {}), secretWork)).toMatchObject({ ok: true, status: 201, body: { token: 'lms_secret' } });
+    expect(await guard.run('s.create', request('k12', {}), secretWork)).toMatchObject({ ok: false, error: { status: 409, code: 'IDEMPOTENT_ANSWER_WITHHELD' } });
+    expect(await effects()).toBe(before + 1);
+    const [row] = await db.manager.query("SELECT reply::text AS reply FROM idemtest.idempotency_keys WHERE key = 'k12'");
+    expect(row.reply).not.toContain('lms_secret');
+  });
+
   it('fingerprints JSON by value, not by key order', () => {
     expect(canonicalJson({ b: [1, { d: 1, c: 2 }], a: null })).toBe('{"a":null,"b":[1,{"c":2,"d":1}]}');
   });

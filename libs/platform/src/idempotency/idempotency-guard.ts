@@ -47,6 +47,20 @@ function replayOf(row: KeyRow | undefined, fingerprint: string): RpcReply | unde
 }
 
 /**
+ * What a repeat gets in place of an answer that held a secret shown once (an API token): the key's table would
+ * otherwise keep the secret for a day, readable by whoever reads the database, where only its hash is kept.
+ */
+const secretWithheld = (status = 200): RpcReply => ({
+  ok: false,
+  error: {
+    status: 409,
+    code: 'IDEMPOTENT_ANSWER_WITHHELD',
+    title: 'Conflict',
+    detail: `The first request with this Idempotency-Key succeeded (${status}), but its answer held a secret that is shown only once and was not kept. Find what it made in the list (and revoke it if its secret is lost); a new request needs a new key.`,
+  },
+});
+
+/**
  * `Idempotency-Key` for a service's writes: the key (carried in the request context) is claimed in the
  * service's own schema in the same transaction as the handler's effect, with the answer stored beside it.
  * So a 2xx and its record commit together (a crash cannot keep one without the other), a repeat replays
@@ -88,7 +102,8 @@ export class IdempotencyGuard {
             throw new ReplayInstead();
           },
           end: async (manager, answer) => {
-            await manager.query(`UPDATE ${table} SET reply = $4 WHERE account_id = $1 AND user_id = $2 AND key = $3`, [...id, JSON.stringify(answer)]);
+            const kept = answer.ok && answer.secret ? secretWithheld(answer.status) : answer;
+            await manager.query(`UPDATE ${table} SET reply = $4 WHERE account_id = $1 AND user_id = $2 AND key = $3`, [...id, JSON.stringify(kept)]);
           },
         },
         invoke,

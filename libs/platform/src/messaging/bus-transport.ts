@@ -128,7 +128,7 @@ export class BusTransport extends Server implements CustomTransportStrategy {
       const invoke = async (): Promise<RpcReply> => {
         const result = await this.dispatch(subject, handler, direct, request);
         return result instanceof Reply
-          ? { ok: true, status: result.status, body: result.body, total: result.total, more: result.more, next: result.next, headers: result.headers }
+          ? { ok: true, status: result.status, body: result.body, total: result.total, more: result.more, next: result.next, headers: result.headers, secret: result.secret }
           : { ok: true, body: result };
       };
       answer = this.guard ? await this.guard(subject, request, invoke) : await invoke();

@@ -17,14 +17,16 @@ export class Reply {
     readonly headers?: Record<string, string>,
     /** Bookmark of the following page (keyset paging), for the gateway's `next` link. */
     readonly next?: string,
+    /** The body holds a secret shown once (`RpcReply.secret`). */
+    readonly secret?: boolean,
   ) {
     if (typeof size === 'number') this.total = size;
     else if (size) this.more = size.more;
   }
 }
 
-export const reply = (body: unknown, options: { status?: number; total?: number; headers?: Record<string, string> } = {}) =>
-  new Reply(body, options.status, options.total, options.headers);
+export const reply = (body: unknown, options: { status?: number; total?: number; headers?: Record<string, string>; secret?: boolean } = {}) =>
+  new Reply(body, options.status, options.total, options.headers, undefined, options.secret);
 
 /** A page of records with the list's size the gateway needs for its `Link` header, and the next page's bookmark if any. */
 export const paged = (body: unknown, size: ListSize, next?: string) => new Reply(body, undefined, size, undefined, next);
