@@ -1,6 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type ApiClient, eventually } from '@lms/testing';
+import { type ImportRowsReply, USER_IMPORT_SUBJECTS } from '@lms/contracts';
+import { contextSealFor, loadConfig, requestSigned } from '@lms/platform';
+import { type ApiClient, eventually, holdingLock, TEST_CONTEXT_SIGNING_KEY, testNatsUrl } from '@lms/testing';
 import { startTestSystem, type TestSystem } from './test-system.js';
 
 const PROFILE = '/api/admin/import_profile';
@@ -140,6 +142,36 @@ describe('scheduled CSV imports', () => {
     const run = await runNow(admin);
     expect(run.counts).toEqual({ created: 0, updated: 0, unchanged: 1, failed: 0 });
     for (const uid of ['imp-grace', 'imp-existing', 'imp-same']) expect((await user(uid)).status).toBe(200);
+  });
+
+  // The rows as jobs-worker hands them to identity, so the race meets the pass that writes (a run's dry pass,
+  // which counts the changes first, would otherwise be the one to wait).
+  (testNatsUrl() ? it : it.skip)('makes a row an update of the user an administrator creates while it is imported, not a failure', async () => {
+    const [{ account_id: accountId, id: adminId }] = await t.db.query<{ account_id: number; id: number }>(
+      "SELECT account_id, (SELECT id FROM identity.users a WHERE a.account_id = u.account_id AND 'admin' = ANY (a.roles) ORDER BY id LIMIT 1) AS id FROM identity.users u WHERE uid = 'imp-existing'",
+    );
+    const asker = {
+      bus: t.system.bus,
+      seal: contextSealFor(loadConfig({ NATS_URL: testNatsUrl()!, CONTEXT_SIGNING_KEY: TEST_CONTEXT_SIGNING_KEY })),
+      timeoutMs: 10_000,
+      service: 'identity',
+      unavailableCode: 'UNAVAILABLE',
+    };
+    const ctx = { requestId: 'import', accountId, subAccountId: null, userId: adminId, roles: ['admin' as const] };
+    // The administrator's user, not committed yet: the import reads the uid as free, and its insert waits on it.
+    const racing = (uid: string, dryRun: boolean) =>
+      holdingLock(t.db.url, "INSERT INTO identity.users (account_id, uid, first_name) VALUES ($1, $2, 'Manual')", [accountId, uid], async (held) => {
+        const rows = [{ line: 2, user: { uid, first_name: 'Raced', last_name: 'Import' } }];
+        const importing = requestSigned<ImportRowsReply>(asker, ctx, USER_IMPORT_SUBJECTS.rows, { dry_run: dryRun, rows });
+        await held.waiters(1);
+        await held.release('commit');
+        return (await importing).outcomes;
+      });
+    expect(await racing('imp-raced', false)).toEqual([expect.objectContaining({ line: 2, uid: 'imp-raced', outcome: 'updated' })]);
+    expect((await user('imp-raced')).body.users[0]).toMatchObject({ first_name: 'Raced', last_name: 'Import' });
+    // A dry run says the same, and writes nothing: its lost insert was undone alone, not its whole transaction.
+    expect(await racing('imp-raced-dry', true)).toEqual([expect.objectContaining({ line: 2, uid: 'imp-raced-dry', outcome: 'updated' })]);
+    expect((await user('imp-raced-dry')).body.users[0]).toMatchObject({ first_name: 'Manual', last_name: null });
   });
 
   it('stops a file that would change more than the allowed share of the users, changing nothing', async () => {

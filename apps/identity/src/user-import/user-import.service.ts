@@ -71,11 +71,12 @@ export class UserImportService {
     throw new Error('unreachable');
   }
 
-  private async apply(scope: TenantScope, line: number, input: UserRequest): Promise<ImportRowOutcome> {
+  private async apply(scope: TenantScope, line: number, input: UserRequest, raced = false): Promise<ImportRowOutcome> {
     const existing = await this.userRows.findOne(scope, { uid: input.uid }, { withDeleted: true });
     try {
       if (!existing) {
-        await this.users.create(scope, input);
+        // Undoable: in a dry run's transaction, a lost race must not abort what the retry below runs in.
+        await this.db.undoable(() => this.users.create(scope, input));
         return { line, uid: input.uid, outcome: 'created', fields: Object.keys(input).filter((k) => (input as unknown as Record<string, unknown>)[k] !== undefined) };
       }
       if (existing.hiddenAt !== null || existing.deletedAt !== null) {
@@ -90,6 +91,9 @@ export class UserImportService {
       await this.users.update(scope, existing.id, update);
       return { line, uid: input.uid, outcome: 'updated', fields: [...changes] };
     } catch (err) {
+      // The uid was free when read and taken at the create (an administrator made that user meanwhile): the
+      // row is then an update of that user, as it would have been a moment later. Once: a second loss is real.
+      if (!existing && !raced && err instanceof DomainError && err.code === 'USER_ALREADY_EXISTS') return this.apply(scope, line, input, true);
       return { line, uid: input.uid, outcome: 'failed', errors: errorsOf(err) };
     }
   }
