@@ -35,6 +35,7 @@ function sampleOf(schema: Schema | undefined, schemas: Record<string, Schema>, n
   if (!schema) return required ? '7' : undefined;
   if (typeof schema.$ref === 'string') return sampleOf(schemas[schema.$ref.split('/').at(-1) as string], schemas, name, required);
   if (Array.isArray(schema.enum)) return schema.enum[0] as Json;
+  if (Array.isArray(schema.examples) && schema.examples.length > 0) return schema.examples[0] as Json;
   const type = Array.isArray(schema.type) ? (schema.type as string[])[0] : (schema.type as string | undefined);
   const props = schema.properties as Record<string, Schema> | undefined;
   if (type === 'object' || props) {

@@ -49,7 +49,7 @@ function sampleNumber(schema: Schema, integer: boolean): number {
 
 /**
  * The smallest value a schema accepts, as far as a schema can say: required properties only, one item
- * per required array, the first enum member, a fresh string (so unique names do not collide). Patterns
+ * per required array, the first enum member (or example), a fresh string (so unique names do not collide). Patterns
  * and checks the schema does not express (references to other records) are beyond it: callers override.
  */
 export function sampleOf(schema: Schema | undefined, components: SchemaComponents, depth = 0): unknown {
@@ -57,6 +57,8 @@ export function sampleOf(schema: Schema | undefined, components: SchemaComponent
   if (depth > 8) return undefined;
   if ('const' in s) return s.const;
   if (Array.isArray(s.enum) && s.enum.length > 0) return s.enum[0];
+  // A value the schema names as valid, where a made-up one would not be (a time zone's name).
+  if (Array.isArray(s.examples) && s.examples.length > 0) return s.examples[0];
   for (const key of ['oneOf', 'anyOf', 'allOf'] as const) {
     const options = s[key];
     if (!Array.isArray(options) || options.length === 0) continue;

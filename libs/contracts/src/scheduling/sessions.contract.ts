@@ -1,5 +1,6 @@
 import { Transform, Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsDefined, IsInt, IsObject, IsOptional, Matches, Max, Min, ValidateBy, ValidateNested } from 'class-validator';
+import { JSONSchema } from 'class-validator-jsonschema';
 import { IsText } from '../catalog/text.js';
 import { MAX_ID, QueryInt } from '../common/query.js';
 import { asRfc3339 } from '../common/timestamp.js';
@@ -53,8 +54,10 @@ export function isTimeZone(name: unknown): boolean {
   return true;
 }
 
-const IsTimeZone = () =>
-  ValidateBy({ name: 'isTimeZone', validator: { validate: isTimeZone, defaultMessage: () => '$property must be an IANA time zone name such as Europe/Paris' } });
+const IsTimeZone = (): PropertyDecorator => (target, key) => {
+  JSONSchema({ type: 'string', description: 'a name of the IANA time zone database', examples: ['Europe/Paris', 'Asia/Kolkata', 'UTC'] })(target, String(key));
+  ValidateBy({ name: 'isTimeZone', validator: { validate: isTimeZone, defaultMessage: () => '$property must be an IANA time zone name such as Europe/Paris' } })(target, key);
+};
 
 /** The spec's SessionRequest, plus `instructor_ids` (users of the account who teach the session). */
 export class SessionRequest {
