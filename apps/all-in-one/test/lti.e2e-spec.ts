@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import OAuth from 'oauth-1.0a';
-import { COURSES, PROGRAMS } from './catalog-fixture.js';
+import { COURSES, PROGRAMS, TASKS } from './catalog-fixture.js';
 import { type EnrollmentFixture, startEnrollmentFixture } from './enrollment-fixture.js';
 
 const ITEMS = '/api/learner/lti/content_items';
@@ -87,6 +87,42 @@ describe('LTI content items and launches, end to end', () => {
     expect((await api.get(`/api/learner/courses/${enrollment.id}`)).body.courses[0]).toMatchObject({ state: 'complete', completed_at: expect.any(String) });
     await f.eventOf('catalog.enrollment.completed', (d) => d.enrollment_id === enrollment.id);
     expect((await api.post(`${ITEMS}/${item.id}/complete`)).status).toBe(204);
+  });
+
+  it('completing a quiz course through an item takes the quiz score, as /complete does (0 with nothing answered)', async () => {
+    const quizCourse = await f.createCourse({}, f.author);
+    const slide = await f.author.post(`${COURSES}/${quizCourse.id}/slides`, {
+      slides: [{ draft_attributes: { title: 'Sky', type: 'quiz', allow_comments: null, question: { prompt: 'Sky?', choices: [{ id: 'a', text: 'Blue', correct: true }, { id: 'b', text: 'Red', correct: false }] } } }],
+    });
+    expect(slide.status).toBe(201);
+    expect((await f.author.post(`${COURSES}/${quizCourse.id}/publish`, {})).status).toBe(200);
+    const quizItem = await itemOf(quizCourse.id);
+    const [viaItem, viaComplete] = [await f.newLearner(), await f.newLearner()];
+    const enrolled = (await f.enroll(quizCourse.id, [{ user_id: viaItem.userId }, { user_id: viaComplete.userId }])).enrollments;
+    const enrollmentOf = (user: { userId: number }) => enrolled.find((e: { links: { learner: { id: number } } }) => e.links.learner.id === user.userId).id;
+    expect((await f.admin.as(viaItem.token).post(`${ITEMS}/${quizItem.id}/complete`)).status).toBe(204);
+    const completed = (await f.admin.as(viaComplete.token).post(`/api/learner/courses/${enrollmentOf(viaComplete)}/complete`, {})).body.courses[0];
+    const throughItem = (await f.admin.as(viaItem.token).get(`/api/learner/courses/${enrollmentOf(viaItem)}`)).body.courses[0];
+    expect([throughItem.state, throughItem.score]).toEqual(['complete', 0]);
+    expect([completed.state, completed.score]).toEqual(['complete', 0]);
+  });
+
+  it("completing through an item is held by an incomplete blocking checkpoint of the learner's program, as /complete is", async () => {
+    const course = await f.createCourse({ is_published: true }, f.author);
+    const item = await itemOf(course.id);
+    const gate = (await f.author.post(TASKS, { tasks: [{ title: 'Gate', is_published: true, blocks_progress: true }] })).body.tasks[0];
+    const program = (await f.author.post(PROGRAMS, { programs: [{ title: 'Gated path', is_published: true, items: [{ type: 'Task', id: Number(gate.id) }, { type: 'CourseTemplate', id: Number(course.id) }] }] })).body.programs[0];
+    const learner = await f.newLearner();
+    const body = (await f.author.post(`${PROGRAMS}/${program.id}/enrollments`, { enrollments: [{ user_id: learner.userId }] })).body;
+    const api = f.admin.as(learner.token);
+    const inCourse = body.enrollments[0].id;
+    const refused = await api.post(`${ITEMS}/${item.id}/complete`);
+    expect([refused.status, refused.body?.code, refused.body?.errors]).toEqual([400, 'BLOCKED_BY_CHECKPOINT', [{ field: 'blocked_by', message: `task ${gate.id} of program ${program.id} is not complete` }]]);
+    expect((await api.post(`/api/learner/courses/${inCourse}/complete`, {})).body.code).toBe('BLOCKED_BY_CHECKPOINT');
+    expect((await api.get(`/api/learner/courses/${inCourse}`)).body.courses[0].state).toBe('assigned');
+    expect((await api.post(`/api/learner/tasks/${body.task_enrollments[0].id}/complete`, {})).status).toBe(200);
+    expect((await api.post(`${ITEMS}/${item.id}/complete`)).status).toBe(204);
+    expect((await api.get(`/api/learner/courses/${inCourse}`)).body.courses[0].state).toBe('complete');
   });
 
   it('the admin launch answers every LTI 1.1 parameter, signed so that an independent OAuth library verifies it and a wrong secret does not', async () => {

@@ -181,6 +181,39 @@ describe('checkpoints in programs, end to end', () => {
     expect((await mine.post(`${LEARNER_COURSES}/${courseEnrollment(body, b)}/complete`, {})).status).toBe(200);
   });
 
+  it("holds seeing and answering a course's slides behind an incomplete gate (reading is not held), and opens them with the gate", async () => {
+    const course = await f.createCourse({}, f.author);
+    const added = await f.author.post(`${COURSES}/${course.id}/slides`, {
+      slides: [
+        { draft_attributes: { title: 'Intro', type: 'content', allow_comments: null } },
+        { draft_attributes: { title: 'Sky', type: 'quiz', allow_comments: null, question: { prompt: 'Sky?', choices: [{ id: 'a', text: 'Blue', correct: true }, { id: 'b', text: 'Red', correct: false }] } } },
+      ],
+    });
+    expect(added.status).toBe(201);
+    const [intro, quiz] = added.body.slides.map((s: Json) => s.id);
+    expect((await f.author.post(`${COURSES}/${course.id}/publish`, {})).status).toBe(200);
+    const gate = await task({ title: 'Slides gate', blocks_progress: true });
+    const learner = await f.newLearner();
+    const gated = await program([T(gate), C(course)]);
+    const body = await enrollIn(gated, learner);
+    const inCourse = courseEnrollment(body, course);
+    const mine = as(learner);
+    const slides = `${LEARNER_COURSES}/${course.id}/slides`;
+
+    const viewed = await mine.post(`${slides}/${intro}/view`);
+    expect([viewed.status, viewed.body?.code, viewed.body?.errors]).toEqual([400, 'BLOCKED_BY_CHECKPOINT', [{ field: 'blocked_by', message: `task ${gate.id} of program ${gated.id} is not complete` }]]);
+    const answered = await mine.post(`${slides}/${quiz}/responses`, { response: { choice_ids: ['a'] } });
+    expect([answered.status, answered.body.code]).toEqual([400, 'BLOCKED_BY_CHECKPOINT']);
+    expect((await mine.get(`${slides}/${quiz}`)).body.slides[0].response).toBeNull();
+    expect((await mine.get(`${LEARNER_COURSES}/${inCourse}`)).body.courses[0]).toMatchObject({ state: 'assigned', progress: 0, score: null });
+    expect(await queryDatabase(f.t.db.url, 'SELECT count(*)::int AS n FROM catalog.slide_responses WHERE enrollment_id = $1', [inCourse])).toEqual([{ n: 0 }]);
+
+    expect((await mine.post(`/api/learner/tasks/${taskEnrollment(body, gate)}/complete`, {})).status).toBe(200);
+    expect((await mine.post(`${slides}/${intro}/view`)).status).toBe(204);
+    expect((await mine.post(`${slides}/${quiz}/responses`, { response: { choice_ids: ['a'] } })).status).toBe(201);
+    expect((await mine.get(`${LEARNER_COURSES}/${inCourse}`)).body.courses[0]).toMatchObject({ state: 'active', progress: 2, score: 100 });
+  });
+
   it('holds the SCORM launch behind an incomplete gate (launch_url and the mobile redirect), and opens it with the gate', async () => {
     const course = await f.publishedCourse({ course_type: 'scorm' });
     const put = await fetch(`${f.t.api.baseUrl}${COURSES}/${course.id}/scorm_package`, {

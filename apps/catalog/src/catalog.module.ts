@@ -67,6 +67,7 @@ import { TasksHandlers } from './tasks/tasks.handlers.js';
 import { TasksService } from './tasks/tasks.service.js';
 import { CatalogDumpModule } from './catalog-dump.js';
 import { AdminReportsModule } from './admin-reports/admin-reports.module.js';
+import { CourseCompletion } from './learner-courses/course-completion.service.js';
 import { LearnerCoursesHandlers } from './learner-courses/learner-courses.handlers.js';
 import { LearnerCoursesService } from './learner-courses/learner-courses.service.js';
 import { LearnerLiveEnrollment } from './learner-courses/learner-live-enrollment.entity.js';
@@ -191,6 +192,7 @@ export const CATALOG_MIGRATIONS = [
     CourseReportsService,
     SchedulingLiveCourses,
     LearnerCoursesService,
+    CourseCompletion,
     LearningItemsService,
     LiveEnrollmentConsumers,
     RetainQuizzesService,

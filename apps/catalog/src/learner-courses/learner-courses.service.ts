@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { In, IsNull } from 'typeorm';
 import type { ExternalInfoView, LearnerCourseView, RequestContext } from '@lms/contracts';
-import { Database, InjectTenantRepository, type TenantRepository } from '@lms/platform';
+import { InjectTenantRepository, type TenantRepository } from '@lms/platform';
 import { CourseTemplate } from '../course-templates/course-template.entity.js';
 import { DEFAULT_SCORM_SETTINGS } from '../course-templates/course-template.views.js';
 import { EnrollmentLifecycle } from '../enrollments/enrollment-lifecycle.service.js';
@@ -9,8 +9,8 @@ import { Enrollment } from '../enrollments/enrollment.entity.js';
 import { ProgramCourse } from '../programs/program-course.entity.js';
 import { ProgramGate, toBlockedByView } from '../programs/program-gate.js';
 import { Program } from '../programs/program.entity.js';
-import { SlideResponsesService } from '../slide-responses/slide-responses.service.js';
 import { Slide } from '../slides/slide.entity.js';
+import { CourseCompletion } from './course-completion.service.js';
 import { learnerCourseNotFound, liveTrainingNotCompletable, liveTrainingNotLeavable, nativeCourse, previewNotFound, requiredCourse } from './learner-course.errors.js';
 import { type ProgramPlace, publishedFacts, type SlideTotals, toLearnerCourseView, toLiveTrainingView } from './learner-course.views.js';
 import { LearnerLiveEnrollment } from './learner-live-enrollment.entity.js';
@@ -26,9 +26,8 @@ export type OwnCourse = { kind: 'course'; enrollment: Enrollment } | { kind: 'li
 @Injectable()
 export class LearnerCoursesService {
   constructor(
-    private readonly db: Database,
     private readonly lifecycle: EnrollmentLifecycle,
-    private readonly responses: SlideResponsesService,
+    private readonly completion: CourseCompletion,
     private readonly scheduling: SchedulingLiveCourses,
     private readonly gate: ProgramGate,
     @InjectTenantRepository(Enrollment) private readonly enrollments: TenantRepository<Enrollment>,
@@ -64,28 +63,12 @@ export class LearnerCoursesService {
     return toLearnerCourseView(course, undefined, totals.get(course.id));
   }
 
-  /** Completes the caller's course enrollment (once; again answers it as it is) through the enrollment lifecycle. */
+  /** Completes the caller's course enrollment (once; again answers it as it is) through the one completion path. */
   async complete(ctx: RequestContext, id: number): Promise<{ view: LearnerCourseView; enrollment: Enrollment }> {
     const own = await this.own(ctx, id);
     if (own.kind === 'live') throw liveTrainingNotCompletable(id);
-    // A course after an incomplete blocking checkpoint of the learner's programs cannot be done yet.
-    if (own.enrollment.state !== 'complete') await this.gate.assertOpen(ctx, ctx.userId, { type: 'CourseTemplate', id: own.enrollment.enrollableId });
-    const enrollment = own.enrollment.state === 'complete' ? own.enrollment : await this.completeCourse(ctx, own.enrollment);
+    const enrollment = await this.completion.complete(ctx, own.enrollment);
     return { view: (await this.presentCourses(ctx, [enrollment]))[0], enrollment };
-  }
-
-  /**
-   * A native course completes with the score of the learner's answers to its questions as published now (a
-   * publish since the last answer may have added or dropped one), counted under the enrollment's row lock so
-   * no answer lands between the count and the completion. A course without questions keeps the score it has.
-   */
-  private async completeCourse(ctx: RequestContext, e: Enrollment): Promise<Enrollment> {
-    return this.db.transaction(async () => {
-      await this.lifecycle.lockLive(ctx, e.id);
-      const course = await this.courses.findOne(ctx, { id: e.enrollableId });
-      const score = course && publishedFacts(course).courseType === 'native' ? await this.responses.quizScore(ctx, e.id, course.id) : undefined;
-      return this.lifecycle.update(ctx, e.id, { state: 'complete', ...(score === undefined ? {} : { score }) });
-    });
   }
 
   /** The caller leaves an optional course: the enrollment is removed (history, like an author's removal). */

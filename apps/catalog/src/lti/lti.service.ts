@@ -7,8 +7,8 @@ import { AuthoringGuard } from '../authoring/authoring-guard.js';
 import { CourseTemplate } from '../course-templates/course-template.entity.js';
 import { courseTemplateNotFound } from '../course-templates/course-template.errors.js';
 import { IdentityDirectory } from '../directory/identity-directory.js';
-import { EnrollmentLifecycle } from '../enrollments/enrollment-lifecycle.service.js';
 import { Enrollment } from '../enrollments/enrollment.entity.js';
+import { CourseCompletion } from '../learner-courses/course-completion.service.js';
 import { ProgramCourse } from '../programs/program-course.entity.js';
 import { Program } from '../programs/program.entity.js';
 import { LtiContentItem } from './lti-content-item.entity.js';
@@ -39,7 +39,7 @@ export class LtiService {
   constructor(
     private readonly guard: AuthoringGuard,
     private readonly directory: IdentityDirectory,
-    private readonly lifecycle: EnrollmentLifecycle,
+    private readonly completion: CourseCompletion,
     @InjectTenantRepository(LtiContentItem) private readonly items: TenantRepository<LtiContentItem>,
     @InjectTenantRepository(CourseTemplate) private readonly courses: TenantRepository<CourseTemplate>,
     @InjectTenantRepository(Enrollment) private readonly enrollments: TenantRepository<Enrollment>,
@@ -79,10 +79,10 @@ export class LtiService {
     return { item, enrollment };
   }
 
-  /** Completes the caller's enrollment in the item's course (once: a completed one stays as it is). */
+  /** Completes the caller's enrollment in the item's course as `POST /api/learner/courses/:id/complete` does (once: a completed one stays as it is). */
   async complete(ctx: RequestContext, id: number): Promise<void> {
     const { enrollment } = await this.forLearner(ctx, id);
-    if (enrollment.state !== 'complete') await this.lifecycle.update(ctx, enrollment.id, { state: 'complete' });
+    await this.completion.complete(ctx, enrollment);
   }
 
   /**

@@ -15,6 +15,7 @@ import { CourseTemplate } from '../course-templates/course-template.entity.js';
 import { EnrollmentLifecycle } from '../enrollments/enrollment-lifecycle.service.js';
 import { Enrollment } from '../enrollments/enrollment.entity.js';
 import { type LearnerCourseFacts, publishedFacts } from '../learner-courses/learner-course.views.js';
+import { ProgramGate } from '../programs/program-gate.js';
 import { Slide } from '../slides/slide.entity.js';
 import { attemptsExhausted, courseNotYours, oneChoiceOnly, quizSlideNotFound, slideHasNoQuestion, unknownChoices } from './slide-response.errors.js';
 import { SlideResponse } from './slide-response.entity.js';
@@ -89,6 +90,7 @@ export class SlideResponsesService {
   constructor(
     private readonly db: Database,
     private readonly lifecycle: EnrollmentLifecycle,
+    private readonly gate: ProgramGate,
     @InjectTenantRepository(CourseTemplate) private readonly courses: TenantRepository<CourseTemplate>,
     @InjectTenantRepository(Enrollment) private readonly enrollments: TenantRepository<Enrollment>,
     @InjectTenantRepository(Slide) private readonly slides: TenantRepository<Slide>,
@@ -100,6 +102,7 @@ export class SlideResponsesService {
       // Locked: the learner's answers to this course are numbered one at a time.
       const { course, enrollment } = await this.learnerEnrollment(ctx, courseId, () => quizSlideNotFound(courseId, slideId), true);
       const slide = await this.publishedSlide(ctx, courseId, slideId);
+      await this.assertStartable(ctx, enrollment);
       const question = publishedQuestion(slide);
       if (!question) throw slideHasNoQuestion(slideId);
 
@@ -137,8 +140,18 @@ export class SlideResponsesService {
     await this.db.transaction(async () => {
       const { course, enrollment } = await this.learnerEnrollment(ctx, courseId, () => quizSlideNotFound(courseId, slideId), true);
       const slide = await this.publishedSlide(ctx, courseId, slideId);
+      await this.assertStartable(ctx, enrollment);
       if (enrollment.state !== 'complete' && publishedFacts(course).courseType === 'native') await this.reach(ctx, enrollment, slide, null);
     });
+  }
+
+  /**
+   * Answering or seeing a slide is doing the course, so an open enrollment behind an incomplete blocking checkpoint
+   * of the learner's programs is held as its completion is (docs/catalog.md "Checkpoints in programs"). A completed
+   * one is not: its learner reviews, and nothing moves.
+   */
+  private async assertStartable(ctx: RequestContext, enrollment: Enrollment): Promise<void> {
+    if (enrollment.state !== 'complete') await this.gate.assertOpen(ctx, ctx.userId, { type: 'CourseTemplate', id: enrollment.enrollableId });
   }
 
   /** The learner has reached `slide` at least (its position over the published slides; never back), with `score` when known. */

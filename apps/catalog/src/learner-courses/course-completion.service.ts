@@ -1,0 +1,48 @@
+import { Injectable } from '@nestjs/common';
+import type { RequestContext } from '@lms/contracts';
+import { Database, InjectTenantRepository, type TenantRepository } from '@lms/platform';
+import { CourseTemplate } from '../course-templates/course-template.entity.js';
+import { EnrollmentLifecycle } from '../enrollments/enrollment-lifecycle.service.js';
+import { Enrollment } from '../enrollments/enrollment.entity.js';
+import { ProgramGate } from '../programs/program-gate.js';
+import { SlideResponsesService } from '../slide-responses/slide-responses.service.js';
+import { publishedFacts } from './learner-course.views.js';
+
+/**
+ * The one way a learner completes their own course enrollment (docs/learner.md): `POST /api/learner/courses/:id/complete`
+ * and an LTI content item's completion both come here, so both pass the program gate and take the quiz score.
+ */
+@Injectable()
+export class CourseCompletion {
+  constructor(
+    private readonly db: Database,
+    private readonly lifecycle: EnrollmentLifecycle,
+    private readonly responses: SlideResponsesService,
+    private readonly gate: ProgramGate,
+    @InjectTenantRepository(CourseTemplate) private readonly courses: TenantRepository<CourseTemplate>,
+  ) {}
+
+  /** Completes the caller's live course enrollment once; a completed one is answered as it is. */
+  async complete(ctx: RequestContext, e: Enrollment): Promise<Enrollment> {
+    if (e.state === 'complete') return e;
+    // A course after an incomplete blocking checkpoint of the learner's programs cannot be done yet.
+    await this.gate.assertOpen(ctx, ctx.userId, { type: 'CourseTemplate', id: e.enrollableId });
+    return this.withScore(ctx, e.id);
+  }
+
+  /**
+   * A native course completes with the score of the learner's answers to its questions as published now (a
+   * publish since the last answer may have added or dropped one), counted under the enrollment's row lock so
+   * no answer lands between the count and the completion. A course without questions keeps the score it has,
+   * and an enrollment a concurrent call completed keeps the score it completed with.
+   */
+  private async withScore(ctx: RequestContext, id: number): Promise<Enrollment> {
+    return this.db.transaction(async () => {
+      const e = await this.lifecycle.lockLive(ctx, id);
+      if (e.state === 'complete') return e;
+      const course = await this.courses.findOne(ctx, { id: e.enrollableId });
+      const score = course && publishedFacts(course).courseType === 'native' ? await this.responses.quizScore(ctx, e.id, course.id) : undefined;
+      return this.lifecycle.update(ctx, e.id, { state: 'complete', ...(score === undefined ? {} : { score }) });
+    });
+  }
+}
