@@ -117,6 +117,21 @@ describe('learner courses and learning items, end to end', () => {
     ]);
   });
 
+  it("shows a course's title as last published on every learner view: a draft title reaches none of them until it is published", async () => {
+    const course = await courseWithSlides({ title: 'Published title' });
+    const { api, enrollment } = await learnerIn(course.id);
+    expect((await f.admin.patch(`${COURSES}/${course.id}`, { course_template: { title: 'Draft title' } })).status).toBe(200);
+    const titles = async () => [
+      (await api.get(`${LEARNER_COURSES}/${enrollment.id}`)).body.courses[0].title,
+      (await api.get(`${ITEMS}/${enrollment.id}`)).body.learning_items[0].title,
+      (await api.get(ITEMS)).body.learning_items.find((i: Record<string, unknown>) => i.id === enrollment.id).title,
+      (await api.get(`/api/mobile/learner/courses/${course.id}`)).body.template.title,
+    ];
+    expect(await titles()).toEqual(Array(4).fill('Published title'));
+    expect((await f.admin.post(`${COURSES}/${course.id}/publish`, {})).status).toBe(200);
+    expect(await titles()).toEqual(Array(4).fill('Draft title'));
+  });
+
   it('completes the caller\'s course once (200, catalog.enrollment.completed) and answers it as it is the second time', async () => {
     const course = await courseWithSlides();
     const { api, enrollment, user } = await learnerIn(course.id);

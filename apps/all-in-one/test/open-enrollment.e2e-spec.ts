@@ -96,6 +96,16 @@ describe('open enrollment, end to end', () => {
     ]);
   });
 
+  it("answers an open program's enrollments with its courses' titles as last published, not an author's draft", async () => {
+    const course = await f.publishedCourse({ title: 'Published' });
+    const p = await program({ is_published: true, open_enrollment: true, course_template_ids: [Number(course.id)] });
+    expect((await f.admin.patch(`/api/author/course_templates/${course.id}`, { course_template: { title: 'Draft' } })).status).toBe(200);
+    const api = f.admin.as((await f.newLearner()).token);
+    const res = await api.post(p.enroll_url);
+    expect([res.status, res.body.enrollments.map((e: Record<string, unknown>) => e.title)]).toEqual([201, ['Published']]);
+    expect((await api.get(openProgram(p.id))).body.enrollments.map((e: Record<string, unknown>) => e.title)).toEqual(['Published']);
+  });
+
   it('refuses a program that is not open or unpublished (400), unknown ones (404), and another account (404)', async () => {
     const course = await f.publishedCourse();
     const closed = await program({ is_published: true, course_template_ids: [Number(course.id)] });

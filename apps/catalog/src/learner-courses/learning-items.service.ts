@@ -8,6 +8,7 @@ import { Enrollment } from '../enrollments/enrollment.entity.js';
 import { Program } from '../programs/program.entity.js';
 import { Task } from '../tasks/task.entity.js';
 import { learnerCourseNotFound, liveTrainingNotLeavable, requiredCourse } from './learner-course.errors.js';
+import { publishedFacts } from './learner-course.views.js';
 import { LearnerLiveEnrollment } from './learner-live-enrollment.entity.js';
 import { SchedulingLiveCourses } from './scheduling-live-courses.js';
 
@@ -70,7 +71,8 @@ export class LearningItemsService {
       programIds.length ? this.programs.find(ctx, { where: { id: In(programIds) } }) : [],
       this.scheduling.summaries(ctx, live.map((l) => l.liveCourseId)),
     ]);
-    const titles = new Map<string, string>([...courses.map((c) => [`CourseTemplate:${c.id}`, c.title] as const), ...tasks.map((t) => [`Task:${t.id}`, t.title] as const)]);
+    // A course's title as last published, as the learner courses show it: a draft is not the learners' yet.
+    const titles = new Map<string, string>([...courses.map((c) => [`CourseTemplate:${c.id}`, publishedFacts(c).title] as const), ...tasks.map((t) => [`Task:${t.id}`, t.title] as const)]);
     const programTitles = new Map(programs.map((p) => [p.id, p.title]));
     const items: LearningItemView[] = rows.map((r) => ({
       id: r.id,
