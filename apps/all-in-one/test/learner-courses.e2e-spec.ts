@@ -132,6 +132,28 @@ describe('learner courses and learning items, end to end', () => {
     expect(await titles()).toEqual(Array(4).fill('Draft title'));
   });
 
+  it("shows slides' minutes and attachments as last published: a draft change reaches learners with the next publish", async () => {
+    const course = await courseWithSlides();
+    const { api, enrollment } = await learnerIn(course.id);
+    const [one] = (await f.admin.get(`${COURSES}/${course.id}/slides`)).body.slides;
+    const edited = await f.admin.patch(`${COURSES}/${course.id}/slides/${one.id}`, { slide: { estimated_time: 30, attachments: [{ name: 'a.pdf' }, { name: 'b.pdf' }] } });
+    expect(edited.status).toBe(200);
+    const seen = async () => {
+      const learnerCourse = (await api.get(`${LEARNER_COURSES}/${enrollment.id}`)).body.courses[0];
+      const slide = (await api.get(`/api/learner/courses/${course.id}/slides/${one.id}`)).body.slides[0];
+      const mobile = (await api.get(`/api/mobile/learner/courses/${course.id}`)).body;
+      return {
+        estimated_time: learnerCourse.estimated_time, time_remaining: learnerCourse.time_remaining, attachments_count: learnerCourse.attachments_count,
+        slide: [slide.estimated_time, slide.attachments.length], mobile: [mobile.template.estimated_time, mobile.enrollment.time_remaining],
+      };
+    };
+    expect(await seen()).toEqual({ estimated_time: 12, time_remaining: 12, attachments_count: 1, slide: [5, 1], mobile: [12, 12] });
+    // Authors see the draft figures meanwhile.
+    expect((await f.admin.get(`${COURSES}/${course.id}`)).body.course_templates[0]).toMatchObject({ estimated_time: 37, attachments_count: 2, has_unpublished_changes: true });
+    expect((await f.admin.post(`${COURSES}/${course.id}/publish`, {})).status).toBe(200);
+    expect(await seen()).toEqual({ estimated_time: 37, time_remaining: 37, attachments_count: 2, slide: [30, 2], mobile: [37, 37] });
+  });
+
   it('completes the caller\'s course once (200, catalog.enrollment.completed) and answers it as it is the second time', async () => {
     const course = await courseWithSlides();
     const { api, enrollment, user } = await learnerIn(course.id);

@@ -136,13 +136,13 @@ export class LearnerCoursesService {
     return rows.map((r) => toLiveTrainingView(r, live.get(r.liveCourseId)));
   }
 
-  /** Published slides only (a slide gets its `position` when its course is published). */
+  /** Published slides only (a slide gets its `position` when its course is published), with their published minutes and attachments. */
   async slideTotals(ctx: RequestContext, ids: number[]): Promise<Map<number, SlideTotals>> {
     const rows = await this.slides
       .query(ctx, 's')
       .select('s.course_template_id', 'course_template_id')
-      .addSelect('coalesce(sum(s.estimated_time), 0)', 'minutes')
-      .addSelect('coalesce(sum(jsonb_array_length(s.attachments)), 0)', 'attachments')
+      .addSelect('coalesce(sum(s.published_estimated_time), 0)', 'minutes')
+      .addSelect('coalesce(sum(jsonb_array_length(s.published_attachments)), 0)', 'attachments')
       .addSelect('count(*)', 'slides')
       .andWhere('s.course_template_id = ANY(:ids)', { ids })
       .andWhere('s.position IS NOT NULL')

@@ -67,8 +67,8 @@ function toLearnerSlideView(slide: Slide, facts: LearnerCourseFacts, latest: Sli
     id: slide.id,
     course_id: slide.courseTemplateId,
     position: slide.position!,
-    estimated_time: slide.estimatedTime,
-    attachments: slide.attachments,
+    estimated_time: slide.publishedEstimatedTime,
+    attachments: slide.publishedAttachments,
     attributes: {
       ...slide.publishedAttributes!,
       question: question ? { prompt: question.prompt, choices: question.choices.map(({ id, text }) => ({ id, text })), multiple: question.multiple === true } : null,

@@ -12,7 +12,13 @@ export class SlidePublisher {
   async publish(scope: TenantScope, courseTemplateId: number): Promise<Date> {
     const publishedAt = new Date();
     await this.slides.delete(scope, { courseTemplateId, removedAt: Not(IsNull()) });
-    await this.slides.update(scope, { courseTemplateId }, { publishedAttributes: () => 'draft_attributes', position: () => 'new_position', publishedAt });
+    await this.slides.update(scope, { courseTemplateId }, {
+      publishedAttributes: () => 'draft_attributes',
+      position: () => 'new_position',
+      publishedEstimatedTime: () => 'estimated_time',
+      publishedAttachments: () => 'attachments',
+      publishedAt,
+    });
     return publishedAt;
   }
 }

@@ -1,7 +1,7 @@
 import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
 import type { SlideAttributesView } from '@lms/contracts';
 
-/** An OrderedSlide: drafts (`draftAttributes`, `newPosition`) that publishing copies to the published side. */
+/** An OrderedSlide: drafts (`draftAttributes`, `newPosition`, `estimatedTime`, `attachments`) that publishing copies to the published side. */
 @Entity({ schema: 'catalog', name: 'slides' })
 export class Slide {
   @PrimaryGeneratedColumn()
@@ -31,6 +31,14 @@ export class Slide {
 
   @Column({ type: 'jsonb', default: () => "'[]'" })
   attachments: unknown[];
+
+  /** `estimatedTime` as last published: what learners see (meaningful once `position` is set). */
+  @Column({ name: 'published_estimated_time', type: 'integer', default: 0 })
+  publishedEstimatedTime: number;
+
+  /** `attachments` as last published: what learners see. */
+  @Column({ name: 'published_attachments', type: 'jsonb', default: () => "'[]'" })
+  publishedAttachments: unknown[];
 
   @Column({ name: 'published_at', type: 'timestamptz', nullable: true })
   publishedAt: Date | null;
