@@ -80,12 +80,33 @@ describe('slide comments, end to end', () => {
     const stored = async () =>
       (await queryDatabase<{ comments: number; votes: number }>(f.t.db.url, 'SELECT (SELECT count(*)::int FROM catalog.slide_comments WHERE slide_id = $1) AS comments, (SELECT count(*)::int FROM catalog.slide_comment_votes WHERE comment_id = $2) AS votes', [s.open, comment.id]))[0];
     expect((await f.author.delete(`${COURSES}/${s.course.id}/slides/${s.open}`)).status).toBe(204);
-    // A removed slide takes no comments and shows none, but its rows stay until the removal is published.
-    expect((await s.bob.get(s.path(s.open))).status).toBe(404);
-    expect(await stored()).toEqual({ comments: 1, votes: 1 });
+    // Learners are still served the slide until the removal is published, and its comments with it (until
+    // 2026-11-29 the comments were a 404 meanwhile); its course's authors keep reaching them too.
+    expect((await s.bob.get(`/api/learner/courses/${s.course.id}/slides/${s.open}`)).status).toBe(200);
+    const listed = await s.bob.get(s.path(s.open));
+    expect([listed.status, listed.body.comments?.map((c: { body: string }) => c.body)]).toEqual([200, ['On a slide about to go']]);
+    expect((await s.bob.post(s.path(s.open), { comment: { body: 'Still here' } })).status).toBe(201);
+    expect((await f.author.get(s.path(s.open, `/${comment.id}`))).status).toBe(200);
+    expect(await stored()).toEqual({ comments: 2, votes: 1 });
     expect((await f.author.post(`${COURSES}/${s.course.id}/publish`, {})).status).toBe(200);
     // They went with the slide; until 2026-11-29 they stayed behind, pointing at no slide.
+    expect((await s.bob.get(`/api/learner/courses/${s.course.id}/slides/${s.open}`)).status).toBe(404);
+    expect((await s.bob.get(s.path(s.open))).status).toBe(404);
     expect(await stored()).toEqual({ comments: 0, votes: 0 });
+  });
+
+  it("shows a course's comments to learners only while they are served its slides: not once it is unpublished or archived", async () => {
+    const s = await setUp();
+    expect((await s.ann.post(s.path(s.open), { comment: { body: 'Before' } })).status).toBe(201);
+    expect((await f.author.patch(`${COURSES}/${s.course.id}`, { course_template: { is_published: false } })).status).toBe(200);
+    expect((await s.ann.get(`/api/learner/courses/${s.course.id}/slides/${s.open}`)).status).toBe(404);
+    expect((await s.ann.get(s.path(s.open))).status).toBe(404);
+    expect((await f.author.get(s.path(s.open))).body.comments.map((c: { body: string }) => c.body)).toEqual(['Before']);
+    expect((await f.author.patch(`${COURSES}/${s.course.id}`, { course_template: { is_published: true } })).status).toBe(200);
+    expect((await s.ann.get(s.path(s.open))).status).toBe(200);
+    expect((await f.author.delete(`${COURSES}/${s.course.id}`)).status).toBe(204);
+    expect((await s.ann.get(`/api/learner/courses/${s.course.id}/slides/${s.open}`)).status).toBe(404);
+    expect((await s.ann.get(s.path(s.open))).status).toBe(404);
   });
 
   it('refuses writes (403) where the slide does not allow comments', async () => {

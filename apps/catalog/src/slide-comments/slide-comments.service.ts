@@ -6,6 +6,7 @@ import { AuthoringGuard } from '../authoring/authoring-guard.js';
 import { CourseTemplate } from '../course-templates/course-template.entity.js';
 import { IdentityDirectory } from '../directory/identity-directory.js';
 import { Enrollment } from '../enrollments/enrollment.entity.js';
+import { servedCourse, servedSlide } from '../slide-responses/slide-responses.service.js';
 import { Slide } from '../slides/slide.entity.js';
 import { commentNotFound, commentsDisabled, slideNotFound } from './slide-comment.errors.js';
 import { SlideComment, SlideCommentVote } from './slide-comment.entity.js';
@@ -89,14 +90,18 @@ export class SlideCommentsService {
     return comment ?? Promise.reject(commentNotFound(id));
   }
 
+  /**
+   * Authors reach every slide of their course (a draft, or a published one whose deletion is still a draft);
+   * learners exactly the slides they are served (`servedCourse`, `servedSlide`), the rule the slides themselves follow.
+   */
   private async access(ctx: RequestContext, courseId: number, slideId: number): Promise<SlideAccess> {
-    const [course, slide] = await Promise.all([this.courses.findOne(ctx, { id: courseId }), this.slides.findOne(ctx, { id: slideId, courseTemplateId: courseId, removedAt: IsNull() })]);
+    const [course, slide] = await Promise.all([this.courses.findOne(ctx, { id: courseId }), this.slides.findOne(ctx, { id: slideId, courseTemplateId: courseId })]);
     if (!course || !slide) throw slideNotFound(courseId, slideId);
     const courseAuthor = await this.guard.canEdit(ctx, { type: 'CourseTemplate', id: courseId });
     if (!courseAuthor) {
+      if (!servedCourse(course) || !servedSlide(slide)) throw slideNotFound(courseId, slideId);
       const enrolled = await this.enrollments.count(ctx, { userId: ctx.userId, enrollableType: 'CourseTemplate', enrollableId: courseId, deletedAt: IsNull() });
-      // Learners see the published course only.
-      if (enrolled === 0 || slide.position === null || !slide.publishedAttributes) throw slideNotFound(courseId, slideId);
+      if (enrolled === 0) throw slideNotFound(courseId, slideId);
     }
     const attributes = courseAuthor ? (slide.publishedAttributes ?? slide.draftAttributes) : slide.publishedAttributes;
     return { slide, courseAuthor, allowsComments: attributes?.allow_comments === true };

@@ -35,6 +35,15 @@ export function publishedQuestion(slide: Slide): SlideQuestionView | undefined {
 export const publishedQuestionSql = (alias: string, types: string) =>
   `${alias}.position IS NOT NULL AND ${alias}.published_attributes->>'type' = ANY(${types}) AND jsonb_typeof(${alias}.published_attributes->'question') = 'object'`;
 
+/** Learners are served a course while it is published and not archived. */
+export const servedCourse = (course: CourseTemplate) => course.deletedAt === null && course.isPublished;
+
+/**
+ * ...and its slides as last published: a slide gets its `position` when published and keeps it, with its
+ * published attributes, until the publish that deletes it (a deletion still a draft is still served).
+ */
+export const servedSlide = (slide: Slide) => slide.position !== null && slide.publishedAttributes !== null;
+
 const correctChoiceIds = (question: SlideQuestionView) => question.choices.filter((c) => c.correct === true).map((c) => c.id);
 const sameSet = (a: string[], b: string[]) => a.length === b.length && a.every((id) => b.includes(id));
 
@@ -188,7 +197,7 @@ export class SlideResponsesService {
    */
   private async learnerEnrollment(ctx: RequestContext, courseId: number, notYours: () => Error, lock = false): Promise<{ course: CourseTemplate; enrollment: Enrollment }> {
     const course = await this.courses.findOne(ctx, { id: courseId });
-    if (!course || course.deletedAt !== null || !course.isPublished) throw notYours();
+    if (!course || !servedCourse(course)) throw notYours();
     const enrollment = await this.enrollments.findOne(
       ctx,
       { userId: ctx.userId, enrollableType: 'CourseTemplate', enrollableId: courseId, deletedAt: IsNull() },
@@ -201,7 +210,7 @@ export class SlideResponsesService {
   /** Learners see the course as last published: a slide never published is not theirs to see. */
   private async publishedSlide(ctx: RequestContext, courseId: number, slideId: number): Promise<Slide> {
     const slide = await this.slides.findOne(ctx, { id: slideId, courseTemplateId: courseId });
-    if (!slide || slide.position === null || !slide.publishedAttributes) throw quizSlideNotFound(courseId, slideId);
+    if (!slide || !servedSlide(slide)) throw quizSlideNotFound(courseId, slideId);
     return slide;
   }
 
