@@ -63,13 +63,16 @@ describe('retain quizzes, end to end', () => {
   });
 
   it('PATCH and PUT change started_at only: any other field, a bad date or no quiz object is a 400 that changes nothing', async () => {
-    const { api, quizzes } = await completedLearner();
+    const { api, quizzes, completedAt } = await completedLearner();
     const path = `${QUIZZES}/${quizzes[0].id}`;
-    const patched = await api.patch(path, { quiz: { started_at: '2030-01-02T03:04:05Z' } });
+    // Due a day before the completion, so a start may lie anywhere in that day.
+    await queryDatabase(f.t.db.url, `UPDATE catalog.retain_quizzes SET due_at = due_at - interval '1 day' WHERE id = $1`, [quizzes[0].id]);
+    const [earlier, later] = [new Date(Date.parse(completedAt) - 12 * 3_600_000).toISOString(), new Date(Date.parse(completedAt) - 3_600_000).toISOString()];
+    const patched = await api.patch(path, { quiz: { started_at: earlier } });
     expect(patched.status).toBe(200);
-    expect(patched.body.quizzes[0]).toMatchObject({ id: quizzes[0].id, started_at: '2030-01-02T03:04:05.000Z', state: 'current' });
-    const put = await api.put(path, { quiz: { started_at: '2030-01-03T00:00:00Z' } });
-    expect([put.status, put.body.quizzes[0].started_at]).toEqual([200, '2030-01-03T00:00:00.000Z']);
+    expect(patched.body.quizzes[0]).toMatchObject({ id: quizzes[0].id, started_at: earlier, state: 'current' });
+    const put = await api.put(path, { quiz: { started_at: later } });
+    expect([put.status, put.body.quizzes[0].started_at]).toEqual([200, later]);
     for (const body of [
       { quiz: { started_at: '2030-01-01T00:00:00Z', score: 100 } },
       { quiz: { state: 'complete' } },
@@ -83,7 +86,28 @@ describe('retain quizzes, end to end', () => {
       const res = await api.patch(path, body);
       expect([JSON.stringify(body), res.status, res.headers.get('content-type')]).toEqual([JSON.stringify(body), 400, expect.stringMatching(/problem\+json/)]);
     }
-    expect((await api.get(path)).body.quizzes[0]).toMatchObject({ started_at: '2030-01-03T00:00:00.000Z', score: null, ended_at: null, state: 'current' });
+    expect((await api.get(path)).body.quizzes[0]).toMatchObject({ started_at: later, score: null, ended_at: null, state: 'current' });
+  });
+
+  it('refuses a start in the future, before the quiz was due, or on a quiz not due yet (400, nothing changes); a clock a little ahead is taken as now', async () => {
+    const { api, quizzes, completedAt } = await completedLearner();
+    const [current, scheduled] = quizzes;
+    const path = `${QUIZZES}/${current.id}`;
+    for (const startedAt of [new Date(Date.now() + DAY).toISOString(), '2030-01-01T00:00:00Z', new Date(Date.parse(completedAt) - DAY).toISOString()]) {
+      const res = await api.patch(path, { quiz: { started_at: startedAt } });
+      expect([startedAt, res.status, res.body.code, res.body.errors?.[0]?.field]).toEqual([startedAt, 400, 'RETAIN_QUIZ_START_INVALID', 'quiz.started_at']);
+    }
+    const early = await api.put(`${QUIZZES}/${scheduled.id}`, { quiz: { started_at: new Date().toISOString() } });
+    expect([early.status, early.body.code]).toEqual([400, 'RETAIN_QUIZ_NOT_DUE']);
+    expect((await api.get(`${QUIZZES}/${scheduled.id}`)).body.quizzes[0]).toMatchObject({ state: 'scheduled', started_at: null });
+    expect((await api.get(path)).body.quizzes[0].started_at).toBeNull();
+
+    const sent = Date.now();
+    const ahead = await api.patch(path, { quiz: { started_at: new Date(sent + 30_000).toISOString() } });
+    expect(ahead.status).toBe(200);
+    expect(Date.parse(ahead.body.quizzes[0].started_at)).toBeLessThan(sent + 30_000);
+    const done = (await api.post(`${QUIZZES}/${current.id}/complete`)).body.quizzes[0];
+    expect(Date.parse(done.ended_at)).toBeGreaterThanOrEqual(Date.parse(done.started_at));
   });
 
   it('POST complete completes a due quiz once (state, ended_at, score, progress 1); before it is due it is a 400; then it no longer changes', async () => {

@@ -21,8 +21,8 @@ import { GroupEnrollment } from './group-enrollment.entity.js';
 import { lockMembership } from './membership-lock.js';
 
 const DAY_MS = 86_400_000;
-/** Clocks of clients and servers differ a little: a completion this far ahead is still "now". */
-const CLOCK_SKEW_MS = 60_000;
+/** Clocks of clients and servers differ a little: a completion (or a retain quiz's start) this far ahead is still "now". */
+export const CLOCK_SKEW_MS = 60_000;
 
 /** The course or task of an enrollment or a group enrollment, as one key. */
 const itemOf = (x: { enrollableType: EnrollableType; enrollableId: number }) => `${x.enrollableType}:${x.enrollableId}`;

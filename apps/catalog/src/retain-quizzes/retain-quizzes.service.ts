@@ -2,8 +2,9 @@ import { Injectable } from '@nestjs/common';
 import type { RequestContext, RetainQuizView } from '@lms/contracts';
 import { Database, InjectTenantRepository, type TenantRepository, type TenantScope } from '@lms/platform';
 import { CourseTemplate } from '../course-templates/course-template.entity.js';
+import { CLOCK_SKEW_MS } from '../enrollments/enrollment-lifecycle.service.js';
 import type { Enrollment } from '../enrollments/enrollment.entity.js';
-import { retainQuizComplete, retainQuizNotDue, retainQuizNotFound } from './retain-quiz.errors.js';
+import { retainQuizComplete, retainQuizNotDue, retainQuizNotFound, retainQuizStartBeforeDue, retainQuizStartInFuture } from './retain-quiz.errors.js';
 import { RetainQuiz } from './retain-quiz.entity.js';
 
 const DAY_MS = 86_400_000;
@@ -56,12 +57,21 @@ export class RetainQuizzesService {
     return quiz ?? Promise.reject(retainQuizNotFound(id));
   }
 
-  /** Sets `started_at`, the one field a learner changes; a completed quiz no longer changes. */
+  /**
+   * Sets `started_at`, the one field a learner changes, on a due quiz; a completed quiz no longer changes. The start
+   * lies between the due moment and now: a clock's skew beyond either end is taken as that end (so a completion
+   * never ends before its start), anything further is a 400.
+   */
   async start(ctx: RequestContext, id: number, startedAt: string): Promise<RetainQuiz> {
     return this.db.transaction(async () => {
       const quiz = await this.lock(ctx, id);
       if (quiz.endedAt) throw retainQuizComplete(id);
-      quiz.startedAt = new Date(startedAt);
+      const now = new Date();
+      if (quiz.dueAt > now) throw retainQuizNotDue(id, quiz.dueAt);
+      const start = new Date(startedAt).getTime();
+      if (start > now.getTime() + CLOCK_SKEW_MS) throw retainQuizStartInFuture(id);
+      if (start < quiz.dueAt.getTime() - CLOCK_SKEW_MS) throw retainQuizStartBeforeDue(id, quiz.dueAt);
+      quiz.startedAt = new Date(Math.min(Math.max(start, quiz.dueAt.getTime()), now.getTime()));
       return this.quizzes.save(ctx, quiz);
     });
   }
