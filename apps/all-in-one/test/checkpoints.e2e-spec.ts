@@ -1,4 +1,4 @@
-import { eventually, type TestUser } from '@lms/testing';
+import { eventually, queryDatabase, type TestUser } from '@lms/testing';
 import { TASKS } from './catalog-fixture.js';
 import { type EnrollmentFixture, startEnrollmentFixture } from './enrollment-fixture.js';
 
@@ -183,6 +183,46 @@ describe('checkpoints as learners do them, end to end', () => {
     const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => f.admin.post(`${APPROVALS}/${approval.id}/${i % 2 ? 'approve' : 'reject'}`, {})));
     expect(answers.map((a) => a.status).sort()).toEqual([200, ...new Array(19).fill(409)]);
     expect((await f.admin.get(`${APPROVALS}?state=${answers.find((a) => a.status === 200)!.body.approvals[0].state}`)).body.approvals.some((a: Json) => a.id === approval.id)).toBe(true);
+  });
+
+  it("withdraws a deleted task's open enrollments (task_deleted): the learner can no longer see or complete them, nor an approval complete one; completions stay", async () => {
+    const approver = f.otherAuthorUser;
+    const t = await task({ title: 'Going away', open_enrollment: true, requires_approval: true, default_approver_type: 'user', default_approver_id: approver.userId });
+    const [done, waiting, idle] = [await f.newLearner(), await f.newLearner(), await f.newLearner()];
+    const enrolled = await enroll(t.id, [done, waiting, idle]);
+    const enrollmentOf = (user: TestUser): number => enrolled.find((e) => e.links.learner.id === user.userId)!.id;
+    const doneApproval = (await as(done).post(`/api/learner/tasks/${enrollmentOf(done)}/complete`, {})).body.enrollments[0].approval.id;
+    expect((await as(approver).post(`${APPROVALS}/${doneApproval}/approve`, {})).status).toBe(200);
+    await f.summaryOnce(done.userId, 1);
+    const pending = (await as(waiting).post(`/api/learner/tasks/${enrollmentOf(waiting)}/complete`, {})).body.enrollments[0].approval.id;
+
+    expect((await f.author.delete(`${TASKS}/${t.id}`)).status).toBe(204);
+    const rows = await queryDatabase<{ id: number; state: string; removal_reason: string | null; deleted: boolean }>(
+      f.t.db.url, 'SELECT id, state, removal_reason, deleted_at IS NOT NULL AS deleted FROM catalog.enrollments WHERE enrollable_type = $1 AND enrollable_id = $2 ORDER BY id', ['Task', Number(t.id)]);
+    expect(rows.map((r) => [r.id, r.state, r.removal_reason, r.deleted])).toEqual([
+      [enrollmentOf(done), 'complete', null, false],
+      [enrollmentOf(waiting), 'active', 'task_deleted', true],
+      [enrollmentOf(idle), 'assigned', 'task_deleted', true],
+    ]);
+    await f.eventOf('catalog.enrollment.removed', (d) => d.id === enrollmentOf(idle) && d.removal_reason === 'task_deleted');
+
+    // The open ones are gone for their learners: not listed, not found, not completable; the approval waits on nothing.
+    for (const user of [waiting, idle]) {
+      const id = enrollmentOf(user);
+      expect((await as(user).get('/api/learner/learning_items')).body.learning_items.map((i: Json) => i.id)).not.toContain(id);
+      expect((await as(user).get(`/api/learner/learning_items/${id}`)).status).toBe(404);
+      expect((await as(user).post(`/api/learner/tasks/${id}/complete`, {})).status).toBe(404);
+      expect((await as(user).post(`/api/learner/tasks/${id}/evidence`, { evidence: { text: 'late' } })).status).toBe(404);
+    }
+    const late = await as(approver).post(`${APPROVALS}/${pending}/approve`, {});
+    expect([late.status, late.body.code]).toEqual([404, 'APPROVAL_NOT_FOUND']);
+    expect((await as(idle).get(`/api/learner/open_tasks/${t.id}/enrollment`)).status).toBe(404);
+    expect((await as(idle).post(`/api/learner/open_tasks/${t.id}/enrollment`)).status).toBe(404);
+    // Nobody completed anything since: the completion made before the deletion is the only one counted.
+    expect((await f.admin.get(`/api/admin/users/${idle.userId}/summary`)).body.summary.all).toBe(0);
+    expect((await f.admin.get(`/api/admin/users/${waiting.userId}/summary`)).body.summary.all).toBe(0);
+    expect((await f.admin.get(`/api/admin/users/${done.userId}/summary`)).body.summary.all).toBe(1);
+    expect((await as(done).get(`/api/learner/learning_items/${enrollmentOf(done)}`)).body.learning_items[0]).toMatchObject({ type: 'Task', state: 'complete' });
   });
 
   it('withdraws open checkpoint enrollments of a deleted user', async () => {

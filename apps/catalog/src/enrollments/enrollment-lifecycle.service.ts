@@ -142,6 +142,21 @@ export class EnrollmentLifecycle {
   }
 
   /**
+   * A deleted task's open enrollments are withdrawn (`task_deleted`), in the deletion's transaction, which holds
+   * the task row; its completions stay, as the record of what learners did. Answers how many were withdrawn.
+   */
+  async withdrawTask(scope: TenantScope, taskId: number): Promise<number> {
+    const open = await this.enrollments
+      .query(scope, 'e')
+      .andWhere("e.enrollable_type = 'Task' AND e.enrollable_id = :taskId AND e.deleted_at IS NULL AND e.state <> 'complete'", { taskId })
+      .orderBy('e.id', 'ASC')
+      .setLock('pessimistic_write')
+      .getMany();
+    for (const e of open) await this.retire(scope, e, 'task_deleted');
+    return open.length;
+  }
+
+  /**
    * `identity.group_membership.removed`: enrollments the group brought that the learner never started
    * leave with them, unless another group enrolled in the same item still holds the learner: then the
    * enrollment is that group's (the earliest enrolled), and its leave decides. A started (or completed)

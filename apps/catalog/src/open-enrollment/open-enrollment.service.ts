@@ -34,7 +34,7 @@ export class OpenEnrollmentService {
   async enrollInTask(ctx: RequestContext, key: string): Promise<LearningItemView[]> {
     const created = await this.db.transaction(async () => {
       const task = await this.lockTask(ctx, key);
-      if (!task.isPublished || task.deletedAt || !task.openEnrollment) throw notOpen('task', key);
+      if (!task.isPublished || !task.openEnrollment) throw notOpen('task', key);
       // The one-live-enrollment key decides a race: the second request inserts nothing and is told so. A
       // learner deleted meanwhile is left out (DepartedUsers), and their request finds nothing to enroll.
       const target = { userId: ctx.userId, subAccountId: task.subAccountId, required: false, dueAt: undefined, groupId: null };
@@ -85,14 +85,15 @@ export class OpenEnrollmentService {
     return this.enrollments.count(scope, { programId, userId: scope.userId, deletedAt: IsNull() }).then((n) => n > 0);
   }
 
+  /** A deleted task is gone for every endpoint (docs/catalog.md "Tasks"): a 404, as an unknown one. */
   private async findTask(ctx: RequestContext, key: string): Promise<Task> {
-    const task = await this.tasks.findOne(ctx, isUuid(key) ? { uuid: key.toLowerCase() } : { id: Number(key) });
+    const task = await this.tasks.findOne(ctx, { ...(isUuid(key) ? { uuid: key.toLowerCase() } : { id: Number(key) }), deletedAt: IsNull() });
     return task ?? Promise.reject(openItemNotFound('task', key));
   }
 
-  /** The task, share-locked so an archive or unpublish waits for the enrollment (and it for them). */
+  /** The live task, share-locked so a deletion or unpublish waits for the enrollment (and it for them). */
   private async lockTask(ctx: RequestContext, key: string): Promise<Task> {
-    const where = isUuid(key) ? 't.uuid = :key' : 't.id = :key';
+    const where = isUuid(key) ? 't.uuid = :key AND t.deleted_at IS NULL' : 't.id = :key AND t.deleted_at IS NULL';
     const task = await this.tasks.query(ctx, 't').andWhere(where, { key: isUuid(key) ? key.toLowerCase() : Number(key) }).setLock('pessimistic_read').getOne();
     return task ?? Promise.reject(openItemNotFound('task', key));
   }

@@ -16,6 +16,7 @@ import { AuthoringGuard } from '../authoring/authoring-guard.js';
 import { containsPattern } from '../course-templates/course-template-list.js';
 import { IdentityDirectory } from '../directory/identity-directory.js';
 import { EnrollmentCounts } from '../enrollments/enrollment-counts.js';
+import { EnrollmentLifecycle } from '../enrollments/enrollment-lifecycle.service.js';
 import { ProgramsService } from '../programs/programs.service.js';
 import { Task } from './task.entity.js';
 import { approverInvalid, taskNotFound } from './task.errors.js';
@@ -61,6 +62,7 @@ export class TasksService {
     private readonly directory: IdentityDirectory,
     private readonly enrollments: EnrollmentCounts,
     private readonly programs: ProgramsService,
+    private readonly lifecycle: EnrollmentLifecycle,
     @InjectTenantRepository(Task) private readonly tasks: TenantRepository<Task>,
   ) {}
 
@@ -114,6 +116,7 @@ export class TasksService {
   /**
    * Soft delete: the row stays for the enrollments that point at it; for every endpoint it is gone, and it
    * leaves every program holding it (the task row is locked first, then the programs: the programs' lock order).
+   * Its open enrollments are withdrawn, as a deleted user's are: nobody can do a task that is gone.
    */
   async delete(ctx: RequestContext, id: number): Promise<void> {
     await this.db.transaction(async () => {
@@ -121,6 +124,7 @@ export class TasksService {
       task.deletedAt = new Date();
       await this.tasks.save(ctx, task);
       await this.programs.removeTask(ctx, id);
+      await this.lifecycle.withdrawTask(ctx, id);
       await this.outbox.add(ctx, TASK_DELETED_EVENT, taskEventData(task), String(id));
     });
   }

@@ -42,7 +42,7 @@ export type EnrollmentState = (typeof ENROLLMENT_STATES)[number];
 export const ENROLLMENT_STATE_FILTERS = [...ENROLLMENT_STATES, 'overdue', 'removed'] as const;
 export type EnrollmentStateFilter = (typeof ENROLLMENT_STATE_FILTERS)[number];
 
-export const ENROLLMENT_REMOVAL_REASONS = ['removed', 'user_deleted', 're_enrolled', 'left_group'] as const;
+export const ENROLLMENT_REMOVAL_REASONS = ['removed', 'user_deleted', 're_enrolled', 'left_group', 'task_deleted'] as const;
 export type EnrollmentRemovalReason = (typeof ENROLLMENT_REMOVAL_REASONS)[number];
 
 /** Exactly one of user_id and group_id. */
