@@ -154,6 +154,19 @@ describe('learner courses and learning items, end to end', () => {
     expect(await seen()).toEqual({ estimated_time: 37, time_remaining: 37, attachments_count: 2, slide: [30, 2], mobile: [37, 37] });
   });
 
+  it('names a deleted program nowhere: learner courses and learning items alike drop its fields, the enrollments stay', async () => {
+    const course = await courseWithSlides({ title: 'Kept' });
+    const program = (await f.author.post(PROGRAMS, { programs: [{ title: 'Gone path', is_published: true, course_template_ids: [Number(course.id)] }] })).body.programs[0];
+    const user = await f.newLearner();
+    const api = f.admin.as(user.token);
+    const [enrollment] = (await f.author.post(`${PROGRAMS}/${program.id}/enrollments`, { enrollments: [{ user_id: user.userId }] })).body.enrollments;
+    expect((await api.get(`${ITEMS}/${enrollment.id}`)).body.learning_items[0]).toMatchObject({ program_id: Number(program.id), program_title: 'Gone path' });
+    expect((await f.author.delete(`${PROGRAMS}/${program.id}`)).status).toBe(204);
+    expect((await api.get(`${LEARNER_COURSES}/${enrollment.id}`)).body.courses[0]).toMatchObject({ title: 'Kept', program_title: null, index_of_program: null, program_course_count: null });
+    expect((await api.get(`${ITEMS}/${enrollment.id}`)).body.learning_items[0]).toMatchObject({ title: 'Kept', program_id: null, program_title: null });
+    expect((await api.get(ITEMS)).body.learning_items.find((i: Record<string, unknown>) => i.id === enrollment.id)).toMatchObject({ program_id: null, program_title: null });
+  });
+
   it('completes the caller\'s course once (200, catalog.enrollment.completed) and answers it as it is the second time', async () => {
     const course = await courseWithSlides();
     const { api, enrollment, user } = await learnerIn(course.id);

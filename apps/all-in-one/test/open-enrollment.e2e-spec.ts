@@ -122,6 +122,18 @@ describe('open enrollment, end to end', () => {
     expect((await f.learner.get(openProgram(closed.id))).body.enrollments).toEqual([]);
   });
 
+  it('answers 404 for a deleted program, by id or uuid, to GET and POST, as for an unknown one', async () => {
+    const course = await f.publishedCourse();
+    const p = await program({ is_published: true, open_enrollment: true, course_template_ids: [Number(course.id)] });
+    const api = f.admin.as((await f.newLearner()).token);
+    expect((await api.post(p.enroll_url)).status).toBe(201);
+    expect((await f.author.delete(`${PROGRAMS}/${p.id}`)).status).toBe(204);
+    for (const key of [p.id, p.uuid]) {
+      const [read, enroll] = [await api.get(openProgram(key)), await f.learner.post(openProgram(key))];
+      expect([key, read.status, read.body.code, enroll.status, enroll.body.code]).toEqual([key, 404, 'PROGRAM_NOT_FOUND', 404, 'PROGRAM_NOT_FOUND']);
+    }
+  });
+
   it('concurrent requests of one learner enroll once', async () => {
     const t = await task({ is_published: true, open_enrollment: true });
     const api = f.admin.as((await f.newLearner()).token);

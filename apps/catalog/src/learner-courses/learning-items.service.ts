@@ -68,7 +68,8 @@ export class LearningItemsService {
     const [courses, tasks, programs, summaries] = await Promise.all([
       ids('CourseTemplate').length ? this.courses.find(ctx, { where: { id: In(ids('CourseTemplate')) } }) : [],
       ids('Task').length ? this.tasks.find(ctx, { where: { id: In(ids('Task')) } }) : [],
-      programIds.length ? this.programs.find(ctx, { where: { id: In(programIds) } }) : [],
+      // A deleted program is 404 everywhere: its items no longer name it, as the learner courses do not.
+      programIds.length ? this.programs.find(ctx, { where: { id: In(programIds), deletedAt: IsNull() } }) : [],
       this.scheduling.summaries(ctx, live.map((l) => l.liveCourseId)),
     ]);
     // A course's title as last published, as the learner courses show it: a draft is not the learners' yet.
@@ -83,7 +84,7 @@ export class LearningItemsService {
       required: r.required,
       end_at: iso(r.dueAt),
       completed_at: iso(r.completedAt),
-      program_id: r.programId,
+      program_id: r.programId !== null && programTitles.has(r.programId) ? r.programId : null,
       program_title: r.programId === null ? null : (programTitles.get(r.programId) ?? null),
       created_at: r.createdAt.toISOString(),
     }));

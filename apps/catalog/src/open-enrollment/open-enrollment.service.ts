@@ -55,7 +55,7 @@ export class OpenEnrollmentService {
 
   async enrollInProgram(ctx: RequestContext, key: string): Promise<LearningItemView[]> {
     const program = await this.findProgram(ctx, key);
-    if (!program.isPublished || program.deletedAt || !program.openEnrollment) throw notOpen('program', key);
+    if (!program.isPublished || !program.openEnrollment) throw notOpen('program', key);
     const created = await this.db.transaction(async () => {
       if (await this.inProgram(ctx, program.id)) throw alreadyEnrolled('program', key);
       const result = await this.programEnrollments.enrollEntries(ctx, program.id, [{ user_id: ctx.userId, required: false }]).catch((err: unknown) => {
@@ -98,8 +98,9 @@ export class OpenEnrollmentService {
     return task ?? Promise.reject(openItemNotFound('task', key));
   }
 
+  /** A deleted program is 404 everywhere (docs/catalog.md "Programs"), as an unknown one. */
   private async findProgram(ctx: RequestContext, key: string): Promise<Program> {
-    const program = await this.programs.findOne(ctx, isUuid(key) ? { uuid: key.toLowerCase() } : { id: Number(key) });
+    const program = await this.programs.findOne(ctx, { ...(isUuid(key) ? { uuid: key.toLowerCase() } : { id: Number(key) }), deletedAt: IsNull() });
     return program ?? Promise.reject(openItemNotFound('program', key));
   }
 }
