@@ -48,7 +48,7 @@ describe('mobile learner items, end to end', () => {
       items: [
         {
           enrollment: null,
-          enrollment_profile: { enroll_url: `/enroll/course_templates/${res.body.items[0].enrollment_profile.uuid}`, has_certificate: false, open_enrollment: false, uuid: expect.any(String) },
+          enrollment_profile: { enroll_url: `/api/learner/open_courses/${res.body.items[0].enrollment_profile.uuid}/enrollment`, has_certificate: false, open_enrollment: false, uuid: expect.any(String) },
           template: {
             id: Number(plain.id), course_type: 'scorm', description: null, estimated_time: 0, has_quizzes: false,
             external_info: { available_offline: true, external_learning_standard: 'scorm_1_2', external_version: 1 }, title: 'Plain', launch_url: `/api/learner/courses/${plain.id}/preview`,
@@ -56,7 +56,7 @@ describe('mobile learner items, end to end', () => {
         },
         {
           enrollment: { id: e.id, completed_at: null, end_at: '2031-01-01T00:00:00.000Z', learning_item_id: e.id, required: false, score: null, state: 'assigned', time_remaining: 10, blocked_by: null },
-          enrollment_profile: { enroll_url: expect.stringMatching(/^\/enroll\/course_templates\//), has_certificate: true, open_enrollment: false, uuid: expect.any(String) },
+          enrollment_profile: { enroll_url: expect.stringMatching(/^\/api\/learner\/open_courses\/[0-9a-f-]+\/enrollment$/), has_certificate: true, open_enrollment: false, uuid: expect.any(String) },
           template: {
             id: Number(enrolled.id), course_type: 'native', description: 'On the go', estimated_time: 10, has_quizzes: true, external_info: null, title: 'Mobile course',
             cover_slide_data: { background_image_url: 'https://img.example.test/c.png' }, launch_url: `/api/learner/courses/${e.id}`,

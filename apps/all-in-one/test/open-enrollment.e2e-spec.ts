@@ -1,9 +1,10 @@
 import { eventually } from '@lms/testing';
-import { PROGRAMS, TASKS } from './catalog-fixture.js';
+import { COURSES, PROGRAMS, TASKS } from './catalog-fixture.js';
 import { type EnrollmentFixture, startEnrollmentFixture } from './enrollment-fixture.js';
 
 const openTask = (key: string | number) => `/api/learner/open_tasks/${key}/enrollment`;
 const openProgram = (key: string | number) => `/api/learner/open_programs/${key}/enrollment`;
+const openCourse = (key: string | number) => `/api/learner/open_courses/${key}/enrollment`;
 
 describe('open enrollment, end to end', () => {
   let f: EnrollmentFixture;
@@ -70,6 +71,45 @@ describe('open enrollment, end to end', () => {
     expect((await f.stranger.post(openTask(open.uuid))).status).toBe(404);
     expect((await f.admin.as(undefined).post(openTask(open.id))).status).toBe(401);
     expect((await f.learner.get(openTask(closed.id))).body.enrollments).toEqual([]);
+  });
+
+  it("enrolls the caller in an open course (201) at its enroll_url, by id or uuid, once; refuses a course not open (400), archived or unknown (404)", async () => {
+    const course = await f.publishedCourse({ title: 'Open course', open_enrollment: true, default_days_until_due: 5 });
+    const profile = (await f.admin.get(`${COURSES}?includes[]=enrollment_profiles&search=Open%20course`)).body.course_templates[0];
+    expect(profile).toMatchObject({ id: course.id, open_enrollment: true, enroll_url: `/api/learner/open_courses/${profile.uuid}/enrollment` });
+    expect((await f.learner.get(`/api/mobile/learner/courses/${course.id}`)).body.enrollment_profile.enroll_url).toBe(profile.enroll_url);
+    const user = await f.newLearner();
+    const api = f.admin.as(user.token);
+    expect((await api.get(openCourse(course.id))).body).toEqual({ meta: {}, enrollments: [] });
+    const res = await api.post(profile.enroll_url);
+    expect(res.status).toBe(201);
+    expect(res.body.enrollments).toEqual([
+      {
+        id: expect.any(Number), type: 'CourseTemplate', item_id: Number(course.id), title: 'Open course', state: 'assigned', required: false, end_at: expect.any(String),
+        completed_at: null, program_id: null, program_title: null, created_at: expect.any(String),
+      },
+    ]);
+    expect(Date.parse(res.body.enrollments[0].end_at)).toBeGreaterThan(Date.now() + 4.9 * 86_400_000);
+    const again = await api.post(openCourse(course.id));
+    expect([again.status, again.body.code]).toEqual([400, 'ALREADY_ENROLLED']);
+    expect((await api.get(openCourse(profile.uuid))).body.enrollments).toEqual(res.body.enrollments);
+    expect((await api.get(`/api/learner/courses/${res.body.enrollments[0].id}`)).body.courses[0]).toMatchObject({ title: 'Open course', required: false, state: 'assigned' });
+    expect((await f.learner.get(openCourse(course.id))).body.enrollments).toEqual([]);
+
+    // Not open (the default), or taken away from learners: a 400; turning it on applies at once, with nothing to publish.
+    const closed = await f.publishedCourse({ title: 'Closed course' });
+    expect((await f.learner.post(openCourse(closed.id))).body.code).toBe('NOT_OPEN_FOR_ENROLLMENT');
+    const opened = await f.admin.patch(`${COURSES}/${closed.id}`, { course_template: { open_enrollment: true } });
+    expect([opened.status, opened.body.course_templates[0].has_unpublished_changes]).toEqual([200, false]);
+    expect((await f.learner.post(openCourse(closed.id))).status).toBe(201);
+    const draft = await f.createCourse({ open_enrollment: true });
+    expect((await f.learner.post(openCourse(draft.id))).body.code).toBe('NOT_OPEN_FOR_ENROLLMENT');
+    expect((await f.admin.delete(`${COURSES}/${course.id}`)).status).toBe(204);
+    for (const key of [course.id, profile.uuid, 999999]) {
+      const res = await f.learner.post(openCourse(key));
+      expect([key, res.status, res.body.code]).toEqual([key, 404, 'COURSE_TEMPLATE_NOT_FOUND']);
+    }
+    expect((await f.stranger.post(openCourse(closed.id))).status).toBe(404);
   });
 
   it("enrolls the caller in an open program's published courses (201) through its enroll_url; again is a 400", async () => {

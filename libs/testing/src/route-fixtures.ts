@@ -228,6 +228,7 @@ export const PARAM_FIXTURES: Record<string, ParamFixture> = {
   'downloads/:id': { tenant: true, create: async (ctx) => finishedDownload(ctx) },
   // Each account has the same two reports, over its own data.
   'reports/:id': { tenant: false, create: async () => 'QuizReport' },
+  'open_courses/:open_course_id': { tenant: true, create: (ctx) => newPublishedCourse(ctx, { open_enrollment: true }) },
   'open_programs/:open_program_id': {
     tenant: true,
     create: async (ctx) => {

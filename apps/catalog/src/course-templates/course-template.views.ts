@@ -44,7 +44,8 @@ export const DEFAULT_SCORM_SETTINGS: ScormSettingsView = {
 export const externalStatusOf = (type: CourseType): string => (type === 'native' ? 'inapplicable' : 'pending');
 
 export const authorPath = (userId: number) => `/api/admin/users/${userId}`;
-export const enrollUrl = (uuid: string) => `/enroll/course_templates/${uuid}`;
+/** The open enrollment path a learner POSTs to, as a program's `enroll_url` is (docs/learner.md). */
+export const enrollUrl = (uuid: string) => `/api/learner/open_courses/${uuid}/enrollment`;
 
 function subAccountView(course: CourseTemplate, directory: DirectorySubAccountsReply): CourseTemplateSubAccountView | null {
   const own = [...directory.sub_accounts, directory.root, directory.current].find((s): s is DirectorySubAccount => s !== null && s.id === course.subAccountId);

@@ -121,6 +121,7 @@ export class CourseTemplatesService {
           ...fields,
           ...typeState({ courseType, scorm: input.scorm === undefined ? null : withScormSettings(null, input.scorm) }),
           ...preset,
+          openEnrollment: input.open_enrollment ?? false,
           subAccountId: current?.id ?? null,
           authorId: ctx.userId,
           uuid: randomUUID(),
@@ -154,6 +155,8 @@ export class CourseTemplatesService {
         course.scorm = withScormSettings(course.scorm, changes.scorm);
       }
       if (changed) course.hasUnpublishedChanges = true;
+      // The enrollment profile is not course content: it applies at once, with nothing left to publish.
+      if (changes.open_enrollment !== undefined) course.openEnrollment = changes.open_enrollment;
       if (changes.is_published === false) course.isPublished = false;
       if (changes.is_published === true && !course.isPublished) {
         if (!course.published) throw courseTemplateNeverPublished(id);

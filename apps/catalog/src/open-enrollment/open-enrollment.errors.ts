@@ -1,9 +1,14 @@
 import { badRequest, conflict, DomainError, notFound, unauthorized } from '@lms/platform';
 
-export const openItemNotFound = (kind: 'task' | 'program', key: string) => notFound(kind === 'task' ? 'TASK_NOT_FOUND' : 'PROGRAM_NOT_FOUND', `No ${kind} ${key} exists.`);
-export const notOpen = (kind: 'task' | 'program', key: string) =>
+/** What a learner may enroll themselves in. */
+export type OpenItemKind = 'course' | 'task' | 'program';
+
+const NOT_FOUND_CODES: Record<OpenItemKind, string> = { course: 'COURSE_TEMPLATE_NOT_FOUND', task: 'TASK_NOT_FOUND', program: 'PROGRAM_NOT_FOUND' };
+
+export const openItemNotFound = (kind: OpenItemKind, key: string) => notFound(NOT_FOUND_CODES[kind], `No ${kind} ${key} exists.`);
+export const notOpen = (kind: OpenItemKind, key: string) =>
   badRequest('NOT_OPEN_FOR_ENROLLMENT', `The ${kind} ${key} is not open for enrollment (it must be published, not archived, with open_enrollment on, and a program must hold a published course).`);
-export const alreadyEnrolled = (kind: 'task' | 'program', key: string) => badRequest('ALREADY_ENROLLED', `You are enrolled in the ${kind} ${key} already.`);
+export const alreadyEnrolled = (kind: OpenItemKind, key: string) => badRequest('ALREADY_ENROLLED', `You are enrolled in the ${kind} ${key} already.`);
 /**
  * The caller was deleted while their request ran: nothing was enrolled, and their tokens are revoked with
  * them, so this says what the gateway's own 401 will say to their next request.
@@ -12,5 +17,5 @@ export const callerDeleted = () => unauthorized('UNAUTHENTICATED', 'Your user wa
 /** Identity refused the caller as a learner: the only way their own entry is invalid is that they are gone. */
 export const isCallerRefused = (err: unknown) => err instanceof DomainError && err.code === 'ENROLLMENT_LEARNER_INVALID';
 /** The enrollment that stopped this one was removed before it could be named: the learner may try again. */
-export const enrollmentRaced = (kind: 'task' | 'program', key: string) =>
+export const enrollmentRaced = (kind: OpenItemKind, key: string) =>
   conflict('CONCURRENT_CHANGE', `Your enrollment in the ${kind} ${key} changed while this request ran; read it again before retrying.`);

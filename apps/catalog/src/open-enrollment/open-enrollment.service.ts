@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { IsNull } from 'typeorm';
+import { type FindOptionsWhere, IsNull } from 'typeorm';
 import type { LearningItemView, RequestContext } from '@lms/contracts';
 import { Database, InjectTenantRepository, type TenantRepository, type TenantScope } from '@lms/platform';
-import { Enrollment } from '../enrollments/enrollment.entity.js';
+import { CourseTemplate } from '../course-templates/course-template.entity.js';
+import { type EnrollableType, Enrollment } from '../enrollments/enrollment.entity.js';
 import { defaultDueAt, EnrollmentsService } from '../enrollments/enrollments.service.js';
 import { LearningItemsService } from '../learner-courses/learning-items.service.js';
 import { ProgramEnrollmentsService } from '../programs/program-enrollments.service.js';
@@ -14,7 +15,7 @@ import { alreadyEnrolled, callerDeleted, enrollmentRaced, isCallerRefused, notOp
 const isUuid = (key: string) => key.includes('-');
 
 /**
- * Open enrollment (docs/learner.md): a learner enrolls themselves in a published task or program that
+ * Open enrollment (docs/learner.md): a learner enrolls themselves in a published course, task or program that
  * has `open_enrollment` on, named by id or by its enrollment profile's uuid. Self-made enrollments are
  * optional (the learner may leave them) and take the item's default due dates.
  */
@@ -28,28 +29,47 @@ export class OpenEnrollmentService {
     private readonly items: LearningItemsService,
     @InjectTenantRepository(Enrollment) private readonly enrollments: TenantRepository<Enrollment>,
     @InjectTenantRepository(Task) private readonly tasks: TenantRepository<Task>,
+    @InjectTenantRepository(CourseTemplate) private readonly courses: TenantRepository<CourseTemplate>,
     @InjectTenantRepository(Program) private readonly programs: TenantRepository<Program>,
   ) {}
 
   async enrollInTask(ctx: RequestContext, key: string): Promise<LearningItemView[]> {
+    return this.enrollInItem(ctx, 'task', key, () => this.lockItem(ctx, this.tasks, 'task', key));
+  }
+
+  async taskEnrollments(ctx: RequestContext, key: string): Promise<LearningItemView[]> {
+    return this.itemEnrollments(ctx, 'Task', await this.findItem(ctx, this.tasks, 'task', key));
+  }
+
+  /** A course's `enroll_url` (docs/catalog.md): a published, live course with `open_enrollment` on, as a task. */
+  async enrollInCourse(ctx: RequestContext, key: string): Promise<LearningItemView[]> {
+    return this.enrollInItem(ctx, 'course', key, () => this.lockItem(ctx, this.courses, 'course', key));
+  }
+
+  async courseEnrollments(ctx: RequestContext, key: string): Promise<LearningItemView[]> {
+    return this.itemEnrollments(ctx, 'CourseTemplate', await this.findItem(ctx, this.courses, 'course', key));
+  }
+
+  /** The caller, optional, in the course or task `lock` holds, with its default due date. */
+  private async enrollInItem(ctx: RequestContext, kind: 'course' | 'task', key: string, lock: () => Promise<Task | CourseTemplate>): Promise<LearningItemView[]> {
     const created = await this.db.transaction(async () => {
-      const task = await this.lockTask(ctx, key);
-      if (!task.isPublished || !task.openEnrollment) throw notOpen('task', key);
+      const item = await lock();
+      if (!item.isPublished || !item.openEnrollment) throw notOpen(kind, key);
       // The one-live-enrollment key decides a race: the second request inserts nothing and is told so. A
       // learner deleted meanwhile is left out (DepartedUsers), and their request finds nothing to enroll.
-      const target = { userId: ctx.userId, subAccountId: task.subAccountId, required: false, dueAt: undefined, groupId: null };
-      const { created, skipped, departed } = await this.enroller.insertEnrollments(ctx, { type: 'Task', id: task.id, dueAt: defaultDueAt(task) }, [target]);
+      const target = { userId: ctx.userId, subAccountId: item.subAccountId, required: false, dueAt: undefined, groupId: null };
+      const type = kind === 'task' ? 'Task' : 'CourseTemplate';
+      const { created, skipped, departed } = await this.enroller.insertEnrollments(ctx, { type, id: item.id, dueAt: defaultDueAt(item) }, [target]);
       if (departed.size > 0) throw callerDeleted();
       // Neither made nor found: the enrollment the insert met was removed before it could be named.
-      if (created.length === 0) throw skipped.length > 0 ? alreadyEnrolled('task', key) : enrollmentRaced('task', key);
+      if (created.length === 0) throw skipped.length > 0 ? alreadyEnrolled(kind, key) : enrollmentRaced(kind, key);
       return created;
     });
     return this.items.present(ctx, created);
   }
 
-  async taskEnrollments(ctx: RequestContext, key: string): Promise<LearningItemView[]> {
-    const task = await this.findTask(ctx, key);
-    const rows = await this.enrollments.find(ctx, { where: { enrollableType: 'Task', enrollableId: task.id, userId: ctx.userId, deletedAt: IsNull() }, order: { id: 'ASC' } });
+  private async itemEnrollments(ctx: RequestContext, type: EnrollableType, item: { id: number }): Promise<LearningItemView[]> {
+    const rows = await this.enrollments.find(ctx, { where: { enrollableType: type, enrollableId: item.id, userId: ctx.userId, deletedAt: IsNull() }, order: { id: 'ASC' } });
     return this.items.present(ctx, rows);
   }
 
@@ -85,17 +105,20 @@ export class OpenEnrollmentService {
     return this.enrollments.count(scope, { programId, userId: scope.userId, deletedAt: IsNull() }).then((n) => n > 0);
   }
 
-  /** A deleted task is gone for every endpoint (docs/catalog.md "Tasks"): a 404, as an unknown one. */
-  private async findTask(ctx: RequestContext, key: string): Promise<Task> {
-    const task = await this.tasks.findOne(ctx, { ...(isUuid(key) ? { uuid: key.toLowerCase() } : { id: Number(key) }), deletedAt: IsNull() });
-    return task ?? Promise.reject(openItemNotFound('task', key));
+  /**
+   * The course or task by id or uuid. A deleted task is gone for every endpoint (docs/catalog.md "Tasks"), and
+   * an archived course for learners: a 404, as an unknown one.
+   */
+  private async findItem<T extends Task | CourseTemplate>(ctx: RequestContext, repo: TenantRepository<T>, kind: 'course' | 'task', key: string): Promise<T> {
+    const where = { ...(isUuid(key) ? { uuid: key.toLowerCase() } : { id: Number(key) }), deletedAt: IsNull() } as FindOptionsWhere<T>;
+    return (await repo.findOne(ctx, where)) ?? Promise.reject(openItemNotFound(kind, key));
   }
 
-  /** The live task, share-locked so a deletion or unpublish waits for the enrollment (and it for them). */
-  private async lockTask(ctx: RequestContext, key: string): Promise<Task> {
-    const where = isUuid(key) ? 't.uuid = :key AND t.deleted_at IS NULL' : 't.id = :key AND t.deleted_at IS NULL';
-    const task = await this.tasks.query(ctx, 't').andWhere(where, { key: isUuid(key) ? key.toLowerCase() : Number(key) }).setLock('pessimistic_read').getOne();
-    return task ?? Promise.reject(openItemNotFound('task', key));
+  /** The live course or task, share-locked so a deletion or unpublish waits for the enrollment (and it for them). */
+  private async lockItem<T extends Task | CourseTemplate>(ctx: RequestContext, repo: TenantRepository<T>, kind: 'course' | 'task', key: string): Promise<T> {
+    const where = isUuid(key) ? 'i.uuid = :key AND i.deleted_at IS NULL' : 'i.id = :key AND i.deleted_at IS NULL';
+    const item = await repo.query(ctx, 'i').andWhere(where, { key: isUuid(key) ? key.toLowerCase() : Number(key) }).setLock('pessimistic_read').getOne();
+    return item ?? Promise.reject(openItemNotFound(kind, key));
   }
 
   /** A deleted program is 404 everywhere (docs/catalog.md "Programs"), as an unknown one. */

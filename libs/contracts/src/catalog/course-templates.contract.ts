@@ -190,6 +190,10 @@ function courseTemplateFields(create: boolean) {
     @Required(false) @IsBoolean()
     show_correct_response?: boolean;
 
+    /** Learners may enroll themselves at the course's `enroll_url` (docs/learner.md): its enrollment profile, not its content. */
+    @Required(false) @IsBoolean()
+    open_enrollment?: boolean;
+
     /** Days after the completion each retain quiz falls due. */
     @Required(false) @IsArray() @ArrayMaxSize(20) @IsInt({ each: true }) @Min(0, { each: true }) @Max(3650, { each: true })
     retain_intervals?: number[];

@@ -9,6 +9,8 @@ export const OPEN_ENROLLMENT_SUBJECTS = {
   taskEnrollments: 'catalog.open_tasks.enrollments',
   enrollProgram: 'catalog.open_programs.enroll',
   programEnrollments: 'catalog.open_programs.enrollments',
+  enrollCourse: 'catalog.open_courses.enroll',
+  courseEnrollments: 'catalog.open_courses.enrollments',
 } as const;
 
 /** An id (digits, within the ids' range) or the enrollment profile's uuid: both name the item (docs/learner.md). */
@@ -29,10 +31,15 @@ export class OpenTaskParams {
   open_task_id: string;
 }
 
+export class OpenCourseParams {
+  @IsIdOrUuid('open_course_id')
+  open_course_id: string;
+}
+
 export class OpenProgramParams {
   @IsIdOrUuid('open_program_id')
   open_program_id: string;
 }
 
-/** The caller's enrollments on an open item: learning item records (course enrollments of a program, or the task enrollment). */
+/** The caller's enrollments on an open item: learning item records (course enrollments of a program, or the course or task enrollment). */
 export const OPEN_ENROLLMENT_SCHEMA: JsonSchema = LEARNING_ITEM_SCHEMA;
