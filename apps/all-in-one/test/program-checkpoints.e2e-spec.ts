@@ -126,7 +126,9 @@ describe('checkpoints in programs, end to end', () => {
     const mine = as(learner);
 
     // The learner sees what holds B, on the learner and mobile items.
-    const blockedBy = { task_id: Number(gate.id), title: 'Manager sign-off', program_id: p.id };
+    // Both ids are Strings, as the task's and the program's own records have them.
+    const blockedBy = { task_id: gate.id, title: 'Manager sign-off', program_id: p.id };
+    expect([typeof gate.id, typeof p.id]).toEqual(['string', 'string']);
     expect((await mine.get(`${LEARNER_COURSES}/${inB}`)).body.courses[0].blocked_by).toEqual(blockedBy);
     expect((await mine.get(`${LEARNER_COURSES}/${inA}`)).body.courses[0].blocked_by).toBeNull();
     expect((await mine.get(`/api/mobile/learner/courses/${b.id}`)).body.enrollment.blocked_by).toEqual(blockedBy);
@@ -167,7 +169,7 @@ describe('checkpoints in programs, end to end', () => {
     const evidence = await mine.post(`/api/learner/tasks/${inLater}/evidence`, { evidence: { text: 'too early' } });
     expect([evidence.status, evidence.body.code]).toEqual([400, 'BLOCKED_BY_CHECKPOINT']);
     expect((await mine.post(`/api/learner/tasks/${inLater}/complete`, {})).body.code).toBe('BLOCKED_BY_CHECKPOINT');
-    expect((await mine.get(`/api/mobile/learner/tasks/${later.id}`)).body.enrollment).toMatchObject({ state: 'assigned', blocked_by: { task_id: Number(gate.id) } });
+    expect((await mine.get(`/api/mobile/learner/tasks/${later.id}`)).body.enrollment).toMatchObject({ state: 'assigned', blocked_by: { task_id: gate.id } });
     expect((await f.author.get(`${TASKS}/${later.id}/enrollments`)).body.enrollments[0].evidence).toEqual([]);
 
     // Another learner reaching B outside the program only is not held.
@@ -252,7 +254,7 @@ describe('checkpoints in programs, end to end', () => {
     expect(second.skipped).toEqual([expect.objectContaining({ user_id: learner.userId, course_template_id: b.id, enrollment_id: inB })]);
     const refused = await as(learner).post(`${LEARNER_COURSES}/${inB}/complete`, {});
     expect([refused.status, refused.body.code]).toEqual([400, 'BLOCKED_BY_CHECKPOINT']);
-    expect((await as(learner).get(`${LEARNER_COURSES}/${inB}`)).body.courses[0].blocked_by).toEqual({ task_id: Number(gate.id), title: 'Gate two', program_id: gated.id });
+    expect((await as(learner).get(`${LEARNER_COURSES}/${inB}`)).body.courses[0].blocked_by).toEqual({ task_id: gate.id, title: 'Gate two', program_id: gated.id });
     expect((await as(learner).post(`/api/learner/tasks/${taskEnrollment(second, gate)}/complete`, {})).status).toBe(200);
     expect((await as(learner).post(`${LEARNER_COURSES}/${inB}/complete`, {})).status).toBe(200);
   });

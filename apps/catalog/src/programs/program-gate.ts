@@ -12,7 +12,7 @@ export interface Blocker {
 
 const key = (item: ProgramItem) => `${item.type}:${item.id}`;
 
-export const toBlockedByView = (b: Blocker | undefined): BlockedByView | null => (b ? { task_id: b.taskId, title: b.title, program_id: String(b.programId) } : null);
+export const toBlockedByView = (b: Blocker | undefined): BlockedByView | null => (b ? { task_id: String(b.taskId), title: b.title, program_id: String(b.programId) } : null);
 
 export const blockedByCheckpoint = (item: ProgramItem, b: Blocker) =>
   badRequest(

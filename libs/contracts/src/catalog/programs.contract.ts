@@ -263,9 +263,10 @@ export const PROGRAM_ENROLLMENT_SCHEMA: JsonSchema = {
 /**
  * The checkpoint holding a learner's item (docs/catalog.md "Checkpoints in programs"): a task with
  * `blocks_progress` placed before the item in a program the learner is enrolled in, not complete yet.
+ * Both ids are Strings, as the spec types a task's id and as a program record's id is.
  */
 export interface BlockedByView {
-  task_id: number;
+  task_id: string;
   title: string;
   program_id: string;
 }
@@ -274,5 +275,5 @@ export const BLOCKED_BY_SCHEMA: JsonSchema = {
   type: ['object', 'null'],
   required: ['task_id', 'title', 'program_id'],
   description: 'the incomplete blocking checkpoint (task) before this item in one of your programs; null when nothing blocks it',
-  properties: { task_id: { type: 'integer' }, title: { type: 'string' }, program_id: { type: 'string' } },
+  properties: { task_id: { type: 'string' }, title: { type: 'string' }, program_id: { type: 'string' } },
 };
