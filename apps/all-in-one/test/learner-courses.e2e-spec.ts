@@ -223,7 +223,7 @@ describe('learner courses and learning items, end to end', () => {
       external_version: 1, scorm: expect.objectContaining({ player_launch_type: expect.any(String) }),
     });
     const refused = await api.get(`${LEARNER_COURSES}/${inNative.id}/external_info`);
-    expect([refused.status, refused.body.code]).toEqual([400, 'COURSE_NOT_EXTERNAL']);
+    expect([refused.status, refused.body.code, refused.body.detail]).toEqual([400, 'COURSE_NOT_EXTERNAL', expect.stringContaining('is in a native course')]);
     expect((await api.get(`${LEARNER_COURSES}/999999/external_info`)).status).toBe(404);
   });
 
@@ -252,6 +252,10 @@ describe('learner courses and learning items, end to end', () => {
     expect((await f.learner.get(`${LEARNER_COURSES}/${training.id}`)).status).toBe(404);
     expect((await api.post(`${LEARNER_COURSES}/${training.id}/complete`)).status).toBe(400);
     expect((await api.delete(`${LEARNER_COURSES}/${training.id}`)).status).toBe(400);
+    // Nor has it external information; the answer says what it is.
+    const external = await api.get(`${LEARNER_COURSES}/${training.id}/external_info`);
+    expect([external.status, external.body.code, external.body.detail]).toEqual([400, 'COURSE_NOT_EXTERNAL', expect.stringContaining('is a live training')]);
+    expect(external.body.detail).not.toContain('native');
     const items = (await api.get(ITEMS)).body.learning_items;
     expect(items).toEqual([expect.objectContaining({ id: training.id, type: 'LiveCourse', item_id: Number(live.id), title: 'Fire drill', state: 'active' })]);
     // A deleted live course stays in the learner's list, with its deletion.

@@ -1,3 +1,4 @@
+import { LIVE_TRAINING } from '@lms/contracts';
 import { badRequest, notFound } from '@lms/platform';
 
 /** Not the caller's, removed, or unknown: the same 404 (design §10). */
@@ -13,4 +14,6 @@ export const liveTrainingNotCompletable = (id: number) =>
 export const liveTrainingNotLeavable = (id: number) =>
   badRequest('LIVE_TRAINING_ASSIGNED', `Enrollment ${id} is a live training its authors manage: ask them to remove you.`);
 
-export const nativeCourse = (id: number) => badRequest('COURSE_NOT_EXTERNAL', `Enrollment ${id} is in a native course, which has no external information.`);
+/** A native course or a live training (`type`, the learner course's `course_type`): nothing external to tell. */
+export const notExternal = (id: number, type: string) =>
+  badRequest('COURSE_NOT_EXTERNAL', `Enrollment ${id} is ${type === LIVE_TRAINING ? 'a live training' : `in a ${type} course`}, which has no external information.`);

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { In, IsNull } from 'typeorm';
-import type { ExternalInfoView, LearnerCourseView, RequestContext } from '@lms/contracts';
+import { type ExternalInfoView, type LearnerCourseView, LIVE_TRAINING, type RequestContext } from '@lms/contracts';
 import { InjectTenantRepository, type TenantRepository } from '@lms/platform';
 import { CourseTemplate } from '../course-templates/course-template.entity.js';
 import { DEFAULT_SCORM_SETTINGS } from '../course-templates/course-template.views.js';
@@ -11,7 +11,7 @@ import { ProgramGate, toBlockedByView } from '../programs/program-gate.js';
 import { Program } from '../programs/program.entity.js';
 import { Slide } from '../slides/slide.entity.js';
 import { CourseCompletion } from './course-completion.service.js';
-import { learnerCourseNotFound, liveTrainingNotCompletable, liveTrainingNotLeavable, nativeCourse, previewNotFound, requiredCourse } from './learner-course.errors.js';
+import { learnerCourseNotFound, liveTrainingNotCompletable, liveTrainingNotLeavable, notExternal, previewNotFound, requiredCourse } from './learner-course.errors.js';
 import { type ProgramPlace, publishedFacts, type SlideTotals, toLearnerCourseView, toLiveTrainingView } from './learner-course.views.js';
 import { LearnerLiveEnrollment } from './learner-live-enrollment.entity.js';
 import { SchedulingLiveCourses } from './scheduling-live-courses.js';
@@ -81,11 +81,11 @@ export class LearnerCoursesService {
 
   async externalInfo(ctx: RequestContext, id: number): Promise<ExternalInfoView> {
     const own = await this.own(ctx, id);
-    if (own.kind === 'live') throw nativeCourse(id);
+    if (own.kind === 'live') throw notExternal(id, LIVE_TRAINING);
     const course = await this.courses.findOne(ctx, { id: own.enrollment.enrollableId });
     if (!course) throw learnerCourseNotFound(id);
     const type = publishedFacts(course).courseType;
-    if (type === 'native') throw nativeCourse(id);
+    if (type === 'native') throw notExternal(id, type);
     return {
       enrollment_id: id,
       course_template_id: course.id,
