@@ -22,7 +22,7 @@ export class CourseCompletion {
     @InjectTenantRepository(CourseTemplate) private readonly courses: TenantRepository<CourseTemplate>,
   ) {}
 
-  /** Completes the caller's live course enrollment once; a completed one is answered as it is. */
+  /** Completes the caller's course enrollment (one not withdrawn) once; a completed one is answered as it is. */
   async complete(ctx: RequestContext, e: Enrollment): Promise<Enrollment> {
     if (e.state === 'complete') return e;
     // A course after an incomplete blocking checkpoint of the learner's programs cannot be done yet.
