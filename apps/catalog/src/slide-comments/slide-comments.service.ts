@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { In, IsNull } from 'typeorm';
 import { type ListSlideCommentsQuery, pageWindow, type RequestContext, type SlideCommentView } from '@lms/contracts';
-import { Database, InjectTenantRepository, type TenantRepository } from '@lms/platform';
+import { Database, InjectTenantRepository, type TenantRepository, unlessGone } from '@lms/platform';
 import { AuthoringGuard } from '../authoring/authoring-guard.js';
 import { CourseTemplate } from '../course-templates/course-template.entity.js';
 import { IdentityDirectory } from '../directory/identity-directory.js';
@@ -46,7 +46,11 @@ export class SlideCommentsService {
   async create(ctx: RequestContext, courseId: number, slideId: number, body: string): Promise<SlideCommentView> {
     const { allowsComments } = await this.access(ctx, courseId, slideId);
     if (!allowsComments) throw commentsDisabled(slideId);
-    const row = await this.comments.insert(ctx, { courseTemplateId: courseId, slideId, userId: ctx.userId, body, upvotesCount: 0 });
+    // A publish may delete the slide between the look and the insert: then it is the 404 any later request gets.
+    const row = await unlessGone(
+      () => this.comments.insert(ctx, { courseTemplateId: courseId, slideId, userId: ctx.userId, body, upvotesCount: 0 }),
+      () => slideNotFound(courseId, slideId),
+    );
     return (await this.present(ctx, [row]))[0];
   }
 
@@ -79,7 +83,8 @@ export class SlideCommentsService {
     await this.find(ctx, slideId, id);
     if (!allowsComments) throw commentsDisabled(slideId);
     await this.db.transaction(async () => {
-      const inserted = await this.votes.insertNew(ctx, [{ commentId: id, userId: ctx.userId }], ['comment_id']);
+      // The comment may go with its slide between the look and the vote: the 404 of a comment that is gone.
+      const inserted = await unlessGone(() => this.votes.insertNew(ctx, [{ commentId: id, userId: ctx.userId }], ['comment_id']), () => commentNotFound(id));
       if (inserted.length > 0) await this.comments.update(ctx, { id }, { upvotesCount: () => 'upvotes_count + 1' });
     });
     return (await this.present(ctx, [await this.find(ctx, slideId, id)]))[0];

@@ -40,6 +40,20 @@ export async function unlessTaken<T>(write: () => Promise<T>, taken: () => Error
   }
 }
 
+/** Postgres foreign_key_violation: the row a write names was deleted by a concurrent transaction. */
+export function isForeignKeyViolation(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: string }).code === '23503';
+}
+
+/** `write`, or the `gone` problem (a 404) when the row it names was deleted meanwhile, rather than the generic 409. */
+export async function unlessGone<T>(write: () => Promise<T>, gone: () => Error): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    throw isForeignKeyViolation(err) ? gone() : err;
+  }
+}
+
 /** The database is down, restarting or out of connections: the client may retry, so a 503, never a 500. */
 export const DATABASE_UNAVAILABLE: RpcError = {
   status: 503,
