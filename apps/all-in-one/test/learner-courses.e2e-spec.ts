@@ -154,6 +154,22 @@ describe('learner courses and learning items, end to end', () => {
     expect(await seen()).toEqual({ estimated_time: 37, time_remaining: 37, attachments_count: 2, slide: [30, 2], mobile: [37, 37] });
   });
 
+  it("counts time_remaining in the minutes of the slides not reached yet, each slide's own", async () => {
+    const course = await courseWithSlides(); // slides of 5 and 7 minutes
+    const { api, enrollment } = await learnerIn(course.id);
+    const [one, two] = (await f.admin.get(`${COURSES}/${course.id}/slides`)).body.slides;
+    const figures = async () => {
+      const [learner, mobile] = [(await api.get(`${LEARNER_COURSES}/${enrollment.id}`)).body.courses[0], (await api.get(`/api/mobile/learner/courses/${course.id}`)).body];
+      return [learner.progress, learner.time_remaining, mobile.enrollment.time_remaining];
+    };
+    expect(await figures()).toEqual([0, 12, 12]);
+    expect((await api.post(`/api/learner/courses/${course.id}/slides/${one.id}/view`)).status).toBe(204);
+    // The 7-minute slide is left: not half of 12 (until 2026-11-29 the share of slides done scaled the total).
+    expect(await figures()).toEqual([1, 7, 7]);
+    expect((await api.post(`/api/learner/courses/${course.id}/slides/${two.id}/view`)).status).toBe(204);
+    expect(await figures()).toEqual([2, 0, 0]);
+  });
+
   it('names a deleted program nowhere: learner courses and learning items alike drop its fields, the enrollments stay', async () => {
     const course = await courseWithSlides({ title: 'Kept' });
     const program = (await f.author.post(PROGRAMS, { programs: [{ title: 'Gone path', is_published: true, course_template_ids: [Number(course.id)] }] })).body.programs[0];

@@ -35,6 +35,8 @@ export interface SlideTotals {
   slides: number;
   minutes: number;
   attachments: number;
+  /** Each slide's minutes, in slide order. */
+  minutesEach: number[];
 }
 
 export interface ProgramPlace {
@@ -43,7 +45,10 @@ export interface ProgramPlace {
   count: number;
 }
 
-const EMPTY_TOTALS: SlideTotals = { slides: 0, minutes: 0, attachments: 0 };
+const EMPTY_TOTALS: SlideTotals = { slides: 0, minutes: 0, attachments: 0, minutesEach: [] };
+
+/** The minutes of the slides after the first `done`: a 30-minute slide left is 30 minutes, however many short ones went before. */
+const minutesAfter = (totals: SlideTotals, done: number) => totals.minutesEach.slice(done).reduce((sum, minutes) => sum + minutes, 0);
 
 /** A course enrollment (or, with `e` undefined, a course the caller may preview without one). */
 export function toLearnerCourseView(course: CourseTemplate, e: Enrollment | undefined, totals: SlideTotals = EMPTY_TOTALS, program?: ProgramPlace, blockedBy: BlockedByView | null = null): LearnerCourseView {
@@ -56,7 +61,7 @@ export function toLearnerCourseView(course: CourseTemplate, e: Enrollment | unde
     is_enrolled: e !== undefined,
     progress: done,
     slide_total: totals.slides,
-    time_remaining: Math.max(0, Math.round(totals.minutes * (1 - fraction))),
+    time_remaining: minutesAfter(totals, done),
     location: null,
     sessions_count: null,
     next_session_start_at: null,

@@ -144,11 +144,14 @@ export class LearnerCoursesService {
       .addSelect('coalesce(sum(s.published_estimated_time), 0)', 'minutes')
       .addSelect('coalesce(sum(jsonb_array_length(s.published_attachments)), 0)', 'attachments')
       .addSelect('count(*)', 'slides')
+      .addSelect('array_agg(s.published_estimated_time ORDER BY s.position, s.id)', 'each')
       .andWhere('s.course_template_id = ANY(:ids)', { ids })
       .andWhere('s.position IS NOT NULL')
       .groupBy('s.course_template_id')
-      .getRawMany<{ course_template_id: number; minutes: string; attachments: string; slides: string }>();
-    return new Map(rows.map((r) => [Number(r.course_template_id), { slides: Number(r.slides), minutes: Number(r.minutes), attachments: Number(r.attachments) }]));
+      .getRawMany<{ course_template_id: number; minutes: string; attachments: string; slides: string; each: number[] }>();
+    return new Map(
+      rows.map((r) => [Number(r.course_template_id), { slides: Number(r.slides), minutes: Number(r.minutes), attachments: Number(r.attachments), minutesEach: r.each.map(Number) }]),
+    );
   }
 
   /** `programId:courseId` -> the program's title, the course's place in it and its course count. */
