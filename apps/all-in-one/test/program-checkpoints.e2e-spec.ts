@@ -144,7 +144,7 @@ describe('checkpoints in programs, end to end', () => {
 
     // Submitting T waits for approval: B stays blocked; approval opens it.
     const submitted = await mine.post(`/api/learner/tasks/${inT}/complete`, {});
-    expect([submitted.status, submitted.body.enrollments[0].approval.state]).toEqual([200, 'pending']);
+    expect([submitted.status, submitted.body.enrollments[0].approval.state]).toEqual([200, 'incomplete']);
     expect((await mine.post(`${LEARNER_COURSES}/${inB}/complete`, {})).body.code).toBe('BLOCKED_BY_CHECKPOINT');
     const approved = await as(approver).post(`${APPROVALS}/${submitted.body.enrollments[0].approval.id}/approve`, {});
     expect(approved.status).toBe(200);
@@ -275,7 +275,7 @@ describe('checkpoints in programs, end to end', () => {
     expect((await mine.post(`${LEARNER_COURSES}/${courseEnrollment(body, a)}/complete`, {})).status).toBe(200);
     await eventually(async () => ((await standing()).completed_courses_count === 1 ? true : undefined));
     const submitted = await mine.post(`/api/learner/tasks/${taskEnrollment(body, signOff)}/complete`, {});
-    expect(submitted.body.enrollments[0].approval.state).toBe('pending');
+    expect(submitted.body.enrollments[0].approval.state).toBe('incomplete');
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(await standing()).toMatchObject({ state: 'incomplete', completed_at: null, completed_courses_count: 1, completed_tasks_count: 0 });
 

@@ -1,7 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { In } from 'typeorm';
-import { type ApprovalView, type EnrollmentEntry, type EvidenceView, type ListApprovalsQuery, type ListEnrollmentsQuery, pageWindow, type RequestContext, type UploadRequestBody } from '@lms/contracts';
+import {
+  type ApprovalState,
+  type ApprovalView,
+  type EnrollmentEntry,
+  type EvidenceView,
+  type ListApprovalsQuery,
+  type ListEnrollmentsQuery,
+  pageWindow,
+  type RequestContext,
+  shownApprovalState,
+  storedApprovalState,
+  type UploadRequestBody,
+} from '@lms/contracts';
 import {
   badRequest,
   conflict,
@@ -35,11 +47,11 @@ const taskNotPublished = (id: number) => badRequest('TASK_NOT_PUBLISHED', `Task 
 const approvalNotFound = (id: number) => notFound('APPROVAL_NOT_FOUND', `Approval ${id} does not exist.`);
 const ownApproval = (id: number) => forbidden('OWN_APPROVAL', `Approval ${id} is of your own checkpoint: someone else decides it.`);
 const notYourApproval = (id: number) => forbidden('NOT_THE_APPROVER', `You may not decide approval ${id}: its checkpoint names another approver.`);
-const decided = (id: number, state: string) => conflict('APPROVAL_DECIDED', `Approval ${id} is ${state} already; a decision is made once.`);
+const decided = (id: number, state: ApprovalState) => conflict('APPROVAL_DECIDED', `Approval ${id} is ${shownApprovalState(state)} already; a decision is made once.`);
 
 export const toApprovalView = (a: CheckpointApproval): ApprovalView => ({
   id: a.id,
-  state: a.state,
+  state: shownApprovalState(a.state),
   approver_id: a.approverId,
   comment: a.comment,
   decided_at: a.decidedAt?.toISOString() ?? null,
@@ -187,7 +199,7 @@ export class CheckpointsService {
   /** Approvals the caller may decide: all of the account for administrators, else the ones naming them. */
   async listApprovals(ctx: RequestContext, query: ListApprovalsQuery): Promise<[CheckpointApproval[], number]> {
     this.enrollments.assertMayManage(ctx);
-    const state = query.state ?? 'pending';
+    const state = storedApprovalState(query.state ?? 'incomplete');
     const qb = this.approvals.query(ctx, 'a').andWhere('a.state = :state', { state });
     // A pending approval waits on a live enrollment; one whose learner was taken out (or deleted) waits on nothing.
     if (state === 'pending') qb.andWhere(`EXISTS (SELECT 1 FROM "${this.db.schema}".enrollments e WHERE e.account_id = a.account_id AND e.id = a.enrollment_id AND e.deleted_at IS NULL)`);

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { In, IsNull } from 'typeorm';
-import { type BlockedByView, type MobileCourseItem, type MobileTaskItem, QUIZ_SLIDE_TYPES, type RequestContext, type SlideAttributesView } from '@lms/contracts';
+import { type BlockedByView, type MobileCourseItem, type MobileTaskItem, QUIZ_SLIDE_TYPES, type RequestContext, shownApprovalState, type SlideAttributesView } from '@lms/contracts';
 import { notFound, InjectTenantRepository, type TenantRepository } from '@lms/platform';
 import { CourseTemplate } from '../course-templates/course-template.entity.js';
 import { enrollUrl } from '../course-templates/course-template.views.js';
@@ -75,7 +75,7 @@ export class MobileService {
     const mine = new Map(enrollments.map((e) => [e.enrollableId, e]));
     // The latest submission of each enrollment (ascending ids: the last one wins).
     const approvals = enrollments.length === 0 ? [] : await this.approvals.find(ctx, { where: { enrollmentId: In(enrollments.map((e) => e.id)) }, order: { id: 'ASC' } });
-    const latest = new Map(approvals.map((a) => [a.enrollmentId, { id: a.id, state: a.state }]));
+    const latest = new Map(approvals.map((a) => [a.enrollmentId, { id: a.id, state: shownApprovalState(a.state) }]));
     return wanted.flatMap((id) => {
       const task = byTask.get(id);
       const e = mine.get(id);

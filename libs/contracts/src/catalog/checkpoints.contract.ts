@@ -17,8 +17,20 @@ export const CHECKPOINT_SUBJECTS = {
   reject: 'catalog.checkpoints.approvals.reject',
 } as const;
 
+/** As stored. */
 export const APPROVAL_STATES = ['pending', 'approved', 'rejected'] as const;
 export type ApprovalState = (typeof APPROVAL_STATES)[number];
+
+/**
+ * As answered: a submission waiting for its decision is `incomplete`, the state the spec saw on mobile and learner
+ * records (its "approval state seen: 'incomplete'"); the stored `pending` is read as a filter too.
+ */
+export const SHOWN_APPROVAL_STATES = ['incomplete', 'approved', 'rejected'] as const;
+export type ShownApprovalState = (typeof SHOWN_APPROVAL_STATES)[number];
+export const shownApprovalState = (state: ApprovalState): ShownApprovalState => (state === 'pending' ? 'incomplete' : state);
+const APPROVAL_FILTERS = [...SHOWN_APPROVAL_STATES, 'pending'] as const;
+/** The stored state a list filter names. */
+export const storedApprovalState = (state: (typeof APPROVAL_FILTERS)[number]): ApprovalState => (state === 'incomplete' ? 'pending' : state);
 
 export class CheckpointEnrollmentParams {
   @QueryInt() @IsInt() @Min(1) @Max(MAX_ID)
@@ -52,14 +64,14 @@ export class ApprovalDecisionBody {
 }
 
 export class ListApprovalsQuery extends PageQuery {
-  /** Default pending. */
-  @IsOptional() @IsIn(APPROVAL_STATES, { message: `state must be one of: ${APPROVAL_STATES.join(', ')}` })
-  state?: ApprovalState;
+  /** Default incomplete (waiting for a decision); `pending`, its name until 2026-11-29, still reads as it. */
+  @IsOptional() @IsIn(APPROVAL_FILTERS, { message: `state must be one of: ${SHOWN_APPROVAL_STATES.join(', ')}` })
+  state?: (typeof APPROVAL_FILTERS)[number];
 }
 
 export interface ApprovalView {
   id: number;
-  state: ApprovalState;
+  state: ShownApprovalState;
   approver_id: number | null;
   comment: string | null;
   decided_at: string | null;
@@ -79,8 +91,8 @@ export const APPROVAL_SCHEMA: JsonSchema = {
   required: ['id', 'state', 'approver_id', 'comment', 'decided_at'],
   properties: {
     id: { type: 'integer' },
-    state: { type: 'string', enum: [...APPROVAL_STATES] },
-    approver_id: nullable('integer', { description: 'who decided it (null while pending)' }),
+    state: { type: 'string', enum: [...SHOWN_APPROVAL_STATES] },
+    approver_id: nullable('integer', { description: 'who decided it (null while incomplete)' }),
     comment: nullable('string'),
     decided_at: nullable('string', { format: 'date-time' }),
   },
