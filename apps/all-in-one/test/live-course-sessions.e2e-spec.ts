@@ -68,6 +68,9 @@ describe('live course sessions and parts, end to end', () => {
       { sessions: [] },
       { sessions: [{}], timezone: 'Mars/Olympus' },
       { sessions: [{}], timezone: '+01:00' },
+      // Year 0000, and a wall time its zone carries past 9999: no RFC 3339 answer could show them.
+      { sessions: [{ start_at: '0000-06-01T10:00:00' }], timezone: 'UTC' },
+      { sessions: [{ start_at: '9999-12-31T23:30' }], timezone: 'America/New_York' },
       { sessions: [{ timezone: 'Europe/Paris ' }] },
       { sessions: [{ start_at: 'tomorrow' }] },
       { sessions: [{ start_at: '2030-01-02T10:00:00Z', end_at: '2030-01-02T09:00:00Z' }] },

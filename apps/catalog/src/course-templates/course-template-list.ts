@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { ObjectLiteral, SelectQueryBuilder } from 'typeorm';
 import type { CourseTemplateFilter, CourseTemplateSort, CourseTemplateTitlesQuery, ListCourseTemplatesQuery, RequestContext } from '@lms/contracts';
-import { asksForDeleted, pageWindow } from '@lms/contracts';
+import { asksForDeleted, dateFilter, pageWindow } from '@lms/contracts';
 import { InjectTenantRepository, type ListSize, listSize, type TenantRepository } from '@lms/platform';
 import { EnrollmentCounts } from '../enrollments/enrollment-counts.js';
 import { CourseTemplate } from './course-template.entity.js';
@@ -115,11 +115,8 @@ export class CourseTemplateList {
     for (const [key, column, op] of DATE_FILTERS) {
       const value = q[key];
       if (value === undefined) continue;
-      // Compared at the millisecond resolution responses show: "after T" is at least T + 1 ms, so a
-      // record whose shown time is T itself is neither after nor before T. A Date, not its ISO text, which
-      // writes 9999-12-31T23:59:59.999Z + 1 ms as a year Postgres does not read.
-      const bound = new Date(new Date(value).getTime() + (op === '>' ? 1 : 0));
-      qb.andWhere(`${column} ${op === '>' ? '>=' : '<'} :${key}`, { [key]: bound });
+      const { operator, bound } = dateFilter(value, op);
+      qb.andWhere(`${column} ${operator} :${key}`, { [key]: bound });
     }
     return qb;
   }

@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import {
   asksForDeleted,
   type DatedListQuery,
+  dateFilter,
   LIVE_COURSE_CREATED_EVENT,
   LIVE_COURSE_DELETED_EVENT,
   LIVE_COURSE_UPDATED_EVENT,
@@ -62,9 +63,8 @@ export function applyDatedFilters<T extends object>(qb: SelectQueryBuilder<T>, a
   for (const [key, column, op] of DATE_FILTERS) {
     const value = q[key];
     if (value === undefined) continue;
-    // A Date, not its ISO text, which writes 9999-12-31T23:59:59.999Z + 1 ms as a year Postgres does not read.
-    const bound = new Date(new Date(value).getTime() + (op === '>' ? 1 : 0));
-    qb.andWhere(`${alias}.${column} ${op === '>' ? '>=' : '<'} :${key}`, { [key]: bound });
+    const { operator, bound } = dateFilter(value, op);
+    qb.andWhere(`${alias}.${column} ${operator} :${key}`, { [key]: bound });
   }
   return qb;
 }

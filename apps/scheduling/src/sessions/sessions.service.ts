@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { IsNull } from 'typeorm';
 import {
   type CreateSessionsBody,
+  inTimestampRange,
   LIVE_COURSE_ENROLLMENT_COMPLETED_EVENT,
   type ListSessionsQuery,
   type LiveCourseEnrollmentCompletedData,
@@ -232,6 +233,8 @@ export class SessionsService {
   private time(text: string, zone: string | undefined, field: string): Date {
     const at = resolveSessionTime(text, zone);
     if (Number.isNaN(at.getTime())) throw invalidSession('SESSION_TIME_INVALID', `${field} is not a valid date-time`, field);
+    // As every date-time of the API: a wall time in year 0000, or one its zone carries past 9999, is no RFC 3339 answer.
+    if (!inTimestampRange(at.getTime())) throw invalidSession('SESSION_TIME_INVALID', `${field} must lie in the years 0001 to 9999 (UTC)`, field);
     return at;
   }
 

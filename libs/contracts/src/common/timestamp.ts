@@ -39,7 +39,9 @@ function isCalendarDay(value: unknown): boolean {
 /** The instants Postgres and `Date#toISOString` both write with a four-digit year: RFC 3339's 0000 is 1 BC to Postgres. */
 const FIRST_INSTANT = Date.parse('0001-01-01T00:00:00Z');
 const LAST_INSTANT = Date.parse('9999-12-31T23:59:59.999Z');
-const inYears1To9999 = (value: unknown) => typeof value === 'string' && Date.parse(value) >= FIRST_INSTANT && Date.parse(value) <= LAST_INSTANT;
+/** Whether an instant (ms since the epoch) lies in the years 0001 to 9999, UTC. */
+export const inTimestampRange = (ms: number) => ms >= FIRST_INSTANT && ms <= LAST_INSTANT;
+const inYears1To9999 = (value: unknown) => typeof value === 'string' && inTimestampRange(Date.parse(value));
 
 /**
  * An RFC 3339 date-time in the document; any form `asRfc3339` reads from a client. Its day must exist:
@@ -54,3 +56,12 @@ export const IsTimestamp =
     ValidateBy({ name: 'isCalendarDay', validator: { validate: isCalendarDay, defaultMessage: () => `${String(key)} names a day the calendar does not have` } }, options)(target, key);
     ValidateBy({ name: 'inYears1To9999', validator: { validate: inYears1To9999, defaultMessage: () => `${String(key)} must lie in the years 0001 to 9999 (UTC)` } }, options)(target, key);
   };
+
+/**
+ * A date filter's comparison, at the millisecond resolution answers show: "after T" is at least T + 1 ms, so a
+ * record whose shown time is T itself is neither after nor before T. The bound is a Date, not its ISO text,
+ * which writes 9999-12-31T23:59:59.999Z + 1 ms as a year Postgres does not read (pg writes a Date in any year).
+ */
+export function dateFilter(value: string, op: '>' | '<'): { operator: '>=' | '<'; bound: Date } {
+  return op === '>' ? { operator: '>=', bound: new Date(Date.parse(value) + 1) } : { operator: '<', bound: new Date(Date.parse(value)) };
+}

@@ -36,22 +36,24 @@ const IsSessionTime = (): PropertyDecorator => (target, key) => {
 
 /** Names, not offsets: `Intl` also takes `+01:00`, which the time zone database does not name. */
 const ZONE_NAME = /^[A-Za-z][A-Za-z0-9_+\-]*(\/[A-Za-z0-9_+\-]+)*$/;
-const knownZones = new Set<string>();
+/** ICU's canonical spellings: the common case, answered without building a formatter. */
+const CANONICAL_ZONES = new Set(['UTC', ...Intl.supportedValuesOf('timeZone')]);
 
 /**
  * A name the time zone database knows, canonical or alias: `Intl.supportedValuesOf` lists only ICU's
  * canonical spellings, which are older than the database's (`Asia/Calcutta`, not `Asia/Kolkata`; no `Etc/UTC`).
+ * Any other name is asked of `Intl` each time, not remembered: it takes names in any letter case, so a
+ * memo of what passed could be grown without end.
  */
 export function isTimeZone(name: unknown): boolean {
   if (typeof name !== 'string' || name.length > 64 || !ZONE_NAME.test(name)) return false;
-  if (knownZones.has(name)) return true;
+  if (CANONICAL_ZONES.has(name)) return true;
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: name });
+    return true;
   } catch {
     return false;
   }
-  knownZones.add(name); // only names Intl knows, so the set stays as small as the database
-  return true;
 }
 
 const IsTimeZone = (): PropertyDecorator => (target, key) => {
