@@ -203,6 +203,16 @@ describe('live course session registrations and waitlist, end to end', () => {
     const cleared = await f.admin.patch(`${REGISTRATIONS_OF(session.id)}/${presentRow.id}`, { live_course_session_registration: { marked_complete_at: null } });
     expect([cleared.status, cleared.body.code]).toEqual([400, 'SESSION_CONCLUDED']);
     expect((await f.admin.get(`${SESSIONS_OF(course.id)}/${session.id}`)).body.sessions[0]).toMatchObject({ present_count: 1 });
+
+    // Deleting the present user keeps what they did: the completed enrollment and the concluded session's
+    // check-in stay; they leave the sessions still open.
+    const next = await f.createSession(course.id, { seats: 5 });
+    expect((await f.admin.post(REGISTRATIONS_OF(next.id), { user_id: present.userId })).status).toBe(204);
+    expect((await f.admin.delete(`/api/admin/users/${present.userId}`)).status).toBe(204);
+    await eventually(async () => ((await registeredIds(next.id)).length === 0 ? true : undefined));
+    const kept = (await f.admin.get(`${LIVE_COURSES}/${course.id}/learners`)).body.learners as { user_id: string; state: string }[];
+    expect(kept.find((l) => l.user_id === String(present.userId))).toMatchObject({ state: 'completed' });
+    expect((await f.admin.get(`${SESSIONS_OF(course.id)}/${session.id}`)).body.sessions[0]).toMatchObject({ present_count: 1 });
   });
 
   it("answers 404 for another account's sessions and registrations", async () => {

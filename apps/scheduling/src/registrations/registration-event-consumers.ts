@@ -9,7 +9,8 @@ export const SCHEDULING_USER_DELETED_CONSUMER = 'scheduling-registrations-user-d
 
 /**
  * `identity.user.deleted`: the user leaves every live course, as removing them from it does (their
- * registrations, waitlist places and enrollment; freed seats go to the waitlists).
+ * registrations, waitlist places and enrollment; freed seats go to the waitlists). A completed enrollment
+ * stays, the record of what they did, as catalog keeps completions; they still leave its open sessions.
  */
 @Injectable()
 export class RegistrationEventConsumers implements OnApplicationBootstrap, OnModuleDestroy {
@@ -35,8 +36,8 @@ export class RegistrationEventConsumers implements OnApplicationBootstrap, OnMod
           // a registration holding the enrollment commits first and is withdrawn; a later one finds the user deleted.
           await this.courses.findOne(scope, { id: courseId }, { lock: 'update' });
           const enrollment = await this.enrollments.findOne(scope, { liveCourseId: courseId, userId }, { lock: 'update' });
-          // Removed meanwhile (an author's removal): only sessions could be left to withdraw from.
-          if (enrollment) await this.seats.removeEnrollment(scope, enrollment);
+          // Completed, or removed meanwhile (an author's removal): only open sessions are left to withdraw from.
+          if (enrollment && !enrollment.completedAt) await this.seats.removeEnrollment(scope, enrollment);
           else await this.seats.withdrawFromCourse(scope, courseId, userId);
         }
       }),

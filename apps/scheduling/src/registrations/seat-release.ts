@@ -79,11 +79,12 @@ export class SeatRelease {
 
   /**
    * A user leaves every session of a course (enrollment removed, user deleted): registrations and waitlist
-   * places go. The caller has locked the course, then the user's enrollment (FOR UPDATE): registering holds
-   * the enrollment before the session, so a registration not committed yet is waited for, never missed.
+   * places go, but for concluded sessions, whose check-ins are final (the record of who was there). The caller
+   * has locked the course, then the user's enrollment (FOR UPDATE): registering holds the enrollment before the
+   * session, so a registration not committed yet is waited for, never missed.
    */
   async withdrawFromCourse(ctx: TenantScope | RequestContext, courseId: number, userId: number): Promise<void> {
-    const sessionIds = (await this.sessions.find(ctx, { where: { liveCourseId: courseId }, order: { id: 'ASC' } })).map((s) => s.id);
+    const sessionIds = (await this.sessions.find(ctx, { where: { liveCourseId: courseId, concludedAt: IsNull() }, order: { id: 'ASC' } })).map((s) => s.id);
     if (sessionIds.length === 0) return;
     await this.waitlist.delete(ctx, { sessionId: In(sessionIds), userId });
     const rows = await this.registrations.find(ctx, { where: { sessionId: In(sessionIds), userId, deletedAt: IsNull() }, order: { sessionId: 'ASC' } });
