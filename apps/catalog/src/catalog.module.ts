@@ -105,8 +105,8 @@ import { Scorm1766500000000 } from './migrations/1766500000000-scorm.js';
 import { ScormScos1766970000000 } from './migrations/1766970000000-scorm-scos.js';
 import { InboxAge1767800000000 } from './migrations/1767800000000-inbox-age.js';
 import { SlideCommentSlides1767900000000 } from './migrations/1767900000000-slide-comment-slides.js';
-import { SlidePublishedFigures1768000000000 } from './migrations/1768000000000-slide-published-figures.js';
-import { TaskDeletedRemovals1768100000000 } from './migrations/1768100000000-task-deleted-removals.js';
+import { SlidePublishedFigures1768000000000, SlidePublishedFiguresBackfill1768000000001 } from './migrations/1768000000000-slide-published-figures.js';
+import { TaskDeletedRemovals1768100000000, TaskDeletedRemovalsValidated1768100000001 } from './migrations/1768100000000-task-deleted-removals.js';
 import { ScormPackage, ScormRegistration, ScormScoState } from './scorm/scorm-package.entity.js';
 import { ScormHandlers } from './scorm/scorm.handlers.js';
 import { ScormPlayerService } from './scorm/scorm-player.service.js';
@@ -162,7 +162,9 @@ export const CATALOG_MIGRATIONS = [
   InboxAge1767800000000,
   SlideCommentSlides1767900000000,
   SlidePublishedFigures1768000000000,
+  SlidePublishedFiguresBackfill1768000000001,
   TaskDeletedRemovals1768100000000,
+  TaskDeletedRemovalsValidated1768100000001,
 ];
 
 @Module({

@@ -12,13 +12,9 @@ export class SlidePublisher {
   async publish(scope: TenantScope, courseTemplateId: number): Promise<Date> {
     const publishedAt = new Date();
     await this.slides.delete(scope, { courseTemplateId, removedAt: Not(IsNull()) });
-    await this.slides.update(scope, { courseTemplateId }, {
-      publishedAttributes: () => 'draft_attributes',
-      position: () => 'new_position',
-      publishedEstimatedTime: () => 'estimated_time',
-      publishedAttachments: () => 'attachments',
-      publishedAt,
-    });
+    // Setting published_at also copies the minutes and attachments to their published side (a trigger, so that
+    // a catalog older than it, publishing while a rollout runs, copies them too: migration 1768000000000).
+    await this.slides.update(scope, { courseTemplateId }, { publishedAttributes: () => 'draft_attributes', position: () => 'new_position', publishedAt });
     return publishedAt;
   }
 }
