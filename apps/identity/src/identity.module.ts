@@ -38,13 +38,14 @@ import { IdentityDumpModule } from './identity-dump.js';
 import { SignIns1766800000000 } from './migrations/1766800000000-sign-ins.js';
 import { SubAccountClones1766900000000 } from './migrations/1766900000000-sub-account-clones.js';
 import { InboxAge1767800000000 } from './migrations/1767800000000-inbox-age.js';
+import { IdempotencyTokenReplies1768200000000 } from './migrations/1768200000000-idempotency-token-replies.js';
 import { SignInsModule } from './sign-ins/sign-ins.module.js';
 import { UserImportModule } from './user-import/user-import.module.js';
 import { SubAccountClonesHandlers } from './clones/sub-account-clones.handlers.js';
 import { SubAccountClonesService } from './clones/sub-account-clones.service.js';
 
 export const IDENTITY_ENTITIES = [Account, SubAccount, User, ApiToken, CustomField, Group, GroupMembership, ImportProfile, NotificationTypeSetting, LearnerEnrollment, ...USERS_ENTITIES];
-export const IDENTITY_MIGRATIONS = [InitialIdentity1763800000000, SubAccounts1763900000000, Users1764000000000, Groups1764100000000, AdminSettings1764200000000, IdempotencyKeys1764350000000, SubAccountLocks1764400000000, UsersListIndex1764500000000, LearnerEnrollments1765500000000, TaskCompletions1766600000000, SignIns1766800000000, SubAccountClones1766900000000, InboxAge1767800000000];
+export const IDENTITY_MIGRATIONS = [InitialIdentity1763800000000, SubAccounts1763900000000, Users1764000000000, Groups1764100000000, AdminSettings1764200000000, IdempotencyKeys1764350000000, SubAccountLocks1764400000000, UsersListIndex1764500000000, LearnerEnrollments1765500000000, TaskCompletions1766600000000, SignIns1766800000000, SubAccountClones1766900000000, InboxAge1767800000000, IdempotencyTokenReplies1768200000000];
 
 @Module({
   imports: [GroupsModule, ImportProfileModule, NotificationTypesModule, CrmAccountsModule, UsersModule, IdentityDumpModule, SignInsModule, UserImportModule],

@@ -96,7 +96,7 @@ export class RouteForwarder {
     if (status === 204 || answer.body === undefined) return reply.send();
 
     const { bytes, contentType } = route.response.kind === 'file' ? this.fileBody(route, answer, headers) : { bytes: JSON.stringify(answer.body), contentType: JSON_TYPE };
-    if (status === 200 && (request.method === 'GET' || request.method === 'HEAD')) {
+    if (status === 200 && (request.method === 'GET' || request.method === 'HEAD') && !answer.secret) {
       const etag = entityTag(bytes);
       // `no-cache`: caches may keep the answer but must revalidate it (cheap, thanks to the ETag) every time.
       reply.header('etag', etag).header('cache-control', 'private, no-cache').header('vary', 'Authorization');

@@ -50,7 +50,7 @@ function replayOf(row: KeyRow | undefined, fingerprint: string): RpcReply | unde
  * What a repeat gets in place of an answer that held a secret shown once (an API token): the key's table would
  * otherwise keep the secret for a day, readable by whoever reads the database, where only its hash is kept.
  */
-const secretWithheld = (status = 200): RpcReply => ({
+export const secretWithheld = (status = 200): RpcReply => ({
   ok: false,
   error: {
     status: 409,
