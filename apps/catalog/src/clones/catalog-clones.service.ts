@@ -74,7 +74,10 @@ export class CatalogClonesService {
     });
   }
 
-  /** Compensation: every copy the clone made goes (slides, authors and program course lists with their rows). */
+  /**
+   * Compensation: every copy the clone made goes (slides, authors and program course lists with their rows, and
+   * the courses' LTI content items). Answers how many courses, tasks and programs went, as clone_copies counts them.
+   */
   async undo(ctx: RequestContext, cloneId: string): Promise<number> {
     requireCloneAdmin(ctx);
     const schema = quoteIdent(this.db.schema);
