@@ -1,5 +1,5 @@
 import { QueryFailedError } from 'typeorm';
-import { CONCURRENT_CHANGE, DATABASE_UNAVAILABLE, INTERNAL_ERROR, notFound, toRpcError } from './rpc-errors.js';
+import { CONCURRENT_CHANGE, DATABASE_UNAVAILABLE, INTERNAL_ERROR, notFound, toRpcError, unlessGone, unlessTaken } from './rpc-errors.js';
 
 describe('toRpcError', () => {
   it('answers a domain error with its own status', () => {
@@ -33,5 +33,18 @@ describe('toRpcError', () => {
     for (const err of [new Error('boom'), Object.assign(new Error('syntax'), { code: '42601' }), Object.assign(new Error('not null'), { code: '23502' }), 'text', null, undefined]) {
       expect(toRpcError(err)).toBe(INTERNAL_ERROR);
     }
+  });
+});
+
+describe('unlessTaken and unlessGone', () => {
+  const refused = (code: string) => () => Promise.reject(Object.assign(new Error('refused'), { code }));
+  const problem = (code: string) => () => notFound(code, code);
+
+  it("answer the service's own problem for the refusal each names, and pass every other error on", async () => {
+    await expect(unlessTaken(refused('23505'), problem('TAKEN'))).rejects.toMatchObject({ code: 'TAKEN' });
+    await expect(unlessGone(refused('23503'), problem('GONE'))).rejects.toMatchObject({ code: 'GONE' });
+    await expect(unlessTaken(refused('23503'), problem('TAKEN'))).rejects.toMatchObject({ code: '23503' });
+    await expect(unlessGone(refused('23505'), problem('GONE'))).rejects.toMatchObject({ code: '23505' });
+    expect(await unlessGone(() => Promise.resolve(7), problem('GONE'))).toBe(7);
   });
 });

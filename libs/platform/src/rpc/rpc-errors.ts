@@ -26,33 +26,27 @@ export const unauthorized = (code: string, detail: string) => new DomainError(40
 
 export const INTERNAL_ERROR: RpcError = { status: 500, code: 'INTERNAL_ERROR', title: 'Internal Server Error' };
 
+const hasSqlState = (state: string) => (err: unknown): boolean => typeof err === 'object' && err !== null && (err as { code?: string }).code === state;
+
 /** Postgres unique_violation, so services can turn a race into a 400/409 instead of a 500. */
-export function isUniqueViolation(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && (err as { code?: string }).code === '23505';
+export const isUniqueViolation = hasSqlState('23505');
+/** Postgres foreign_key_violation: the row a write names was deleted by a concurrent transaction. */
+export const isForeignKeyViolation = hasSqlState('23503');
+
+/** `write`, or `problem` when the database refuses it as `refusal` says: a race answered as the service's own problem. */
+async function answering<T>(write: () => Promise<T>, refusal: (err: unknown) => boolean, problem: () => Error): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    throw refusal(err) ? problem() : err;
+  }
 }
 
 /** `write`, or the `taken` problem when a unique index refuses it (a concurrent write got there first). */
-export async function unlessTaken<T>(write: () => Promise<T>, taken: () => Error): Promise<T> {
-  try {
-    return await write();
-  } catch (err) {
-    throw isUniqueViolation(err) ? taken() : err;
-  }
-}
-
-/** Postgres foreign_key_violation: the row a write names was deleted by a concurrent transaction. */
-export function isForeignKeyViolation(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && (err as { code?: string }).code === '23503';
-}
+export const unlessTaken = <T>(write: () => Promise<T>, taken: () => Error): Promise<T> => answering(write, isUniqueViolation, taken);
 
 /** `write`, or the `gone` problem (a 404) when the row it names was deleted meanwhile, rather than the generic 409. */
-export async function unlessGone<T>(write: () => Promise<T>, gone: () => Error): Promise<T> {
-  try {
-    return await write();
-  } catch (err) {
-    throw isForeignKeyViolation(err) ? gone() : err;
-  }
-}
+export const unlessGone = <T>(write: () => Promise<T>, gone: () => Error): Promise<T> => answering(write, isForeignKeyViolation, gone);
 
 /** The database is down, restarting or out of connections: the client may retry, so a 503, never a 500. */
 export const DATABASE_UNAVAILABLE: RpcError = {
