@@ -141,7 +141,7 @@ export class CheckpointsService {
     // Refused before the file is copied: another learner's enrollment, or a complete one, keeps nothing.
     const e = await this.db.transaction(() => this.own(ctx, enrollmentId));
     if (e.state === 'complete') throw alreadyComplete(enrollmentId);
-    await this.assertOpen(ctx, e);
+    await this.gate.assertStartable(ctx, e);
     const opened = await this.uploads.open(upload.key);
     if (!opened) throw uploadGone();
     const key = `evidence/${ctx.accountId}/${enrollmentId}/${randomUUID()}`;
@@ -158,7 +158,7 @@ export class CheckpointsService {
     return this.db.transaction(async () => {
       const e = await this.own(ctx, enrollmentId);
       if (e.state === 'complete') throw alreadyComplete(enrollmentId);
-      await this.assertOpen(ctx, e);
+      await this.gate.assertStartable(ctx, e);
       const row = await this.evidence.insert(ctx, { enrollmentId, userId: ctx.userId, ...evidence });
       await this.lifecycle.moveCheckpoint(ctx, e, 'active');
       return this.toEvidenceView(row);
@@ -173,7 +173,7 @@ export class CheckpointsService {
     return this.db.transaction(async () => {
       const e = await this.own(ctx, enrollmentId);
       if (e.state === 'complete') return e;
-      await this.assertOpen(ctx, e);
+      await this.gate.assertStartable(ctx, e);
       const task = await this.tasks.findOne(ctx, { id: e.enrollableId });
       if (!task) throw enrollmentNotYours(enrollmentId);
       if (task.requiresEvidence && (await this.evidence.count(ctx, { enrollmentId })) === 0) throw evidenceRequired(enrollmentId);
@@ -245,11 +245,6 @@ export class CheckpointsService {
       if (task.defaultApproverType === 'user') return task.defaultApproverId === ctx.userId;
       return task.authorId === ctx.userId;
     });
-  }
-
-  /** A checkpoint after an incomplete blocking checkpoint of the learner's programs cannot be started (400 BLOCKED_BY_CHECKPOINT). */
-  private assertOpen(ctx: RequestContext, e: Enrollment): Promise<void> {
-    return this.gate.assertOpen(ctx, e.userId, { type: 'Task', id: e.enrollableId });
   }
 
   /** The caller's own live checkpoint enrollment, locked; anyone else's is a 404. */

@@ -26,7 +26,7 @@ export class CourseCompletion {
   async complete(ctx: RequestContext, e: Enrollment): Promise<Enrollment> {
     if (e.state === 'complete') return e;
     // A course after an incomplete blocking checkpoint of the learner's programs cannot be done yet.
-    await this.gate.assertOpen(ctx, ctx.userId, { type: 'CourseTemplate', id: e.enrollableId });
+    await this.gate.assertStartable(ctx, e);
     return this.withScore(ctx, e.id);
   }
 

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { BlockedByView } from '@lms/contracts';
 import { badRequest, Database, type TenantScope } from '@lms/platform';
+import type { Enrollment } from '../enrollments/enrollment.entity.js';
 import type { ProgramItem } from './program.views.js';
 
 /** The checkpoint in a learner's way. */
@@ -66,9 +67,18 @@ export class ProgramGate {
   }
 
   /** 400 `BLOCKED_BY_CHECKPOINT` naming the checkpoint, when one is in the learner's way. */
-  async assertOpen(scope: TenantScope, userId: number, item: ProgramItem): Promise<void> {
+  private async assertOpen(scope: TenantScope, userId: number, item: ProgramItem): Promise<void> {
     const blocker = await this.blockerOf(scope, userId, item);
     if (blocker) throw blockedByCheckpoint(item, blocker);
+  }
+
+  /**
+   * Doing an enrollment's item (completing it, seeing or answering its slides, launching it, adding evidence)
+   * waits for the checkpoints before it: the 400 of `assertOpen`. A completed enrollment is not held: its
+   * learner reviews, and nothing moves.
+   */
+  async assertStartable(scope: TenantScope, e: Pick<Enrollment, 'state' | 'userId' | 'enrollableType' | 'enrollableId'>): Promise<void> {
+    if (e.state !== 'complete') await this.assertOpen(scope, e.userId, { type: e.enrollableType, id: e.enrollableId });
   }
 }
 

@@ -171,7 +171,7 @@ export class ScormService implements OnApplicationBootstrap {
     const market = kinds === 'external' && course ? MARKET_IDS.find((id) => id === course.courseType) : undefined;
     if (!course || (!market && (course.courseType !== 'scorm' || !course.scormPackageId))) throw notLaunchable(enrollmentId, kinds);
     // Behind an incomplete blocking checkpoint of the learner's programs: not startable (a completed course still replays).
-    if (enrollment.state !== 'complete') await this.gate.assertOpen(ctx, ctx.userId, { type: 'CourseTemplate', id: course.id });
+    await this.gate.assertStartable(ctx, enrollment);
     if (market) return { url: await this.vendorUrl(enrollmentId, market, course.thirdPartyCourseId), playerLaunchType: 'new_window' };
     const settings = course.scorm ?? DEFAULT_SCORM_SETTINGS;
     const attempt = () =>

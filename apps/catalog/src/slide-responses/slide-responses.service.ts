@@ -111,7 +111,7 @@ export class SlideResponsesService {
       // Locked: the learner's answers to this course are numbered one at a time.
       const { course, enrollment } = await this.learnerEnrollment(ctx, courseId, () => quizSlideNotFound(courseId, slideId), true);
       const slide = await this.publishedSlide(ctx, courseId, slideId);
-      await this.assertStartable(ctx, enrollment);
+      await this.gate.assertStartable(ctx, enrollment);
       const question = publishedQuestion(slide);
       if (!question) throw slideHasNoQuestion(slideId);
 
@@ -149,18 +149,10 @@ export class SlideResponsesService {
     await this.db.transaction(async () => {
       const { course, enrollment } = await this.learnerEnrollment(ctx, courseId, () => quizSlideNotFound(courseId, slideId), true);
       const slide = await this.publishedSlide(ctx, courseId, slideId);
-      await this.assertStartable(ctx, enrollment);
+      // Seeing a slide is doing the course, as answering one is.
+      await this.gate.assertStartable(ctx, enrollment);
       if (enrollment.state !== 'complete' && publishedFacts(course).courseType === 'native') await this.reach(ctx, enrollment, slide, null);
     });
-  }
-
-  /**
-   * Answering or seeing a slide is doing the course, so an open enrollment behind an incomplete blocking checkpoint
-   * of the learner's programs is held as its completion is (docs/catalog.md "Checkpoints in programs"). A completed
-   * one is not: its learner reviews, and nothing moves.
-   */
-  private async assertStartable(ctx: RequestContext, enrollment: Enrollment): Promise<void> {
-    if (enrollment.state !== 'complete') await this.gate.assertOpen(ctx, ctx.userId, { type: 'CourseTemplate', id: enrollment.enrollableId });
   }
 
   /** The learner has reached `slide` at least (its position over the published slides; never back), with `score` when known. */
