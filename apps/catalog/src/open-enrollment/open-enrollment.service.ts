@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { type FindOptionsWhere, IsNull } from 'typeorm';
 import type { LearningItemView, RequestContext } from '@lms/contracts';
-import { Database, InjectTenantRepository, type TenantRepository, type TenantScope } from '@lms/platform';
+import { Database, InjectTenantRepository, type RowLock, type TenantRepository, type TenantScope } from '@lms/platform';
 import { CourseTemplate } from '../course-templates/course-template.entity.js';
 import { type EnrollableType, Enrollment } from '../enrollments/enrollment.entity.js';
 import { defaultDueAt, EnrollmentsService } from '../enrollments/enrollments.service.js';
@@ -10,7 +10,7 @@ import { ProgramEnrollmentsService } from '../programs/program-enrollments.servi
 import { Program } from '../programs/program.entity.js';
 import { ProgramsService } from '../programs/programs.service.js';
 import { Task } from '../tasks/task.entity.js';
-import { alreadyEnrolled, callerDeleted, enrollmentRaced, isCallerRefused, notOpen, openItemNotFound } from './open-enrollment.errors.js';
+import { alreadyEnrolled, callerDeleted, enrollmentRaced, isCallerRefused, notOpen, type OpenItemKind, openItemNotFound } from './open-enrollment.errors.js';
 
 const isUuid = (key: string) => key.includes('-');
 
@@ -106,24 +106,20 @@ export class OpenEnrollmentService {
   }
 
   /**
-   * The course or task by id or uuid. A deleted task is gone for every endpoint (docs/catalog.md "Tasks"), and
-   * an archived course for learners: a 404, as an unknown one.
+   * The course, task or program by id or uuid. A deleted one is a 404, as an unknown one: a deleted task or program
+   * is gone for every endpoint (docs/catalog.md), an archived course for learners.
    */
-  private async findItem<T extends Task | CourseTemplate>(ctx: RequestContext, repo: TenantRepository<T>, kind: 'course' | 'task', key: string): Promise<T> {
+  private async findItem<T extends Task | CourseTemplate | Program>(ctx: RequestContext, repo: TenantRepository<T>, kind: OpenItemKind, key: string, lock?: RowLock): Promise<T> {
     const where = { ...(isUuid(key) ? { uuid: key.toLowerCase() } : { id: Number(key) }), deletedAt: IsNull() } as FindOptionsWhere<T>;
-    return (await repo.findOne(ctx, where)) ?? Promise.reject(openItemNotFound(kind, key));
+    return (await repo.findOne(ctx, where, lock ? { lock } : {})) ?? Promise.reject(openItemNotFound(kind, key));
   }
 
   /** The live course or task, share-locked so a deletion or unpublish waits for the enrollment (and it for them). */
-  private async lockItem<T extends Task | CourseTemplate>(ctx: RequestContext, repo: TenantRepository<T>, kind: 'course' | 'task', key: string): Promise<T> {
-    const where = isUuid(key) ? 'i.uuid = :key AND i.deleted_at IS NULL' : 'i.id = :key AND i.deleted_at IS NULL';
-    const item = await repo.query(ctx, 'i').andWhere(where, { key: isUuid(key) ? key.toLowerCase() : Number(key) }).setLock('pessimistic_read').getOne();
-    return item ?? Promise.reject(openItemNotFound(kind, key));
+  private lockItem<T extends Task | CourseTemplate>(ctx: RequestContext, repo: TenantRepository<T>, kind: 'course' | 'task', key: string): Promise<T> {
+    return this.findItem(ctx, repo, kind, key, 'share');
   }
 
-  /** A deleted program is 404 everywhere (docs/catalog.md "Programs"), as an unknown one. */
-  private async findProgram(ctx: RequestContext, key: string): Promise<Program> {
-    const program = await this.programs.findOne(ctx, { ...(isUuid(key) ? { uuid: key.toLowerCase() } : { id: Number(key) }), deletedAt: IsNull() });
-    return program ?? Promise.reject(openItemNotFound('program', key));
+  private findProgram(ctx: RequestContext, key: string): Promise<Program> {
+    return this.findItem(ctx, this.programs, 'program', key);
   }
 }
