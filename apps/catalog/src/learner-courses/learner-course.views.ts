@@ -45,10 +45,15 @@ export interface ProgramPlace {
   count: number;
 }
 
-const EMPTY_TOTALS: SlideTotals = { slides: 0, minutes: 0, attachments: 0, minutesEach: [] };
+const sum = (minutes: number[]) => minutes.reduce((total, m) => total + m, 0);
+
+/** A course's totals from each published slide's minutes, in slide order, and the attachments they hold. */
+export const totalsOf = (minutesEach: number[], attachments: number): SlideTotals => ({ slides: minutesEach.length, minutes: sum(minutesEach), attachments, minutesEach });
+
+const EMPTY_TOTALS = totalsOf([], 0);
 
 /** The minutes of the slides after the first `done`: a 30-minute slide left is 30 minutes, however many short ones went before. */
-const minutesAfter = (totals: SlideTotals, done: number) => totals.minutesEach.slice(done).reduce((sum, minutes) => sum + minutes, 0);
+const minutesAfter = (totals: SlideTotals, done: number) => sum(totals.minutesEach.slice(done));
 
 /** A course enrollment (or, with `e` undefined, a course the caller may preview without one). */
 export function toLearnerCourseView(course: CourseTemplate, e: Enrollment | undefined, totals: SlideTotals = EMPTY_TOTALS, program?: ProgramPlace, blockedBy: BlockedByView | null = null): LearnerCourseView {

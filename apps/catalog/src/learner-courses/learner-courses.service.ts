@@ -12,7 +12,7 @@ import { Program } from '../programs/program.entity.js';
 import { Slide } from '../slides/slide.entity.js';
 import { CourseCompletion } from './course-completion.service.js';
 import { learnerCourseNotFound, liveTrainingNotCompletable, liveTrainingNotLeavable, notExternal, previewNotFound, requiredCourse } from './learner-course.errors.js';
-import { type ProgramPlace, publishedFacts, type SlideTotals, toLearnerCourseView, toLiveTrainingView } from './learner-course.views.js';
+import { type ProgramPlace, publishedFacts, type SlideTotals, toLearnerCourseView, toLiveTrainingView, totalsOf } from './learner-course.views.js';
 import { LearnerLiveEnrollment } from './learner-live-enrollment.entity.js';
 import { SchedulingLiveCourses } from './scheduling-live-courses.js';
 
@@ -141,17 +141,13 @@ export class LearnerCoursesService {
     const rows = await this.slides
       .query(ctx, 's')
       .select('s.course_template_id', 'course_template_id')
-      .addSelect('coalesce(sum(s.published_estimated_time), 0)', 'minutes')
       .addSelect('coalesce(sum(jsonb_array_length(s.published_attachments)), 0)', 'attachments')
-      .addSelect('count(*)', 'slides')
       .addSelect('array_agg(s.published_estimated_time ORDER BY s.position, s.id)', 'each')
       .andWhere('s.course_template_id = ANY(:ids)', { ids })
       .andWhere('s.position IS NOT NULL')
       .groupBy('s.course_template_id')
-      .getRawMany<{ course_template_id: number; minutes: string; attachments: string; slides: string; each: number[] }>();
-    return new Map(
-      rows.map((r) => [Number(r.course_template_id), { slides: Number(r.slides), minutes: Number(r.minutes), attachments: Number(r.attachments), minutesEach: r.each.map(Number) }]),
-    );
+      .getRawMany<{ course_template_id: number; attachments: string; each: number[] }>();
+    return new Map(rows.map((r) => [Number(r.course_template_id), totalsOf(r.each.map(Number), Number(r.attachments))]));
   }
 
   /** `programId:courseId` -> the program's title, the course's place in it and its course count. */
