@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { IsNull } from 'typeorm';
+import { IsNull, Not } from 'typeorm';
 import {
   CATALOG_ENROLLMENT_COMPLETED_EVENT,
   type CatalogEnrollmentCompletedData,
@@ -126,18 +126,7 @@ export class EnrollmentLifecycle {
   async withdrawUser(scope: TenantScope, userId: number): Promise<number> {
     return this.db.transaction(async () => {
       await this.departed.record(scope, userId);
-      const open = await this.enrollments
-        .query(scope, 'e')
-        .andWhere("e.user_id = :userId AND e.deleted_at IS NULL AND e.state <> 'complete'", { userId })
-        // In the order program enrollments write their items (courses, then tasks, by id): each retire
-        // updates its item's counter row, and two orders over the same items can deadlock.
-        .orderBy('e.enrollableType', 'ASC')
-        .addOrderBy('e.enrollableId', 'ASC')
-        .addOrderBy('e.id', 'ASC')
-        .setLock('pessimistic_write')
-        .getMany();
-      for (const e of open) await this.retire(scope, e, 'user_deleted');
-      return open.length;
+      return this.retireOpen(scope, { userId }, 'user_deleted');
     });
   }
 
@@ -145,14 +134,22 @@ export class EnrollmentLifecycle {
    * A deleted task's open enrollments are withdrawn (`task_deleted`), in the deletion's transaction, which holds
    * the task row; its completions stay, as the record of what learners did. Answers how many were withdrawn.
    */
-  async withdrawTask(scope: TenantScope, taskId: number): Promise<number> {
-    const open = await this.enrollments
-      .query(scope, 'e')
-      .andWhere("e.enrollable_type = 'Task' AND e.enrollable_id = :taskId AND e.deleted_at IS NULL AND e.state <> 'complete'", { taskId })
-      .orderBy('e.id', 'ASC')
-      .setLock('pessimistic_write')
-      .getMany();
-    for (const e of open) await this.retire(scope, e, 'task_deleted');
+  withdrawTask(scope: TenantScope, taskId: number): Promise<number> {
+    return this.retireOpen(scope, { enrollableType: 'Task', enrollableId: taskId }, 'task_deleted');
+  }
+
+  /**
+   * Withdraws the open (not complete) live enrollments `where` names; answers how many. Locked in the order program
+   * enrollments write their items (courses, then tasks, by id): each retire updates its item's counter row, and
+   * two orders over the same items can deadlock.
+   */
+  private async retireOpen(scope: TenantScope, where: { userId: number } | { enrollableType: EnrollableType; enrollableId: number }, reason: EnrollmentRemovalReason): Promise<number> {
+    const open = await this.enrollments.find(scope, {
+      where: { ...where, deletedAt: IsNull(), state: Not('complete') },
+      order: { enrollableType: 'ASC', enrollableId: 'ASC', id: 'ASC' },
+      lock: 'update',
+    });
+    for (const e of open) await this.retire(scope, e, reason);
     return open.length;
   }
 
