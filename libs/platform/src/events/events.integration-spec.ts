@@ -339,7 +339,31 @@ describe.each(kinds)('events over the %s log', (kind, makeHarness) => {
 
   it('refuses an outbox event outside a transaction', async () => {
     await expect(outbox.add({ accountId: 7 }, 'evtest.e.orphan', {})).rejects.toThrow('inside db.transaction');
+    await expect(outbox.addAll({ accountId: 7 }, 'evtest.e.orphan', [{ data: {} }])).rejects.toThrow('inside db.transaction');
   });
+
+  it('adds many events in their order as add would, past one statement of them, and delivers them', async () => {
+    const seen = await recordDeliveries('e_many', ['evtest.e.*']);
+    await relay.runOnce();
+    const count = 5_003; // two statements
+    await db.transaction(() => outbox.addAll({ accountId: 7 }, 'evtest.e.many', Array.from({ length: count }, (_, n) => ({ data: { n }, ...(n % 2 ? { subject: `s${n}` } : {}) }))));
+    const rows: { id: string; type: string; subject: string | null; account_id: number; payload: CloudEvent<{ n: number }> }[] = await db.manager.query(
+      `SELECT id, type, subject, account_id, payload FROM ${SCHEMA}.outbox WHERE type = 'evtest.e.many' ORDER BY created_at, id`,
+    );
+    expect(rows.map((r) => r.payload.data.n)).toEqual(Array.from({ length: count }, (_, n) => n));
+    for (const [n, row] of [[0, rows[0]], [1, rows[1]], [count - 1, rows[count - 1]]] as const) {
+      const subject = n % 2 ? `s${n}` : undefined;
+      expect(row).toEqual({ id: row.payload.id, type: 'evtest.e.many', subject: subject ?? null, account_id: 7, payload: expect.objectContaining({ type: 'evtest.e.many', accountid: 7, source: '/evtest', data: { n } }) });
+      expect(row.payload.subject).toBe(subject);
+    }
+    expect(new Set(rows.map((r) => r.id)).size).toBe(count);
+    // Nothing added, nothing written; and what was added is published, in order.
+    await db.transaction(() => outbox.addAll({ accountId: 7 }, 'evtest.e.none', []));
+    let published = 0;
+    for (let runs = 0; published < count && runs < 1_000; runs++) published += await relay.runOnce();
+    await waitUntil('all are delivered', () => seen.length >= count, 30_000);
+    expect(seen).toEqual(rows.map((r) => r.id));
+  }, 60_000);
 
   it('publishes soon after commit when the outbox nudges a running relay', async () => {
     const seen = await recordDeliveries('f_nudge', ['evtest.f.*']);
