@@ -107,6 +107,7 @@ import { InboxAge1767800000000 } from './migrations/1767800000000-inbox-age.js';
 import { SlideCommentSlides1767900000000 } from './migrations/1767900000000-slide-comment-slides.js';
 import { SlidePublishedFigures1768000000000, SlidePublishedFiguresBackfill1768000000001 } from './migrations/1768000000000-slide-published-figures.js';
 import { TaskDeletedRemovals1768100000000, TaskDeletedRemovalsValidated1768100000001 } from './migrations/1768100000000-task-deleted-removals.js';
+import { EnrollmentCountersPerStatement1768300000000 } from './migrations/1768300000000-enrollment-counters-per-statement.js';
 import { ScormPackage, ScormRegistration, ScormScoState } from './scorm/scorm-package.entity.js';
 import { ScormHandlers } from './scorm/scorm.handlers.js';
 import { ScormPlayerService } from './scorm/scorm-player.service.js';
@@ -165,6 +166,7 @@ export const CATALOG_MIGRATIONS = [
   SlidePublishedFiguresBackfill1768000000001,
   TaskDeletedRemovals1768100000000,
   TaskDeletedRemovalsValidated1768100000001,
+  EnrollmentCountersPerStatement1768300000000,
 ];
 
 @Module({

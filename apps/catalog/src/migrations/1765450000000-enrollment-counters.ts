@@ -1,5 +1,34 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
+/** The row trigger's function that kept the counters until EnrollmentCountersPerStatement1768300000000 (which restores it on down). */
+export const COUNT_ENROLLMENT_FUNCTION = `
+      CREATE FUNCTION catalog.count_enrollment() RETURNS trigger LANGUAGE plpgsql AS $$
+      DECLARE
+        d record;
+      BEGIN
+        IF TG_OP IN ('UPDATE', 'DELETE') THEN
+          d := catalog.enrollment_share(OLD, -1);
+          INSERT INTO catalog.enrollment_counters AS c (account_id, enrollable_type, enrollable_id, live, required, finished, not_started, shared)
+          VALUES (OLD.account_id, OLD.enrollable_type, OLD.enrollable_id, d.live, d.required, d.finished, d.not_started, d.shared)
+          ON CONFLICT (account_id, enrollable_type, enrollable_id) DO UPDATE
+            SET live = c.live + d.live, required = c.required + d.required, finished = c.finished + d.finished,
+                not_started = c.not_started + d.not_started, shared = c.shared + d.shared;
+        END IF;
+        IF TG_OP IN ('INSERT', 'UPDATE') THEN
+          d := catalog.enrollment_share(NEW, 1);
+          INSERT INTO catalog.enrollment_counters AS c (account_id, enrollable_type, enrollable_id, live, required, finished, not_started, shared)
+          VALUES (NEW.account_id, NEW.enrollable_type, NEW.enrollable_id, d.live, d.required, d.finished, d.not_started, d.shared)
+          ON CONFLICT (account_id, enrollable_type, enrollable_id) DO UPDATE
+            SET live = c.live + d.live, required = c.required + d.required, finished = c.finished + d.finished,
+                not_started = c.not_started + d.not_started, shared = c.shared + d.shared;
+        END IF;
+        RETURN NULL;
+      END
+      $$`;
+
+export const COUNT_ENROLLMENT_TRIGGER = `CREATE TRIGGER enrollments_count AFTER INSERT OR DELETE OR UPDATE OF deleted_at, required, completed_at, started_at, sub_account_id, enrollable_id
+                   ON catalog.enrollments FOR EACH ROW EXECUTE FUNCTION catalog.count_enrollment()`;
+
 /**
  * Enrollment figures kept as counters per item, so a course of 100,000 enrollments shows its counts
  * without reading them: a trigger on catalog.enrollments adds each row's share when it is inserted,
@@ -38,32 +67,8 @@ export class EnrollmentCounters1765450000000 implements MigrationInterface {
                         ELSE (SELECT t.sub_account_id FROM catalog.tasks t WHERE t.id = e.enrollable_id) END)
                     THEN sign ELSE 0 END
       $$`);
-    await q.query(`
-      CREATE FUNCTION catalog.count_enrollment() RETURNS trigger LANGUAGE plpgsql AS $$
-      DECLARE
-        d record;
-      BEGIN
-        IF TG_OP IN ('UPDATE', 'DELETE') THEN
-          d := catalog.enrollment_share(OLD, -1);
-          INSERT INTO catalog.enrollment_counters AS c (account_id, enrollable_type, enrollable_id, live, required, finished, not_started, shared)
-          VALUES (OLD.account_id, OLD.enrollable_type, OLD.enrollable_id, d.live, d.required, d.finished, d.not_started, d.shared)
-          ON CONFLICT (account_id, enrollable_type, enrollable_id) DO UPDATE
-            SET live = c.live + d.live, required = c.required + d.required, finished = c.finished + d.finished,
-                not_started = c.not_started + d.not_started, shared = c.shared + d.shared;
-        END IF;
-        IF TG_OP IN ('INSERT', 'UPDATE') THEN
-          d := catalog.enrollment_share(NEW, 1);
-          INSERT INTO catalog.enrollment_counters AS c (account_id, enrollable_type, enrollable_id, live, required, finished, not_started, shared)
-          VALUES (NEW.account_id, NEW.enrollable_type, NEW.enrollable_id, d.live, d.required, d.finished, d.not_started, d.shared)
-          ON CONFLICT (account_id, enrollable_type, enrollable_id) DO UPDATE
-            SET live = c.live + d.live, required = c.required + d.required, finished = c.finished + d.finished,
-                not_started = c.not_started + d.not_started, shared = c.shared + d.shared;
-        END IF;
-        RETURN NULL;
-      END
-      $$`);
-    await q.query(`CREATE TRIGGER enrollments_count AFTER INSERT OR DELETE OR UPDATE OF deleted_at, required, completed_at, started_at, sub_account_id, enrollable_id
-                   ON catalog.enrollments FOR EACH ROW EXECUTE FUNCTION catalog.count_enrollment()`);
+    await q.query(COUNT_ENROLLMENT_FUNCTION);
+    await q.query(COUNT_ENROLLMENT_TRIGGER);
     await q.query(`
       INSERT INTO catalog.enrollment_counters (account_id, enrollable_type, enrollable_id, live, required, finished, not_started, shared)
       SELECT e.account_id, e.enrollable_type, e.enrollable_id, sum(s.live), sum(s.required), sum(s.finished), sum(s.not_started), sum(s.shared)
