@@ -1,6 +1,7 @@
 // Course enrollments row of `npm run bench` (issue 8): one course with BENCH_COURSE_ENROLLMENTS (100,000)
 // enrollments, then a page of its enrollments (by state too) and the course with its counts, one URL per
-// measurement, on one connection through the gateway. Target: p99 ≤ 25 ms each. Seeding goes straight
+// measurement, on one connection through the gateway. Target: p99 ≤ 25 ms each. Then a task of 20,000 of
+// them, deleted (which withdraws their open enrollments): target ≤ 2.5 s. Seeding goes straight
 // to the schemas (learners in identity, enrollments in catalog): the rows the API would have written.
 // Alone: `npm run build && node bench/catalog-enrollments.mjs` (an all-in-one on a fresh bench database).
 import { fileURLToPath } from 'node:url';
@@ -9,6 +10,8 @@ import { requestJson, runLoad } from './load.mjs';
 import { runAlone, startAllInOne } from './topologies.mjs';
 
 export const COURSE_ENROLLMENTS_TARGET_P99_MS = 25;
+/** Learners of the task the withdrawal row deletes (the first of the course's). */
+const TASK_WITHDRAWAL_LEARNERS = 20_000;
 
 /**
  * One published course of the bootstrap account with `count` learners enrolled: 40% complete, 30% started,
@@ -32,9 +35,7 @@ export async function seedCourseEnrollments(databaseUrl, count) {
       [accountId, count],
     );
     const userIds = users.rows.map((r) => r.id);
-    // The counting trigger would queue 100,000 row updates on the course's counter row; the seed writes
-    // the rows with it off and then counts them once, as the migration's backfill does.
-    await client.query('ALTER TABLE catalog.enrollments DISABLE TRIGGER enrollments_count');
+    // One statement: the counters' trigger counts it once, as it counts any statement's rows.
     await client.query(
       `INSERT INTO catalog.enrollments (account_id, enrollable_type, enrollable_id, user_id, sub_account_id, required, state,
                                         started_at, completed_at, due_at, progress, score, created_at, updated_at)
@@ -49,26 +50,72 @@ export async function seedCourseEnrollments(databaseUrl, count) {
          FROM unnest($4::int[]) WITH ORDINALITY AS u(id, i)`,
       [accountId, courseId, subAccountId, userIds],
     );
-    await client.query('ALTER TABLE catalog.enrollments ENABLE TRIGGER enrollments_count');
-    await client.query(
-      `INSERT INTO catalog.enrollment_counters (account_id, enrollable_type, enrollable_id, live, required, finished, not_started, shared)
-       SELECT e.account_id, e.enrollable_type, e.enrollable_id, sum(s.live), sum(s.required), sum(s.finished), sum(s.not_started), sum(s.shared)
-         FROM catalog.enrollments e, LATERAL catalog.enrollment_share(e, 1) s
-        WHERE e.account_id = $1 AND e.enrollable_type = 'CourseTemplate' AND e.enrollable_id = $2
-        GROUP BY e.account_id, e.enrollable_type, e.enrollable_id`,
-      [accountId, courseId],
-    );
     await client.query('VACUUM ANALYZE catalog.enrollments');
     await client.query('VACUUM ANALYZE catalog.course_templates');
     await client.query('VACUUM ANALYZE identity.users');
-    return { courseId };
+    return { accountId, subAccountId, adminId, courseId, userIds };
   });
+}
+
+export const TASK_WITHDRAWAL_TARGET_MS = 2_500;
+
+/**
+ * A published task of the bootstrap account with one open enrollment for each of `userIds`, then deleted through
+ * the gateway, which withdraws them all in the request (half the gateway's 5 s RPC timeout is the target).
+ * Checks that every one was withdrawn, counted and announced.
+ */
+export async function benchTaskWithdrawal(topology, databaseUrl, seeded, log) {
+  const { accountId, subAccountId, adminId, userIds } = seeded;
+  const taskId = await withClient(databaseUrl, async (client) => {
+    const task = await client.query(
+      `INSERT INTO catalog.tasks (account_id, sub_account_id, author_id, title, is_published, has_unpublished_changes) VALUES ($1, $2, $3, 'Bench withdrawal task', true, false) RETURNING id`,
+      [accountId, subAccountId, adminId],
+    );
+    await client.query(
+      `INSERT INTO catalog.enrollments (account_id, enrollable_type, enrollable_id, user_id, sub_account_id, state, started_at)
+       SELECT $1, 'Task', $2, u.id, $3, CASE WHEN i % 2 = 0 THEN 'active' ELSE 'assigned' END, CASE WHEN i % 2 = 0 THEN now() END FROM unnest($4::int[]) WITH ORDINALITY AS u(id, i)`,
+      [accountId, task.rows[0].id, subAccountId, userIds],
+    );
+    return task.rows[0].id;
+  });
+  const started = performance.now();
+  const res = await fetch(`${topology.baseUrl}/api/author/tasks/${taskId}`, { method: 'DELETE', headers: topology.headers });
+  const ms = performance.now() - started;
+  if (res.status !== 204) throw new Error(`deleting the task answered ${res.status}: ${await res.text()}`);
+  const [counted, events] = await withClient(databaseUrl, async (client) => [
+    (await client.query(`SELECT live FROM catalog.enrollment_counters WHERE account_id = $1 AND enrollable_type = 'Task' AND enrollable_id = $2`, [accountId, taskId])).rows[0]?.live,
+    (await client.query(`SELECT count(*)::int AS n FROM catalog.outbox WHERE type = 'catalog.enrollment.removed' AND payload->'data'->>'removal_reason' = 'task_deleted'`)).rows[0].n,
+  ]);
+  if (counted !== 0 || events < userIds.length) throw new Error(`after the withdrawal: ${counted} counted live, ${events} removal events for ${userIds.length}`);
+  const within = ms <= TASK_WITHDRAWAL_TARGET_MS;
+  log(`${topology.name} / task of ${userIds.length} open enrollments, delete: ${ms.toFixed(0)} ms: ${within ? 'within' : 'OVER'} the ${TASK_WITHDRAWAL_TARGET_MS} ms target`);
+  return {
+    topology: topology.name,
+    operation: `task of ${userIds.length} open enrollments, delete (withdraws them), once`,
+    concurrency: 1,
+    ok: 1,
+    errors: 0,
+    errorsByKind: {},
+    elapsedMs: ms,
+    rps: 1000 / ms,
+    p50Ms: ms,
+    p99Ms: ms,
+    meanMs: ms,
+    maxMs: ms,
+    clientCpuPct: NaN,
+    serverCpuMsPerRequest: NaN,
+    warmupErrors: 0,
+    warmupErrorsByKind: {},
+    targetP99Ms: TASK_WITHDRAWAL_TARGET_MS,
+    withinTarget: within,
+  };
 }
 
 /** Seeds, checks each URL answers 200, then measures each on one connection. */
 export async function benchCourseEnrollments(topology, databaseUrl, { count, durationS, warmupS, log }) {
   const started = Date.now();
-  const { courseId } = await seedCourseEnrollments(databaseUrl, count);
+  const seeded = await seedCourseEnrollments(databaseUrl, count);
+  const { courseId } = seeded;
   log(`catalog: seeded ${count} enrollments in course ${courseId} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   const course = `${topology.baseUrl}/api/author/course_templates/${courseId}`;
   const pages = [
@@ -99,6 +146,7 @@ export async function benchCourseEnrollments(topology, databaseUrl, { count, dur
       withinTarget: within,
     });
   }
+  rows.push(await benchTaskWithdrawal(topology, databaseUrl, { ...seeded, userIds: seeded.userIds.slice(0, TASK_WITHDRAWAL_LEARNERS) }, log));
   return rows;
 }
 

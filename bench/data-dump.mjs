@@ -17,8 +17,7 @@ await runAlone(startSeparate, { prefix: 'benchdump', log }, async ({ system, dat
   client.on('error', () => undefined); // the database is dropped with FORCE at the end
   await client.connect();
   const seeded = performance.now();
-  // Triggers off while seeding: the per-row enrollment counters would turn a 30-second insert into many minutes,
-  // and the dump reads rows, not counters.
+  // Triggers off while seeding: the dump reads rows, not the enrollment counters.
   await client.query("SET session_replication_role = 'replica'");
   await client.query(
     `INSERT INTO catalog.enrollments (account_id, enrollable_type, enrollable_id, user_id, state, started_at, completed_at, due_at)
