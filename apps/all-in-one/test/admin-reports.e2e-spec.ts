@@ -62,6 +62,7 @@ describe('admin reports', () => {
     }
     expect((await f.admin.get(`${REPORTS}/QuizReport?course_template_id=abc`)).status).toBe(400);
     expect((await f.admin.get(`${REPORTS}/SignInReport?start_date=2026-13-01`)).status).toBe(400);
+    expect((await f.admin.get(`${REPORTS}/SignInReport?start_date=0000-12-31`)).status).toBe(400);
     expect((await f.admin.get(`${REPORTS}/SignInReport?start_date=2026-03-02&end_date=2026-03-01`)).status).toBe(400);
   });
 

@@ -75,6 +75,7 @@ describe('course templates, end to end (gateway → NATS → catalog ⇄ identit
       ['unknown field', { owner_id: 1 }, 'course_templates[1].owner_id'],
       ['unknown locked attribute', { locked_attributes: ['salary'] }, 'course_templates[1].locked_attributes'],
       ['bad date', { default_due_on_date: '2025-02-30' }, 'course_templates[1].default_due_on_date'],
+      ['date in year 0000', { default_due_on_date: '0000-01-01' }, 'course_templates[1].default_due_on_date'],
     ])('refuses %s with a 400 naming the field, and creates nothing', async (_, fields, field) => {
       const before = await f.admin.get(`${COURSES}?per_page=1`);
       const res = await f.admin.post(COURSES, { course_templates: [courseRequest({ title: 'ok' }), courseRequest(fields)] });

@@ -133,6 +133,7 @@ describe('users (admin), end to end (gateway → NATS → identity → Postgres)
       ['a uid with a space', { uid: 'a b' }, 'users[0].uid'],
       ['an impossible hire_date', { hire_date: '2025-02-30' }, 'users[0].hire_date'],
       ['a hire_date with a time', { hire_date: '2025-02-03T00:00:00Z' }, 'users[0].hire_date'],
+      ['a hire_date in year 0000', { hire_date: '0000-01-01' }, 'users[0].hire_date'],
       ['a locale that is no language code', { locale: 'english' }, 'users[0].locale'],
       ['a malformed manager_id', { manager_id: 'boss' }, 'users[0].manager_id'],
       ['a malformed e-mail', { email: 'nope' }, 'users[0].email'],
@@ -533,6 +534,7 @@ describe('users (admin), end to end (gateway → NATS → identity → Postgres)
         expect((await admin.get(`${USERS}/${user.id}/summary${query}`)).status).toBe(400);
       }
       expect((await admin.get(`${USERS}/${user.id}/summary?start_date=2025-03-01&end_date=2025-03-01`)).status).toBe(200);
+      expect((await admin.get(`${USERS}/${user.id}/summary?start_date=0000-01-01`)).status).toBe(400);
       expect((await admin.get(`${USERS}/999999/summary`)).status).toBe(404);
       expect((await admin.as(stranger.token).get(`${USERS}/${user.id}/summary`)).status).toBe(404);
     });

@@ -26,6 +26,7 @@ import { PageQuery, QueryBool } from '../common/query.js';
 import { ROLES, type Role } from '../context.js';
 import type { JsonSchema } from '../routes/route.js';
 import { documented, NullAllowed } from '../common/documented.js';
+import { inTimestampRange } from '../common/timestamp.js';
 
 export const USER_SUBJECTS = {
   create: 'identity.users.create',
@@ -69,11 +70,11 @@ export const IsUserReference = (options?: ValidationOptions) =>
     ValidateBy({ name: 'isUserReference', validator: { validate: isUserReference, defaultMessage: () => '$property must be a user id or "uid:<uid>"' } }, options),
   );
 
-/** A real calendar date written YYYY-MM-DD (2025-02-30 is refused). */
+/** A real calendar date written YYYY-MM-DD (2025-02-30 is refused), in the years 0001–9999 (Postgres has no year 0000). */
 export const isPlainDate = (value: unknown): boolean => {
   if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
   const date = new Date(`${value}T00:00:00Z`);
-  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === value;
+  return inTimestampRange(date.getTime()) && date.toISOString().slice(0, 10) === value;
 };
 
 export const IsPlainDate = (options?: ValidationOptions) =>
