@@ -89,6 +89,23 @@ describe('Idempotency-Key on POST (gateway → NATS → identity → Postgres)',
     expect(second.body.custom_fields[0].id).not.toBe(first.body.custom_fields[0].id);
   });
 
+  it("gives an administrator acting as a user (as_user_id) keys of their own: the user's same key, and another administrator's, do their own work", async () => {
+    const accountId = await t.factory.accountIdOf('default');
+    const [admin, otherAdmin] = [await t.factory.user(accountId, ['admin']), await t.factory.user(accountId, ['admin'])];
+    const key = randomUUID();
+    const name = uniqueName('field');
+    const asAuthor = (user: TestUser, body: string) => t.api.as(user.token).post(`${FIELDS}?as_user_id=${author.userId}`, { custom_fields: [{ name: body }] }, { 'idempotency-key': key });
+    const masqueraded = await asAuthor(admin, name);
+    expect(masqueraded.status).toBe(201);
+    expect((await asAuthor(admin, name)).headers.get('idempotent-replayed')).toBe('true');
+    // Field names are unique: each request names its own, so a replay would show another's name.
+    const own = await create(author, `${name}-own`, key);
+    const another = await asAuthor(otherAdmin, `${name}-other`);
+    expect([own.status, own.headers.get('idempotent-replayed'), another.status, another.headers.get('idempotent-replayed')]).toEqual([201, null, 201, null]);
+    expect(new Set([masqueraded, own, another].map((r) => r.body.custom_fields[0].id)).size).toBe(3);
+    for (const each of [name, `${name}-own`, `${name}-other`]) expect(await fieldsNamed(t, each)).toBe(1);
+  });
+
   it('does not keep a failed request: a retry with the same key does the work', async () => {
     const key = randomUUID();
     const name = uniqueName('field');

@@ -79,10 +79,12 @@ export class IdempotencyGuard {
     const request = payload as RpcRequest | undefined;
     const key = request?.ctx?.idempotencyKey;
     if (typeof key !== 'string' || !request) return invoke();
-    const { accountId, userId } = request.ctx;
+    const { accountId, userId, actorId } = request.ctx;
     const fingerprint = requestFingerprint(subject, request);
     const table = idempotencyTable(this.db.schema);
-    const id = [accountId, userId, key];
+    // An administrator acting as a user (`as_user_id`) has keys of their own there: a key holds no space, so
+    // the suffix cannot be sent by the user, whose own keys stay theirs.
+    const id = [accountId, userId, actorId === undefined ? key : `${key} as ${actorId}`];
     // A key answered already replays before the handler does anything, calls to other services included.
     const stored = replayOf(await this.keyRow(table, id), fingerprint);
     if (stored) return stored;
