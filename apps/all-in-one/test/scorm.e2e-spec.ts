@@ -195,6 +195,31 @@ describe('SCORM packages, their player and tracking, end to end', () => {
     expect((await fetch(`${f.t.api.baseUrl}/api/learner/courses`, { headers: { authorization: `Bearer ${session}` } })).status).toBe(401);
   });
 
+  it('ends a player session with its enrollment, and with its learner: no file served, no commit taken (404) after a removal or the deletion of a learner who completed', async () => {
+    const course = await scormCourse();
+    expect((await upload(course.id, scorm12Package())).status).toBe(200);
+    const [removed, deleted] = [await f.newLearner(), await f.newLearner()];
+    const sessions = [];
+    for (const learner of [removed, deleted]) {
+      const e = await enrollmentOf(course.id, learner);
+      const player = await openPlayer(learner, e.id);
+      expect((await fetch(f.t.api.baseUrl + player.contentUrl)).status).toBe(200);
+      expect((await commitSco(player, 0, passed12(80))).status).toBe(200);
+      sessions.push({ e, player });
+    }
+    const [first, second] = sessions;
+    expect((await f.admin.delete(`/api/author/enrollments/${first.e.id}`)).status).toBe(204);
+    expect((await f.admin.delete(`/api/admin/users/${deleted.userId}`)).status).toBe(204);
+    for (const { player } of [first, second]) {
+      // The deletion reaches catalog by its event.
+      await eventually(async () => ((await fetch(f.t.api.baseUrl + player.contentUrl)).status === 404 ? true : undefined));
+      const late = await commitSco(player, 0, passed12(10));
+      expect([late.status, ((await late.json()) as Json).code]).toEqual([404, 'SCORM_REGISTRATION_NOT_FOUND']);
+    }
+    // The completed enrollment of the deleted learner stays as history, with the score it had.
+    expect(await enrollment(course.id, second.e.id)).toMatchObject({ state: 'complete', score: 80 });
+  });
+
   it('lists the SCOs of a multi-SCO package in organization order and tracks each apart under one attempt, rolled up by mode', async () => {
     const course = await scormCourse();
     expect((await upload(course.id, multiScoPackage())).status).toBe(200);

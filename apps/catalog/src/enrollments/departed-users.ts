@@ -38,6 +38,12 @@ export class DepartedUsers {
     return new Set(rows.map((r) => Number(r.user_id)));
   }
 
+  /** Whether identity deleted this user (as catalog has heard so far); takes no lock. */
+  async has(scope: TenantScope, userId: number): Promise<boolean> {
+    const rows: unknown[] = await this.db.manager.query('SELECT 1 FROM catalog.departed_users WHERE account_id = $1 AND user_id = $2', [scope.accountId, userId]);
+    return rows.length > 0;
+  }
+
   /** `identity.user.deleted`, first in the consumer's transaction: waits for inserts of the user's enrollments to commit. */
   async record(scope: TenantScope, userId: number): Promise<void> {
     await this.db.manager.query(`SELECT pg_advisory_xact_lock($1, ${bucketKey('$2', '$3')})`, [DEPARTURE_LOCK, scope.accountId, userId % BUCKETS]);

@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type { PlayerFile, PlayerState, RequestContext } from '@lms/contracts';
-import { Database, IdentityDirectory, InjectTenantRepository, notFound, type TenantRepository, type TenantScope } from '@lms/platform';
+import { Database, IdentityDirectory, InjectTenantRepository, notFound, type RowLock, type TenantRepository, type TenantScope } from '@lms/platform';
 import { CourseTemplate } from '../course-templates/course-template.entity.js';
 import { DEFAULT_SCORM_SETTINGS } from '../course-templates/course-template.views.js';
 import { EnrollmentLifecycle } from '../enrollments/enrollment-lifecycle.service.js';
 import { Enrollment } from '../enrollments/enrollment.entity.js';
+import { DepartedUsers } from '../enrollments/departed-users.js';
 import { contentTypeOf } from './content-types.js';
 import { startingSco } from './attempts.js';
 import { attemptOf, cmiTree, resumeOf, rollUp, trackingOf } from './rollup.js';
@@ -33,6 +34,7 @@ export class ScormPlayerService {
     @InjectTenantRepository(ScormRegistration) private readonly registrations: TenantRepository<ScormRegistration>,
     @InjectTenantRepository(ScormScoState) private readonly scoStates: TenantRepository<ScormScoState>,
     @InjectTenantRepository(Enrollment) private readonly enrollments: TenantRepository<Enrollment>,
+    private readonly departed: DepartedUsers,
   ) {}
 
   /**
@@ -80,8 +82,7 @@ export class ScormPlayerService {
    */
   async commit(ctx: RequestContext, registrationId: number, index: number, committed: Record<string, unknown>): Promise<void> {
     await this.db.transaction(async () => {
-      const registration = await this.registrations.findOne(ctx, { id: registrationId, userId: ctx.userId }, { lock: 'update' });
-      if (!registration) throw registrationGone();
+      const registration = await this.ownRegistration(ctx, registrationId, 'update');
       const pkg = await this.packages.findOne(ctx, { id: registration.packageId });
       if (!pkg) throw registrationGone();
       const scos = scosOf(pkg);
@@ -152,8 +153,14 @@ export class ScormPlayerService {
     return (await this.scoStates.find(scope, { where: { registrationId: registration.id } })).filter((s) => listed.has(s.sco));
   }
 
-  private async ownRegistration(ctx: RequestContext, id: number): Promise<ScormRegistration> {
-    const registration = await this.registrations.findOne(ctx, { id, userId: ctx.userId });
-    return registration ?? Promise.reject(registrationGone());
+  /**
+   * The caller's attempt, while its enrollment is live and its learner not deleted: a player session outlives
+   * neither (its credential is good for hours), so it serves no file and takes no commit after them.
+   */
+  private async ownRegistration(ctx: RequestContext, id: number, lock?: RowLock): Promise<ScormRegistration> {
+    const registration = await this.registrations.findOne(ctx, { id, userId: ctx.userId }, lock ? { lock } : {});
+    const enrollment = registration && (await this.enrollments.findOne(ctx, { id: registration.enrollmentId }));
+    if (!registration || !enrollment || enrollment.deletedAt || (await this.departed.has(ctx, ctx.userId))) throw registrationGone();
+    return registration;
   }
 }
