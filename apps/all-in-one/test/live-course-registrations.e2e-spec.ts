@@ -1,4 +1,4 @@
-import { eventually } from '@lms/testing';
+import { eventually, holdingLock } from '@lms/testing';
 import { LIVE_COURSES, REGISTRATIONS_OF, type SchedulingFixture, SESSIONS_OF, startSchedulingFixture } from './scheduling-fixture.js';
 
 describe('live course session registrations and waitlist, end to end', () => {
@@ -177,6 +177,47 @@ describe('live course session registrations and waitlist, end to end', () => {
     expect(learners.map((l) => l.user_id)).toEqual([String(b.userId)]);
     expect((await f.admin.get(`${LIVE_COURSES}/${course.id}?includes[]=enrollments`)).body.live_courses[0].enrollments_count).toBe(1);
     await f.eventOf('scheduling.live_course_enrollment.removed', (d) => d.user_id === a.userId && d.live_course_id === Number(course.id));
+  });
+
+  it('unregisters once when a removal meets a registration unregistered meanwhile: no second event', async () => {
+    const course = await f.createCourse();
+    const session = await f.createSession(course.id, { seats: 1 });
+    const [a] = await f.enrolledLearners(course.id, 1);
+    await f.admin.post(REGISTRATIONS_OF(session.id), { user_id: a.userId });
+    const [registration] = (await f.admin.get(REGISTRATIONS_OF(session.id))).body.registrations;
+    const learner = ((await f.admin.get(`${LIVE_COURSES}/${course.id}/learners`)).body.learners as { id: string; user_id: string }[]).find((l) => l.user_id === String(a.userId))!;
+    // The removal reads a's registration, then waits for the session, which an unregistration holds (played here
+    // by the test's transaction, which writes what it writes but its event): it commits first.
+    const removed = await holdingLock(f.t.db.url, 'SELECT 1 FROM scheduling.sessions WHERE id = $1 FOR UPDATE', [session.id], async (held) => {
+      const removing = f.admin.delete(`${LIVE_COURSES}/${course.id}/learners/${learner.id}`);
+      await held.waiters(1);
+      await held.query('UPDATE scheduling.registrations SET deleted_at = now(), updated_at = now() WHERE id = $1', [Number(registration.id)]);
+      await held.release('commit');
+      return removing;
+    });
+    expect(removed.status).toBe(204);
+    const events = await f.t.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM scheduling.outbox WHERE type = 'scheduling.registration.deleted' AND payload->'data'->>'registration_id' = $1`, [String(registration.id)]);
+    expect(events[0].n).toBe(0);
+  });
+
+  it('gives no seat to a waitlist place deleted while the promotion read it (its user withdrew or was deleted)', async () => {
+    const course = await f.createCourse();
+    const session = await f.createSession(course.id, { seats: 1 });
+    const [a, b, c] = await f.enrolledLearners(course.id, 3);
+    await f.admin.post(REGISTRATIONS_OF(session.id), { user_id: a.userId });
+    await f.admin.post(waitlistOf(session.id), { user_id: b.userId });
+    await f.admin.post(waitlistOf(session.id), { user_id: c.userId });
+    const [registration] = (await f.admin.get(REGISTRATIONS_OF(session.id))).body.registrations;
+    // b's place is being deleted (a withdrawal not committed yet) when a's seat frees: the promotion waits on it.
+    const unregistered = await holdingLock(f.t.db.url, 'DELETE FROM scheduling.waitlist_places WHERE session_id = $1 AND user_id = $2', [session.id, b.userId], async (held) => {
+      const freeing = f.admin.delete(`${REGISTRATIONS_OF(session.id)}/${registration.id}`);
+      await held.waiters(1);
+      await held.release('commit');
+      return freeing;
+    });
+    expect(unregistered.status).toBe(204);
+    expect(await registeredIds(session.id)).toEqual([c.userId]);
   });
 
   it('concluding completes checked-in enrollments (counted in the user summary) and unregisters the absent', async () => {

@@ -59,7 +59,8 @@ export class SeatRelease {
     while (free > 0) {
       const [next] = await this.waitlist.find(ctx, { where: { sessionId: session.id }, order: { id: 'ASC' }, take: 1 });
       if (!next) break;
-      await this.waitlist.delete(ctx, { id: next.id });
+      // Gone meanwhile (its user withdrew from the course, deleted): the place was read before that committed.
+      if ((await this.waitlist.delete(ctx, { id: next.id })) === 0) continue;
       const enrolled = await this.enrollments.count(ctx, { liveCourseId: session.liveCourseId, userId: next.userId });
       if (enrolled === 0) continue;
       const row = await this.registrations.insert(ctx, { sessionId: session.id, userId: next.userId });
@@ -70,9 +71,12 @@ export class SeatRelease {
     return promoted;
   }
 
-  /** Unregisters one live registration (soft) in a locked session, then gives the seat to the waitlist. */
+  /**
+   * Unregisters one live registration (soft) in a locked session, then gives the seat to the waitlist; one
+   * unregistered meanwhile (read before the session was locked) is left as it is.
+   */
   async unregister(ctx: TenantScope, session: Session, row: Registration): Promise<void> {
-    await this.registrations.update(ctx, { id: row.id }, { deletedAt: () => 'now()', updatedAt: () => 'now()' });
+    if ((await this.registrations.update(ctx, { id: row.id, deletedAt: IsNull() }, { deletedAt: () => 'now()', updatedAt: () => 'now()' })) === 0) return;
     await this.outbox.add(ctx, REGISTRATION_DELETED_EVENT, registrationEventData(session, row), String(session.id));
     await this.promote(ctx, session);
   }
