@@ -2,7 +2,7 @@ import { SubAccountClones1766800000000 } from './migrations/1766800000000-sub-ac
 import { CatalogClonesHandlers } from './clones/catalog-clones.handlers.js';
 import { CatalogClonesService } from './clones/catalog-clones.service.js';
 import { Module } from '@nestjs/common';
-import { tenantRepositoryProvider } from '@lms/platform';
+import { Database, DepartedUsers, tenantRepositoryProvider } from '@lms/platform';
 import { AuthoringGuard } from './authoring/authoring-guard.js';
 import { LockFence } from './authoring/lock-fence.js';
 import { CourseAuthor } from './course-authors/course-author.entity.js';
@@ -30,7 +30,6 @@ import { CatalogFileSweep } from './files/catalog-file-sweep.js';
 import { Sweeps1767500000000 } from './migrations/1767500000000-sweeps.js';
 import { MarketItemLaunchUrl1767600000000 } from './migrations/1767600000000-market-item-launch-url.js';
 import { DepartedUsers1767700000000 } from './migrations/1767700000000-departed-users.js';
-import { DepartedUsers } from './enrollments/departed-users.js';
 import { LockablesHandlers } from './lockables/lockables.handlers.js';
 import { InitialCatalog1763800000000 } from './migrations/1763800000000-initial-catalog.js';
 import { IdempotencyKeys1764350000000 } from './migrations/1764350000000-idempotency-keys.js';
@@ -191,7 +190,8 @@ export const CATALOG_MIGRATIONS = [
     ProgramGate,
     EnrollmentsService,
     EnrollmentLifecycle,
-    DepartedUsers,
+    // The advisory lock class catalog's enrollments and departures meet under, since 1767700000000.
+    { provide: DepartedUsers, useFactory: (db: Database) => new DepartedUsers(db, 1_767_700), inject: [Database] },
     PublishEnrollments,
     ReEnrollmentSweep,
     CatalogFileSweep,

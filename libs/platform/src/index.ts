@@ -24,6 +24,7 @@ export * from './events/event-data.js';
 export * from './idempotency/idempotency-table.js';
 export * from './idempotency/idempotency-guard.js';
 export * from './persistence/database.js';
+export * from './persistence/departed-users.js';
 export * from './persistence/tenant-repository.js';
 export * from './persistence/tenant-repository.provider.js';
 export * from './rpc/handles.js';

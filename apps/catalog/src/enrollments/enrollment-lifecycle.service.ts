@@ -10,10 +10,9 @@ import {
   type RequestContext,
   systemContext,
 } from '@lms/contracts';
-import { Database, InjectTenantRepository, Outbox, type TenantRepository, type TenantScope } from '@lms/platform';
+import { Database, DepartedUsers, InjectTenantRepository, Outbox, type TenantRepository, type TenantScope } from '@lms/platform';
 import { IdentityDirectory } from '../directory/identity-directory.js';
 import { CourseTemplate } from '../course-templates/course-template.entity.js';
-import { DepartedUsers } from './departed-users.js';
 import { type EnrollableType, Enrollment } from './enrollment.entity.js';
 import { completedInFuture, enrollmentNotFound, enrollmentTransitionInvalid } from './enrollment.errors.js';
 import { enrollmentEventData } from './enrollment.views.js';

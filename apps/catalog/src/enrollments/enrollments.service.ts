@@ -10,14 +10,13 @@ import {
   type SkippedEnrollmentView,
   systemContext,
 } from '@lms/contracts';
-import { Database, InjectTenantRepository, Outbox, type TenantRepository, type TenantScope } from '@lms/platform';
+import { Database, DepartedUsers, InjectTenantRepository, Outbox, type TenantRepository, type TenantScope } from '@lms/platform';
 import { CourseTemplate } from '../course-templates/course-template.entity.js';
 import { courseTemplateArchived, courseTemplateNotFound } from '../course-templates/course-template.errors.js';
 import { IdentityDirectory } from '../directory/identity-directory.js';
 import { type EnrollableType, Enrollment } from './enrollment.entity.js';
 import { courseNotPublished, learnerInvalid, notAnEnroller } from './enrollment.errors.js';
 import { enrollmentEventData } from './enrollment.views.js';
-import { DepartedUsers } from './departed-users.js';
 import { EnrollmentLifecycle } from './enrollment-lifecycle.service.js';
 import { GroupEnrollment } from './group-enrollment.entity.js';
 import { lockMembership } from './membership-lock.js';

@@ -6,9 +6,8 @@ import {
   recipientBatches,
   type PublishRecipientsData,
 } from '@lms/contracts';
-import { InjectTenantRepository, Outbox, type TenantRepository, type TenantScope } from '@lms/platform';
+import { DepartedUsers, InjectTenantRepository, Outbox, type TenantRepository, type TenantScope } from '@lms/platform';
 import type { CourseTemplate } from '../course-templates/course-template.entity.js';
-import { DepartedUsers } from './departed-users.js';
 import { EnrollmentLifecycle } from './enrollment-lifecycle.service.js';
 import { Enrollment } from './enrollment.entity.js';
 import { enrollmentEventData } from './enrollment.views.js';

@@ -11,8 +11,7 @@ import {
   USER_DELETED_EVENT,
   UserEventData,
 } from '@lms/contracts';
-import { CONSUMER_RETRY, Database, eventData, eventDataId, InjectTenantRepository, MESSAGE_BUS, type MessageBus, Outbox, type Subscription, subscribeWithInbox, type TenantRepository, type TenantScope } from '@lms/platform';
-import { DepartedUsers } from '../enrollments/departed-users.js';
+import { CONSUMER_RETRY, Database, DepartedUsers, eventData, eventDataId, InjectTenantRepository, MESSAGE_BUS, type MessageBus, Outbox, subscribeWithInbox, type Subscription, type TenantRepository, type TenantScope } from '@lms/platform';
 import { defaultDueAt, EnrollmentsService } from '../enrollments/enrollments.service.js';
 import { Task } from '../tasks/task.entity.js';
 

@@ -1,11 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import type { PlayerFile, PlayerState, RequestContext } from '@lms/contracts';
-import { Database, IdentityDirectory, InjectTenantRepository, notFound, type RowLock, type TenantRepository, type TenantScope } from '@lms/platform';
+import { Database, DepartedUsers, IdentityDirectory, InjectTenantRepository, notFound, type RowLock, type TenantRepository, type TenantScope } from '@lms/platform';
 import { CourseTemplate } from '../course-templates/course-template.entity.js';
 import { DEFAULT_SCORM_SETTINGS } from '../course-templates/course-template.views.js';
 import { EnrollmentLifecycle } from '../enrollments/enrollment-lifecycle.service.js';
 import { Enrollment } from '../enrollments/enrollment.entity.js';
-import { DepartedUsers } from '../enrollments/departed-users.js';
 import { contentTypeOf } from './content-types.js';
 import { startingSco } from './attempts.js';
 import { attemptOf, cmiTree, resumeOf, rollUp, trackingOf } from './rollup.js';
