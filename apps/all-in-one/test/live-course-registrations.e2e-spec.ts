@@ -179,6 +179,28 @@ describe('live course session registrations and waitlist, end to end', () => {
     await f.eventOf('scheduling.live_course_enrollment.removed', (d) => d.user_id === a.userId && d.live_course_id === Number(course.id));
   });
 
+  it('refuses to enroll a user whose deletion scheduling heard of while the enrollment waited, so no enrollment outlives them', async () => {
+    const course = await f.createCourse();
+    const [other] = await f.enrolledLearners(course.id, 1);
+    const victim = await f.t.factory.user(f.cast.accountId, ['learner']);
+    const deletionHandled = async () =>
+      (await f.t.db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM scheduling.inbox i JOIN identity.outbox o ON o.id = i.event_id
+          WHERE o.type = 'identity.user.deleted' AND o.payload->'data'->>'user_id' = $1`, [String(victim.userId)]))[0].n > 0;
+    // Identity vouches for the victim, then the enrollment waits for the course while the deletion is handled.
+    const enrolled = await holdingLock(f.t.db.url, 'SELECT 1 FROM scheduling.live_courses WHERE id = $1 FOR UPDATE', [Number(course.id)], async (held) => {
+      const enrolling = f.admin.post(`${LIVE_COURSES}/${course.id}/learners`, { learners: [{ user_id: victim.userId }] });
+      await held.waiters(1);
+      expect((await f.admin.delete(`/api/admin/users/${victim.userId}`)).status).toBe(204);
+      await eventually(async () => ((await deletionHandled()) ? true : undefined));
+      await held.release();
+      return enrolling;
+    });
+    expect(enrolled.status).toBe(400);
+    const learners = (await f.admin.get(`${LIVE_COURSES}/${course.id}/learners`)).body.learners as { user_id: string }[];
+    expect(learners.map((l) => l.user_id)).toEqual([String(other.userId)]);
+  });
+
   it('unregisters once when a removal meets a registration unregistered meanwhile: no second event', async () => {
     const course = await f.createCourse();
     const session = await f.createSession(course.id, { seats: 1 });

@@ -2,7 +2,7 @@ import { SubAccountClones1766800000000 } from './migrations/1766800000000-sub-ac
 import { SchedulingClonesHandlers } from './clones/scheduling-clones.handlers.js';
 import { SchedulingClonesService } from './clones/scheduling-clones.service.js';
 import { Module } from '@nestjs/common';
-import { IdentityDirectory, tenantRepositoryProvider } from '@lms/platform';
+import { Database, DepartedUsers, IdentityDirectory, tenantRepositoryProvider } from '@lms/platform';
 import { LearnerLiveCoursesHandlers } from './learner-live-courses/learner-live-courses.handlers.js';
 import { LiveCourseEnrollment } from './learners/live-course-enrollment.entity.js';
 import { LiveCourseLearnersHandlers } from './learners/live-course-learners.handlers.js';
@@ -29,6 +29,7 @@ import { LiveUpdatesHandlers } from './live-updates/live-updates.handlers.js';
 import { RegistrationChanges1766700000000 } from './migrations/1766700000000-registration-changes.js';
 import { InboxAge1767800000000 } from './migrations/1767800000000-inbox-age.js';
 import { RegistrationChangesPruned1767900000000 } from './migrations/1767900000000-registration-changes-pruned.js';
+import { DepartedUsers1768300000000 } from './migrations/1768300000000-departed-users.js';
 import { REGISTRATION_CHANGES_RETENTION_DAYS, RegistrationChangesPruner, registrationChangesRetentionDays } from './live-updates/registration-changes-pruner.js';
 import { SchedulingDumpModule } from './scheduling-dump.js';
 import { SchedulingExportsModule } from './exports/scheduling-exports.handlers.js';
@@ -38,7 +39,7 @@ import { WebConferencesHandlers } from './web-conferences/web-conferences.handle
 import { WebConferencesService } from './web-conferences/web-conferences.service.js';
 
 export const SCHEDULING_ENTITIES = [LiveCourse, LiveCourseEnrollment, Session, Registration, WaitlistPlace, WebConference, WebConferenceDefault];
-export const SCHEDULING_MIGRATIONS = [InitialScheduling1763800000000, IdempotencyKeys1764350000000, LiveCourses1764500000000, WebConferences1764510000000, RegistrationChanges1766700000000, SubAccountClones1766800000000, InboxAge1767800000000, RegistrationChangesPruned1767900000000];
+export const SCHEDULING_MIGRATIONS = [InitialScheduling1763800000000, IdempotencyKeys1764350000000, LiveCourses1764500000000, WebConferences1764510000000, RegistrationChanges1766700000000, SubAccountClones1766800000000, InboxAge1767800000000, RegistrationChangesPruned1767900000000, DepartedUsers1768300000000];
 
 @Module({
   imports: [SchedulingDumpModule, SchedulingExportsModule],
@@ -51,6 +52,8 @@ export const SCHEDULING_MIGRATIONS = [InitialScheduling1763800000000, Idempotenc
     LiveCoursePresenter,
     LiveCourseLearnersService,
     SeatRelease,
+    // The advisory lock class scheduling's live-course enrollments and departures meet under.
+    { provide: DepartedUsers, useFactory: (db: Database) => new DepartedUsers(db, 1_768_300), inject: [Database] },
     RegistrationsService,
     RegistrationEventConsumers,
     SessionsService,

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { In } from 'typeorm';
 import { LIVE_COURSE_ENROLLMENT_CREATED_EVENT, type ListLiveCourseLearnersQuery, type LiveCourseEnrollmentView, pageWindow, type RequestContext } from '@lms/contracts';
-import { Database, IdentityDirectory, InjectTenantRepository, Outbox, type TenantRepository } from '@lms/platform';
+import { Database, DepartedUsers, IdentityDirectory, InjectTenantRepository, Outbox, type TenantRepository } from '@lms/platform';
 import { cannotEnroll, liveCourseEnrollmentNotFound } from '../live-courses/live-course.errors.js';
 import { toEnrollmentView } from '../live-courses/live-course.views.js';
 import { LiveCoursesService } from '../live-courses/live-courses.service.js';
@@ -17,6 +17,7 @@ export class LiveCourseLearnersService {
     private readonly courses: LiveCoursesService,
     private readonly directory: IdentityDirectory,
     private readonly seats: SeatRelease,
+    private readonly departed: DepartedUsers,
     @InjectTenantRepository(LiveCourseEnrollment) private readonly enrollments: TenantRepository<LiveCourseEnrollment>,
   ) {}
 
@@ -28,16 +29,20 @@ export class LiveCourseLearnersService {
     return [rows.map((row) => toEnrollmentView(row, users.get(row.userId))), total];
   }
 
-  /** All or nothing: each user must exist, not be deleted, and not be enrolled already. */
+  /**
+   * All or nothing: each user must exist, not be deleted, and not be enrolled already. A user deleted since
+   * identity vouched for them is refused too (DepartedUsers: the deletion's withdrawal meets this insert).
+   */
   async enroll(ctx: RequestContext, courseId: number, userIds: number[]): Promise<LiveCourseEnrollmentView[]> {
     const users = await this.directory.users(ctx, userIds);
     const rows = await this.db.transaction(async () => {
       await this.courses.lock(ctx, courseId);
+      const departed = await this.departed.among(ctx, userIds);
       const existing = new Set((await this.enrollments.find(ctx, { where: { liveCourseId: courseId, userId: In(userIds) } })).map((e) => e.userId));
       const seen = new Set<number>();
       for (const [i, userId] of userIds.entries()) {
         const user = users.get(userId);
-        if (!user || user.deleted_at !== null) throw cannotEnroll(userId, i, 'no such user');
+        if (!user || user.deleted_at !== null || departed.has(userId)) throw cannotEnroll(userId, i, 'no such user');
         if (existing.has(userId) || seen.has(userId)) throw cannotEnroll(userId, i, 'the user is enrolled in this live course already');
         seen.add(userId);
       }

@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { USER_DELETED_EVENT, UserEventData } from '@lms/contracts';
-import { CONSUMER_RETRY, Database, eventData, InjectTenantRepository, MESSAGE_BUS, type MessageBus, type Subscription, subscribeWithInbox, type TenantRepository } from '@lms/platform';
+import { CONSUMER_RETRY, Database, DepartedUsers, eventData, InjectTenantRepository, MESSAGE_BUS, type MessageBus, type Subscription, subscribeWithInbox, type TenantRepository } from '@lms/platform';
 import { LiveCourseEnrollment } from '../learners/live-course-enrollment.entity.js';
 import { LiveCourse } from '../live-courses/live-course.entity.js';
 import { SeatRelease } from './seat-release.js';
@@ -20,6 +20,7 @@ export class RegistrationEventConsumers implements OnApplicationBootstrap, OnMod
     private readonly db: Database,
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     private readonly seats: SeatRelease,
+    private readonly departed: DepartedUsers,
     @InjectTenantRepository(LiveCourse) private readonly courses: TenantRepository<LiveCourse>,
     @InjectTenantRepository(LiveCourseEnrollment) private readonly enrollments: TenantRepository<LiveCourseEnrollment>,
   ) {}
@@ -29,6 +30,8 @@ export class RegistrationEventConsumers implements OnApplicationBootstrap, OnMod
       await subscribeWithInbox(this.db, this.bus.events, { durable: SCHEDULING_USER_DELETED_CONSUMER, types: [USER_DELETED_EVENT], ...CONSUMER_RETRY }, async (event) => {
         const { user_id: userId } = await eventData<UserEventData>(UserEventData, event);
         const scope = { accountId: event.accountid };
+        // Recorded first: an enrollment of theirs still being inserted commits before the list below, or sees the record.
+        await this.departed.record(scope, userId);
         // Courses in id order, as every writer locks them, so this never deadlocks with a registration.
         const courses = [...new Set((await this.enrollments.find(scope, { where: { userId }, order: { liveCourseId: 'ASC' } })).map((e) => e.liveCourseId))];
         for (const courseId of courses) {
