@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { IsNull } from 'typeorm';
+import { Any, IsNull } from 'typeorm';
 import {
   type CreateSessionsBody,
   inTimestampRange,
@@ -148,19 +148,24 @@ export class SessionsService {
       if (session.parentId !== null) throw invalidSession('SESSION_IS_PART', `Session ${id} is a part; conclude its session ${session.parentId}.`);
       if (!session.startAt || session.startAt.getTime() > Date.now()) throw invalidSession('SESSION_NOT_STARTED', `Session ${id} has not started yet.`);
       const now = new Date();
-      for (const row of await this.registrations.find(ctx, { where: { sessionId: id, deletedAt: IsNull() }, order: { id: 'ASC' } })) {
-        if (!row.markedCompleteAt) {
-          await this.registrations.update(ctx, { id: row.id }, { deletedAt: now, updatedAt: now });
-          await this.outbox.add(ctx, REGISTRATION_DELETED_EVENT, registrationEventData(session, row), String(id));
-          continue;
-        }
-        // FOR NO KEY UPDATE, not FOR UPDATE: a registration holds enrollments (FOR KEY SHARE) before it waits for
-        // this session, so a stronger lock here could deadlock with it. Leaving the course waits on the course lock.
-        const enrollment = await this.enrollments.findOne(ctx, { liveCourseId: courseId, userId: row.userId }, { lock: 'no key update' });
-        if (!enrollment || enrollment.completedAt) continue;
-        await this.enrollments.update(ctx, { id: enrollment.id }, { completedAt: now, updatedAt: now });
-        const data: LiveCourseEnrollmentCompletedData = { user_id: row.userId, enrollment_id: enrollment.id, completed_at: now.toISOString(), due_at: null, live_course_id: courseId };
-        await this.outbox.add(ctx, LIVE_COURSE_ENROLLMENT_COMPLETED_EVENT, data, String(enrollment.id));
+      // A statement for each step, not for each registration: a session of thousands concludes within its request.
+      const registered = await this.registrations.find(ctx, { where: { sessionId: id, deletedAt: IsNull() }, order: { id: 'ASC' } });
+      const absent = registered.filter((row) => !row.markedCompleteAt);
+      if (absent.length > 0) {
+        await this.registrations.update(ctx, { id: Any(absent.map((row) => row.id)) }, { deletedAt: now, updatedAt: now });
+        await this.outbox.addAll(ctx, REGISTRATION_DELETED_EVENT, absent.map((row) => ({ data: registrationEventData(session, row), subject: String(id) })));
+      }
+      const present = registered.filter((row) => row.markedCompleteAt).map((row) => row.userId);
+      // FOR NO KEY UPDATE, not FOR UPDATE: a registration holds enrollments (FOR KEY SHARE) before it waits for
+      // this session, so a stronger lock here could deadlock with it. Leaving the course waits on the course lock.
+      const completing = present.length === 0 ? [] : (await this.enrollments.find(ctx, { where: { liveCourseId: courseId, userId: Any(present), completedAt: IsNull() }, order: { id: 'ASC' }, lock: 'no key update' }));
+      if (completing.length > 0) {
+        await this.enrollments.update(ctx, { id: Any(completing.map((e) => e.id)) }, { completedAt: now, updatedAt: now });
+        const completed = completing.map((enrollment): { data: LiveCourseEnrollmentCompletedData; subject: string } => ({
+          data: { user_id: enrollment.userId, enrollment_id: enrollment.id, completed_at: now.toISOString(), due_at: null, live_course_id: courseId },
+          subject: String(enrollment.id),
+        }));
+        await this.outbox.addAll(ctx, LIVE_COURSE_ENROLLMENT_COMPLETED_EVENT, completed);
       }
       await this.waitlist.delete(ctx, { sessionId: id });
       await this.sessions.update(ctx, { id }, { concludedAt: now, updatedAt: now });
