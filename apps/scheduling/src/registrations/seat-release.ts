@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { In, IsNull } from 'typeorm';
+import { Any, In, IsNull } from 'typeorm';
 import {
   LIVE_COURSE_ENROLLMENT_REMOVED_EVENT,
   type LiveCourseEnrollmentEventData,
@@ -85,17 +85,25 @@ export class SeatRelease {
    * A user leaves every session of a course (enrollment removed, user deleted): registrations and waitlist
    * places go, but for concluded sessions, whose check-ins are final (the record of who was there). The caller
    * has locked the course, then the user's enrollment (FOR UPDATE): registering holds the enrollment before the
-   * session, so a registration not committed yet is waited for, never missed.
+   * session, so a registration not committed yet is waited for, never missed. The sessions are locked in id
+   * order, then their registrations go in one statement and the freed seats to the waitlists that have someone.
    */
   async withdrawFromCourse(ctx: TenantScope | RequestContext, courseId: number, userId: number): Promise<void> {
     const sessionIds = (await this.sessions.find(ctx, { where: { liveCourseId: courseId, concludedAt: IsNull() }, order: { id: 'ASC' } })).map((s) => s.id);
     if (sessionIds.length === 0) return;
     await this.waitlist.delete(ctx, { sessionId: In(sessionIds), userId });
-    const rows = await this.registrations.find(ctx, { where: { sessionId: In(sessionIds), userId, deletedAt: IsNull() }, order: { sessionId: 'ASC' } });
-    for (const row of rows) {
-      const session = await this.lockSession(ctx, row.sessionId);
-      if (session) await this.unregister(ctx, session, row);
-    }
+    const registered = [...new Set((await this.registrations.find(ctx, { where: { sessionId: In(sessionIds), userId, deletedAt: IsNull() } })).map((r) => r.sessionId))];
+    if (registered.length === 0) return;
+    const sessions = await this.sessions.find(ctx, { where: { id: Any(registered) }, order: { id: 'ASC' }, lock: 'update' });
+    // Read again under the session locks: one unregistered meanwhile is left as it is.
+    const rows = await this.registrations.find(ctx, { where: { sessionId: Any(registered), userId, deletedAt: IsNull() }, order: { id: 'ASC' } });
+    if (rows.length === 0) return;
+    await this.registrations.update(ctx, { id: Any(rows.map((r) => r.id)) }, { deletedAt: () => 'now()', updatedAt: () => 'now()' });
+    const byId = new Map(sessions.map((s) => [s.id, s]));
+    await this.outbox.addAll(ctx, REGISTRATION_DELETED_EVENT, rows.map((row) => ({ data: registrationEventData(byId.get(row.sessionId)!, row), subject: String(row.sessionId) })));
+    const waitlisted: { session_id: number }[] = await this.waitlist.query(ctx, 'w').select('DISTINCT w.session_id', 'session_id').andWhere('w.session_id = ANY(:ids)', { ids: registered }).getRawMany();
+    const waiting = new Set(waitlisted.map((w) => Number(w.session_id)));
+    for (const session of sessions) if (waiting.has(session.id)) await this.promote(ctx, session);
   }
 
   /**
