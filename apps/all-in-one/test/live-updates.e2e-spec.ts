@@ -51,7 +51,7 @@ describe('live updates of registrations (Server-Sent Events), end to end', () =>
   let f: SchedulingFixture;
 
   beforeAll(async () => {
-    f = await startSchedulingFixture('e2e-live-updates');
+    f = await startSchedulingFixture('e2e-live-updates', { LIVE_UPDATES_RECHECK_MS: '300' });
   });
   afterAll(async () => {
     await f?.close();
@@ -135,6 +135,27 @@ describe('live updates of registrations (Server-Sent Events), end to end', () =>
     }
     // The token is no API credential.
     expect((await f.t.api.as(token).get(path)).status).toBe(401);
+  });
+
+  it('ends a stream, and refuses to open one (403 SUBSCRIPTION_REVOKED), once its subscriber is no longer an author or is deleted', async () => {
+    const course = await f.createCourse();
+    const session = await f.createSession(course.id);
+    const path = `/api/author/live_course_sessions/${session.id}/registrations/subscription`;
+    const [demoted, deleted] = [await f.t.factory.user(f.cast.accountId, ['author']), await f.t.factory.user(f.cast.accountId, ['author'])];
+    const urls = [];
+    for (const user of [demoted, deleted]) {
+      const { url, token } = (await f.t.api.as(user.token).get(path)).body.subscriptions[0];
+      urls.push(`${url}?token=${encodeURIComponent(token)}`);
+    }
+    // Open streams: each reads until it ends (readEvents stops at the end of the body), which only the check can do.
+    const [demotedStream, deletedStream] = urls.map((url) => readEvents(url, () => false, {}, 20_000).then(() => 'ended'));
+    expect((await f.admin.put(`/api/admin/users/${demoted.userId}/roles`, { roles: ['learner'] })).status).toBe(200);
+    expect((await f.admin.delete(`/api/admin/users/${deleted.userId}`)).status).toBe(204);
+    expect(await Promise.all([demotedStream, deletedStream])).toEqual(['ended', 'ended']);
+    for (const url of urls) {
+      const res = await fetch(url);
+      expect([res.status, ((await res.json()) as { code: string }).code]).toEqual([403, 'SUBSCRIPTION_REVOKED']);
+    }
   });
 
   it('tells a client that resumes from before the pruned horizon to reload, then goes on from the horizon', async () => {

@@ -30,8 +30,8 @@ export interface SchedulingFixture {
   close(): Promise<void>;
 }
 
-export async function startSchedulingFixture(durable: string): Promise<SchedulingFixture> {
-  const t = await startTestSystem();
+export async function startSchedulingFixture(durable: string, env: Record<string, string> = {}): Promise<SchedulingFixture> {
+  const t = await startTestSystem(env);
   const cast = await t.factory.cast();
   const events: CloudEvent[] = [];
   const sub = await t.system.bus.events.consume({ durable, types: ['scheduling.>'], maxDeliver: 3, backoffMs: [100] }, async (event) => void events.push(event));

@@ -32,14 +32,14 @@ function setUp() {
       return { ok: true, status: 200, body: { changes } };
     },
   } as unknown as ServiceClient;
-  const deps = { runtime: { config: { fileUrlSigningKey: key }, logger: { warn: () => undefined } }, lifecycle: { closing: false } } as unknown as GatewayDeps;
+  const deps = { runtime: { config: { fileUrlSigningKey: key, liveUpdatesRecheckMs: 30_000 }, logger: { warn: () => undefined } }, lifecycle: { closing: false } } as unknown as GatewayDeps;
   const controller = new LiveUpdatesController(deps, services);
-  const open = () => {
+  const open = async () => {
     const raw = Object.assign(new EventEmitter(), { socket: Object.assign(new EventEmitter(), { setTimeout: () => undefined, destroy: () => undefined }) });
     const request = { id: 'r', query: { token }, headers: {}, raw } as unknown as FastifyRequest;
     let body: PassThrough | undefined;
     const reply = { raw: new EventEmitter(), header: () => reply, send: (out: PassThrough) => ((body = out), reply) } as unknown as FastifyReply;
-    controller.stream(request, reply);
+    await controller.stream(request, reply);
     const leave = () => raw.emit('close');
     opened.push(leave);
     return { body: body!, leave };
@@ -50,7 +50,7 @@ function setUp() {
 describe('live updates stream', () => {
   it('runs no further ahead of a client that does not read than its buffers hold', async () => {
     const { open, pages } = setUp();
-    const stream = open();
+    const stream = await open();
     await sleep(200);
     const asked = pages();
     // What the stream buffers (its two sides, 64 KiB each) and one page more, then it waits: without the
@@ -72,10 +72,11 @@ describe('live updates stream', () => {
 
   it(`opens at most ${MAX_STREAMS_PER_USER} streams at once for one user, and another once one ends`, async () => {
     const { open } = setUp();
-    const streams = Array.from({ length: MAX_STREAMS_PER_USER }, () => open());
+    const streams = [];
+    for (let i = 0; i < MAX_STREAMS_PER_USER; i++) streams.push(await open());
     let refusal: unknown;
     try {
-      open();
+      await open();
     } catch (err) {
       refusal = err;
     }
@@ -83,6 +84,6 @@ describe('live updates stream', () => {
     expect(refusal).toMatchObject({ status: 429, code: 'TOO_MANY_STREAMS', headers: { 'retry-after': expect.any(String) } });
     streams[0].leave();
     await sleep(20);
-    open();
+    await open();
   });
 });

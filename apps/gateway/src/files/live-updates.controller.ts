@@ -2,11 +2,11 @@ import { once } from 'node:events';
 import { PassThrough } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Controller, Get, Inject, Req, Res } from '@nestjs/common';
-import { isChangeCursor, LIVE_UPDATE_SUBJECTS, LIVE_UPDATES_PATH, LIVE_UPDATES_TOKEN_PURPOSE, type LiveUpdatesClaims, REGISTRATION_CHANGES_RESET_EVENT, type RegistrationChangesPage, type RequestContext } from '@lms/contracts';
+import { type ChangesSinceCall, isChangeCursor, LIVE_UPDATE_SUBJECTS, LIVE_UPDATES_PATH, LIVE_UPDATES_TOKEN_PURPOSE, type LiveUpdatesClaims, REGISTRATION_CHANGES_RESET_EVENT, type RegistrationChangesPage, type RequestContext, type RpcReply } from '@lms/contracts';
 import { verifyToken } from '@lms/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GATEWAY_DEPS, type GatewayDeps } from '../gateway-deps.js';
-import { ProblemError } from '../http/problem.js';
+import { ProblemError, RpcReplyError } from '../http/problem.js';
 import { cutWhenStalled } from './stream-reply.js';
 import { ServiceClient } from '../http/service-client.js';
 
@@ -42,7 +42,7 @@ export class LiveUpdatesController {
   private readonly streams = new Map<string, number>();
 
   @Get(LIVE_UPDATES_PATH.slice(1))
-  stream(@Req() request: FastifyRequest, @Res() reply: FastifyReply): FastifyReply {
+  async stream(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<FastifyReply> {
     const query = request.query as Record<string, unknown>;
     const check = verifyToken<LiveUpdatesClaims>(this.deps.runtime.config.fileUrlSigningKey, LIVE_UPDATES_TOKEN_PURPOSE, typeof query.token === 'string' ? query.token : '');
     if (!check.ok) {
@@ -50,6 +50,10 @@ export class LiveUpdatesController {
     }
     const last = request.headers['last-event-id'] ?? query.last_event_id;
     if (last !== undefined && !isChangeCursor(last)) throw new ProblemError(400, 'LAST_EVENT_ID_INVALID', 'Last-Event-ID must be the id of an event of this stream.');
+
+    // A refused subscriber is a 403 here, so an EventSource stops reconnecting.
+    const checked = await this.changes(request, check.claims, { subscriber: true, limit: 1 });
+    if (!checked.ok) throw new RpcReplyError(checked.error);
 
     const holder = `${check.claims.accountId}:${check.claims.userId}`;
     const held = this.streams.get(holder) ?? 0;
@@ -85,7 +89,6 @@ export class LiveUpdatesController {
    * buffered stays one page, and dropped after SLOW_CLIENT_MS.
    */
   private async pump(request: FastifyRequest, claims: LiveUpdatesClaims, cursor: string | undefined, out: PassThrough, ended: AbortSignal): Promise<void> {
-    const ctx: RequestContext = { requestId: request.id, accountId: claims.accountId, subAccountId: null, userId: claims.userId, roles: ['author'] };
     const send = async (text: string) => {
       if (!out.write(text)) await once(out, 'drain', { signal: AbortSignal.any([ended, AbortSignal.timeout(SLOW_CLIENT_MS)]) });
     };
@@ -93,10 +96,13 @@ export class LiveUpdatesController {
       await send(`retry: 2000\n: ${claims.channel}\n\n`);
       let lastWrite = Date.now();
       let after = cursor;
+      let checkedAt = Date.now();
       while (!ended.aborted && !this.deps.lifecycle.closing) {
-        const answer = await this.services
-          .request(LIVE_UPDATE_SUBJECTS.changes, { ctx, params: {}, query: {}, body: { live_course_id: claims.liveCourseId, ...(after ? { after } : {}) } })
-          .catch(() => undefined);
+        // Every LIVE_UPDATES_RECHECK_MS scheduling checks the subscriber again: deleted, or no longer an author, the stream ends.
+        const check = Date.now() - checkedAt >= this.deps.runtime.config.liveUpdatesRecheckMs;
+        const answer = await this.changes(request, claims, { ...(after ? { after } : {}), ...(check ? { subscriber: true } : {}) }).catch(() => undefined);
+        if (answer?.ok === false && answer.error.status === 403) return;
+        if (check && answer?.ok) checkedAt = Date.now();
         const page = answer?.ok ? (answer.body as RegistrationChangesPage) : undefined;
         if (page?.reset) {
           // The log was pruned past this client's last event: it reloads what it shows, then goes on from here.
@@ -122,5 +128,11 @@ export class LiveUpdatesController {
       // Ended while waiting for the client to read or for the next poll, or the client read too slowly.
       if ((err as Error).name !== 'AbortError') this.deps.runtime.logger.warn({ err, channel: claims.channel }, 'live updates stream failed');
     }
+  }
+
+  /** A page of the course's changes as the subscription's holder (an author); `subscriber` has their standing checked first. */
+  private changes(request: FastifyRequest, claims: LiveUpdatesClaims, body: Partial<ChangesSinceCall>): Promise<RpcReply> {
+    const ctx: RequestContext = { requestId: request.id, accountId: claims.accountId, subAccountId: null, userId: claims.userId, roles: ['author'] };
+    return this.services.request(LIVE_UPDATE_SUBJECTS.changes, { ctx, params: {}, query: {}, body: { live_course_id: claims.liveCourseId, ...body } });
   }
 }

@@ -1,6 +1,7 @@
 import { Controller, Inject } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
 import {
+  AUDIENCE_ROLES,
   ChangesSinceCall,
   envelope,
   LIVE_UPDATE_SUBJECTS as S,
@@ -12,7 +13,7 @@ import {
   type RpcRequest,
   type SubscriptionParams,
 } from '@lms/contracts';
-import { Database, Handles, RUNTIME, type Runtime, signToken } from '@lms/platform';
+import { Database, forbidden, Handles, IdentityDirectory, RUNTIME, type Runtime, signToken } from '@lms/platform';
 import { RegistrationsService } from '../registrations/registrations.service.js';
 
 const PAGE = 100;
@@ -27,6 +28,7 @@ export class LiveUpdatesHandlers {
   constructor(
     private readonly db: Database,
     private readonly registrations: RegistrationsService,
+    private readonly directory: IdentityDirectory,
     @Inject(RUNTIME) private readonly runtime: Runtime,
   ) {}
 
@@ -49,6 +51,7 @@ export class LiveUpdatesHandlers {
    */
   @Handles(S.changes, { body: ChangesSinceCall })
   async changes(@Payload() { ctx, body }: RpcRequest<ChangesSinceCall>): Promise<RegistrationChangesPage> {
+    if (body.subscriber) await this.assertSubscriber(ctx);
     const [xid, id] = (body.after ?? '0-0').split('-');
     const rows: { pruned: string; xid: string | null; id: string; type: string; data: Record<string, unknown>; created_at: Date }[] = await this.db.manager.query(
       `WITH pruned AS (SELECT COALESCE((SELECT through FROM scheduling.registration_changes_pruned WHERE account_id = $1 AND live_course_id = $2), '0'::xid8) AS through)
@@ -64,5 +67,17 @@ export class LiveUpdatesHandlers {
     const pruned = rows[0].pruned;
     if (body.after !== undefined && BigInt(xid) < BigInt(pruned)) return { changes: [], reset: `${pruned}-0` };
     return { changes: rows.filter((r) => r.xid !== null).map((r) => ({ id: `${r.xid}-${r.id}`, type: r.type, data: r.data, time: r.created_at.toISOString() })) };
+  }
+
+  /**
+   * A subscription's token lasts 15 minutes; its subscriber may be deleted or stop being an author meanwhile.
+   * The gateway asks this when a stream opens and every so often while it runs, and ends it on a refusal.
+   */
+  private async assertSubscriber(ctx: RpcRequest['ctx']): Promise<void> {
+    const user = (await this.directory.users(ctx, [ctx.userId])).get(ctx.userId);
+    const roles = AUDIENCE_ROLES.author as readonly string[];
+    if (!user || user.deleted_at !== null || !user.roles.some((role) => roles.includes(role))) {
+      throw forbidden('SUBSCRIPTION_REVOKED', 'The subscriber is no longer an author of this account: ask for a new subscription.');
+    }
   }
 }

@@ -1,4 +1,4 @@
-import { createLogger, type Database, openDatabase, type Runtime } from '@lms/platform';
+import { createLogger, type Database, type IdentityDirectory, openDatabase, type Runtime } from '@lms/platform';
 import type { RpcRequest } from '@lms/contracts';
 import { createTestDatabase, type TestDatabase } from '@lms/testing';
 import type { RegistrationsService } from '../registrations/registrations.service.js';
@@ -19,7 +19,7 @@ describe('the registration change log prune', () => {
     testDb = await createTestDatabase();
     db = await openDatabase({ url: testDb.url, schema: 'scheduling', entities: SCHEDULING_ENTITIES, migrations: SCHEDULING_MIGRATIONS, poolSize: 2 });
     pruner = new RegistrationChangesPruner(db, createLogger('silent'), 7);
-    handlers = new LiveUpdatesHandlers(db, {} as RegistrationsService, {} as Runtime);
+    handlers = new LiveUpdatesHandlers(db, {} as RegistrationsService, {} as IdentityDirectory, {} as Runtime);
   });
   afterAll(async () => {
     await db?.close();

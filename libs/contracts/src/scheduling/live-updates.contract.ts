@@ -1,4 +1,4 @@
-import { IsInt, IsOptional, Max, Min, ValidateBy } from 'class-validator';
+import { IsBoolean, IsInt, IsOptional, Max, Min, ValidateBy } from 'class-validator';
 import { MAX_ID, QueryInt } from '../common/query.js';
 import type { JsonSchema } from '../routes/route.js';
 
@@ -49,6 +49,10 @@ export class ChangesSinceCall {
 
   @IsOptional() @IsInt() @Min(1) @Max(500)
   limit?: number;
+
+  /** Checks the subscriber first: a user of the author audience still (403 SUBSCRIPTION_REVOKED otherwise). */
+  @IsOptional() @IsBoolean()
+  subscriber?: boolean;
 }
 
 export interface RegistrationChange {

@@ -32,6 +32,8 @@ export interface PlatformConfig {
   /** Lifetime of an edit lock (locking service); a renewal starts it again. */
   lockTtlSeconds: number;
   rpcTimeoutMs: number;
+  /** How often an open live-updates stream has its subscriber checked again (gateway). */
+  liveUpdatesRecheckMs: number;
   /** Largest file body an upload route takes (SCORM packages), in bytes. */
   uploadMaxBytes: number;
   /** How long a service may take over an uploaded file (a SCORM package's check and unpacking) before the gateway answers 504. */
@@ -151,6 +153,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlatformConfig
     embeddedPostgresPort: intSetting(env, 'EMBEDDED_POSTGRES_PORT', 5433, 1, 65535),
     lockTtlSeconds: intSetting(env, 'LOCK_TTL_SECONDS', 900, 1, 86_400),
     rpcTimeoutMs: intSetting(env, 'RPC_TIMEOUT_MS', 5000, 10, 600_000),
+    liveUpdatesRecheckMs: intSetting(env, 'LIVE_UPDATES_RECHECK_MS', 30_000, 100, 900_000),
     uploadMaxBytes: intSetting(env, 'UPLOAD_MAX_BYTES', 200 * 1024 * 1024, 1024, 4 * 1024 * 1024 * 1024),
     uploadTimeoutMs: intSetting(env, 'UPLOAD_TIMEOUT_MS', 300_000, 10, 3_600_000),
     uploadIdleMs: intSetting(env, 'UPLOAD_IDLE_MS', 60_000, 10, 3_600_000),
