@@ -1,4 +1,5 @@
 import { type ApiClient, eventually, parseCsv, queryDatabase, type TestUser } from '@lms/testing';
+import { COURSES } from './catalog-fixture.js';
 import { type EnrollmentFixture, startEnrollmentFixture } from './enrollment-fixture.js';
 
 const REPORTS = '/api/admin/reports';
@@ -106,6 +107,15 @@ describe('admin reports', () => {
     // The download of the report holds the same rows.
     expect(await downloadedRows(f, f.admin, 'quiz_report', {})).toEqual(asCsv(all.body.reports[0]));
     expect(await downloadedRows(f, f.admin, 'quiz_report', { course_template_id: Number(graded.id) })).toEqual(asCsv(one.body.reports[0]));
+
+    // The course as its learners were scored against it: a draft title and threshold show with their publish.
+    expect((await f.admin.patch(`${COURSES}/${graded.id}`, { course_template: { title: 'Graded retain, renamed', passing_threshold: 90 } })).status).toBe(200);
+    expect((await f.admin.get(`${REPORTS}/QuizReport?course_template_id=${graded.id}`)).body.reports[0].data).toEqual(gradedRows);
+    expect((await f.admin.post(`${COURSES}/${graded.id}/publish`, {})).status).toBe(200);
+    expect((await f.admin.get(`${REPORTS}/QuizReport?course_template_id=${graded.id}`)).body.reports[0].data).toEqual([
+      { ...gradedRows[0], course_title: 'Graded retain, renamed', pass_rate: 0 },
+      { ...gradedRows[1], course_title: 'Graded retain, renamed' },
+    ]);
   }, 90_000);
 
   it('SignInReport shows each user\'s last sign-in and sign-ins in the period, recorded from token use at most once per token every few minutes', async () => {

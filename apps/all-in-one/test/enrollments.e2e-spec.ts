@@ -82,6 +82,34 @@ describe('course enrollments, end to end', () => {
     expect((await f.enroll(dated.id, [{ user_id: other.userId, end_at: null }])).enrollments[0].end_at).toBeNull();
   });
 
+  it('enrolls and completes with the settings as last published: a draft change of due dates, expiry or retain intervals waits for the publish', async () => {
+    const course = await f.publishedCourse({ title: 'Settled', default_days_until_due: 14, expires: true, default_days_until_expiration: 10, retain: true, retain_intervals: [3] });
+    const draft = { due_date_type: 'absolute', default_due_on_date: '2033-01-02', default_days_until_expiration: 30, retain_intervals: [7, 14] };
+    expect((await f.admin.patch(`${COURSES}/${course.id}`, { course_template: draft })).body.course_templates[0].has_unpublished_changes).toBe(true);
+    /** A new learner's enrollment, completed by the learner: its due date, and the expiry and quizzes in days after the completion. */
+    const learnerSees = async () => {
+      const user = await f.newLearner();
+      const [{ id, end_at }] = (await f.enroll(course.id, [{ user_id: user.userId }])).enrollments;
+      const done = await f.admin.as(user.token).post(`/api/learner/courses/${id}/complete`);
+      const completedAt = Date.parse(done.body.courses[0].completed_at);
+      const record = (await f.admin.get(`${enrollmentsOf(course.id)}?state=complete&per_page=100`)).body.enrollments.find((e: { id: number }) => e.id === id);
+      return {
+        user,
+        dueInDays: end_at === '2033-01-02T23:59:59.999Z' ? 'the draft date' : Math.round((Date.parse(end_at) - Date.now()) / DAY),
+        expiresInDays: (Date.parse(record.expires_at) - completedAt) / DAY,
+        quizzesInDays: done.body.linked.quizzes.map((q: { due_at: string }) => (Date.parse(q.due_at) - completedAt) / DAY),
+      };
+    };
+    const before = await learnerSees();
+    expect(before).toMatchObject({ dueInDays: 14, expiresInDays: 10, quizzesInDays: [3] });
+
+    // Published: new enrollments take the new settings, and so does the new attempt of a re-enrollment.
+    expect((await f.admin.post(`${COURSES}/${course.id}/publish`, { re_enroll: true })).status).toBe(200);
+    expect(await learnerSees()).toMatchObject({ dueInDays: 'the draft date', expiresInDays: 30, quizzesInDays: [7, 14] });
+    const attempt = (await f.admin.get(`${enrollmentsOf(course.id)}?state=assigned`)).body.enrollments.find((e: { links: { learner: { id: number } } }) => e.links.learner.id === before.user.userId);
+    expect(attempt.end_at).toBe('2033-01-02T23:59:59.999Z');
+  });
+
   it('refuses bad requests with a 400 problem and enrolls nobody', async () => {
     const course = await f.publishedCourse({ title: 'Strict' });
     const user = await f.newLearner();

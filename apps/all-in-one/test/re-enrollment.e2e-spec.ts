@@ -72,4 +72,19 @@ describe('expiration and automatic re-enrollment, end to end', () => {
     expect((await f.admin.get(`${enrollmentsOf(manual.id)}?state=complete`)).body.enrollments.map((e: { id: number }) => e.id)).toEqual([kept]);
     expect(await history(manual.id)).toEqual([]);
   });
+
+  it('re-enrolls by the settings as last published: auto_re_enroll in a draft waits for the publish', async () => {
+    const course = await f.publishedCourse({ title: 'Recertify when published', ...expiration, auto_re_enroll: false });
+    expect((await f.admin.patch(`${COURSES}/${course.id}`, { course_template: { auto_re_enroll: true } })).status).toBe(200);
+    const user = await f.newLearner();
+    const { id } = (await f.enroll(course.id, [{ user_id: user.userId }])).enrollments[0];
+    expect((await f.admin.patch(`${ENROLLMENTS}/${id}`, { enrollments: [{ completed_at: new Date(Date.now() - 2 * DAY).toISOString() }] })).status).toBe(200);
+    const history = async () => (await f.admin.get(`${enrollmentsOf(course.id)}?state=removed`)).body.enrollments;
+    // Several sweeps of both replicas pass over the expired completion.
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(await history()).toEqual([]);
+    expect((await f.admin.post(`${COURSES}/${course.id}/publish`, {})).status).toBe(200);
+    await eventually(async () => ((await history()).length === 1 ? true : undefined), 20_000);
+    expect((await history())[0]).toMatchObject({ id, removal_reason: 're_enrolled' });
+  });
 });

@@ -107,6 +107,7 @@ import { SlideCommentSlides1767900000000 } from './migrations/1767900000000-slid
 import { SlidePublishedFigures1768000000000, SlidePublishedFiguresBackfill1768000000001 } from './migrations/1768000000000-slide-published-figures.js';
 import { TaskDeletedRemovals1768100000000, TaskDeletedRemovalsValidated1768100000001 } from './migrations/1768100000000-task-deleted-removals.js';
 import { EnrollmentCountersPerStatement1768300000000 } from './migrations/1768300000000-enrollment-counters-per-statement.js';
+import { CoursePublishedSettings1768400000000, CoursePublishedSettingsBackfill1768400000001 } from './migrations/1768400000000-course-published-settings.js';
 import { ScormPackage, ScormRegistration, ScormScoState } from './scorm/scorm-package.entity.js';
 import { ScormHandlers } from './scorm/scorm.handlers.js';
 import { ScormPlayerService } from './scorm/scorm-player.service.js';
@@ -166,6 +167,8 @@ export const CATALOG_MIGRATIONS = [
   TaskDeletedRemovals1768100000000,
   TaskDeletedRemovalsValidated1768100000001,
   EnrollmentCountersPerStatement1768300000000,
+  CoursePublishedSettings1768400000000,
+  CoursePublishedSettingsBackfill1768400000001,
 ];
 
 @Module({

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { type ExportPage, QUIZ_SLIDE_TYPES, type RequestContext } from '@lms/contracts';
 import { Database, notFound } from '@lms/platform';
+import { lastPublishedSql } from '../course-templates/course-template.views.js';
 import { publishedQuestionSql } from '../slide-responses/slide-responses.service.js';
 import { cursorOf, exportPage } from './export-page.js';
 
@@ -13,7 +14,8 @@ export const QUIZ_REPORT_COLUMNS = {
  * The QuizReport's rows (docs/jobs.md "Admin reports"), from the quiz data the catalog records:
  * - a course's retain quiz of each interval (`retain_quizzes`, made when an enrollment completes):
  *   attempts = quizzes started or ended, completed = ended, average_score over ended quizzes with a score,
- *   pass_rate = share of those at or above the course's `passing_threshold` (null without one);
+ *   pass_rate = share of those at or above the course's `passing_threshold` (null without one; as last
+ *   published, like the course's title here: what learners were scored against, not a draft);
  * - a SCORM course's package (`scorm_registrations`, one per attempt): attempts = registrations with at
  *   least one commit, completed = completed ones, average_score over the scores reported (percent), pass_rate
  *   = `success_status` passed among passed and failed, or, without a verdict (none, or `unknown`), score against
@@ -35,6 +37,8 @@ export class QuizReportService {
       if (!course) throw notFound('COURSE_TEMPLATE_NOT_FOUND', `No course template ${options.courseTemplateId} in this account.`);
     }
     const after = cursorOf(options.after, 3) ?? [0, 0, -2];
+    // The course as its learners were scored against it: its threshold as last published, and so its title.
+    const threshold = lastPublishedSql('c', 'passing_threshold', 'integer');
     const found = (await this.db.manager.query(
       `WITH latest AS (
          SELECT DISTINCT ON (r.enrollment_id, r.slide_id) r.slide_id, r.correct, r.attempt
@@ -50,8 +54,8 @@ export class QuizReportService {
                 count(*) FILTER (WHERE q.started_at IS NOT NULL OR q.ended_at IS NOT NULL) AS attempts,
                 count(*) FILTER (WHERE q.ended_at IS NOT NULL) AS completed,
                 avg(q.score) FILTER (WHERE q.ended_at IS NOT NULL) AS average_score,
-                count(*) FILTER (WHERE q.ended_at IS NOT NULL AND q.score >= c.passing_threshold) AS passed,
-                count(*) FILTER (WHERE q.ended_at IS NOT NULL AND q.score IS NOT NULL AND c.passing_threshold IS NOT NULL) AS judged
+                count(*) FILTER (WHERE q.ended_at IS NOT NULL AND q.score >= ${threshold}) AS passed,
+                count(*) FILTER (WHERE q.ended_at IS NOT NULL AND q.score IS NOT NULL AND ${threshold} IS NOT NULL) AS judged
            FROM ${s}.retain_quizzes q
            JOIN ${s}.course_templates c ON c.account_id = q.account_id AND c.id = q.course_template_id
           WHERE q.account_id = $1 AND ($2::int IS NULL OR q.course_template_id = $2)
@@ -62,8 +66,8 @@ export class QuizReportService {
                 count(*) FILTER (WHERE r.completed_at IS NOT NULL),
                 avg(r.score),
                 -- A package that gives no verdict records 'unknown' (or nothing yet): the score meets the threshold or not.
-                count(*) FILTER (WHERE r.success_status = 'passed' OR (coalesce(r.success_status, 'unknown') NOT IN ('passed', 'failed') AND r.score >= c.passing_threshold)),
-                count(*) FILTER (WHERE r.success_status IN ('passed', 'failed') OR (r.score IS NOT NULL AND c.passing_threshold IS NOT NULL))
+                count(*) FILTER (WHERE r.success_status = 'passed' OR (coalesce(r.success_status, 'unknown') NOT IN ('passed', 'failed') AND r.score >= ${threshold})),
+                count(*) FILTER (WHERE r.success_status IN ('passed', 'failed') OR (r.score IS NOT NULL AND ${threshold} IS NOT NULL))
            FROM ${s}.scorm_registrations r
            JOIN ${s}.course_templates c ON c.account_id = r.account_id AND c.id = r.course_template_id
           WHERE r.account_id = $1 AND ($2::int IS NULL OR r.course_template_id = $2)
@@ -79,7 +83,7 @@ export class QuizReportService {
           WHERE sl.account_id = $1 AND ($2::int IS NULL OR sl.course_template_id = $2)
             AND (a.slide_id IS NOT NULL
                  OR (${publishedQuestionSql('sl', '$7')})))
-       SELECT q.course_template_id, c.title AS course_title,
+       SELECT q.course_template_id, ${lastPublishedSql('c', 'title', 'text')} AS course_title,
               CASE q.kind WHEN 1 THEN 'Retain quiz, day ' || q.interval_days WHEN 2 THEN 'SCORM package' ELSE q.label END AS quiz,
               CASE q.kind WHEN 1 THEN 'retain_quiz' WHEN 2 THEN 'scorm' ELSE 'quiz_slide' END AS quiz_type,
               q.interval_days, q.attempts::int AS attempts, q.completed::int AS completed,

@@ -64,8 +64,9 @@ export class CourseTemplateLifecycle {
       const notify = { notify_filter: body.notify_filter ?? null, notify_message: body.notify_message ?? null, re_enroll: body.re_enroll ?? false };
       // Recipients are chosen before re-enrollment: `finished` names those who had finished.
       const recipients = await this.enrollments.recipients(ctx, course.id, notify.notify_filter);
-      if (notify.re_enroll) await this.enrollments.reEnrollCompleted(ctx, course, publishedAt);
       const published = await this.templates.publishFields(ctx, course, notify, publishedAt, recipients);
+      // After the fields: the new attempts take the due dates just published.
+      if (notify.re_enroll) await this.enrollments.reEnrollCompleted(ctx, published, publishedAt);
       if (notify.notify_filter) {
         await this.enrollments.announceRest(ctx, course.id, recipients, { title: course.title, published_at: publishedAt.toISOString(), notify_filter: notify.notify_filter, notify_message: notify.notify_message });
       }

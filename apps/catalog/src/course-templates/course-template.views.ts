@@ -150,6 +150,46 @@ export function publishedFieldsOf(course: CourseTemplate): PublishedTemplateFiel
     maintain_branding_in_sub_account: course.maintainBrandingInSubAccount,
     locked_attributes_enabled: course.lockedAttributesEnabled,
     locked_attributes: course.lockedAttributes,
+    expires: course.expires,
+    default_days_until_expiration: course.defaultDaysUntilExpiration,
+    auto_re_enroll: course.autoReEnroll,
+    re_enrollment_period: course.reEnrollmentPeriod,
+    retain: course.retain,
+    retain_intervals: course.retainIntervals,
+  };
+}
+
+/**
+ * Reads the course as last published: a field from the `published` snapshot, or from its column when the
+ * snapshot is older than the field (a migration fills the keys in; docs/catalog.md "Drafts and published").
+ */
+export function lastPublished(course: CourseTemplate): <T>(key: string, column: T) => T {
+  const snapshot = course.published ?? {};
+  return <T>(key: string, column: T): T => (key in snapshot ? (snapshot[key] as T) : column);
+}
+
+/** `lastPublished` in SQL, on course templates aliased `alias`, for a field whose column is named as its key. */
+export const lastPublishedSql = (alias: string, key: string, type: 'boolean' | 'integer' | 'text') =>
+  `(CASE WHEN ${alias}.published ? '${key}' THEN (${alias}.published->>'${key}')::${type} ELSE ${alias}.${key} END)`;
+
+/** The settings a course's enrollments follow: what learners get is what was published, never a draft. */
+export type EnrollmentSettings = Pick<
+  CourseTemplate,
+  'dueDateType' | 'defaultDueOnDate' | 'defaultDaysUntilDue' | 'expires' | 'defaultDaysUntilExpiration' | 'autoReEnroll' | 'reEnrollmentPeriod' | 'retain' | 'retainIntervals'
+>;
+
+export function enrollmentSettings(course: CourseTemplate): EnrollmentSettings {
+  const pick = lastPublished(course);
+  return {
+    dueDateType: pick('due_date_type', course.dueDateType),
+    defaultDueOnDate: pick('default_due_on_date', course.defaultDueOnDate),
+    defaultDaysUntilDue: pick('default_days_until_due', course.defaultDaysUntilDue),
+    expires: pick('expires', course.expires),
+    defaultDaysUntilExpiration: pick('default_days_until_expiration', course.defaultDaysUntilExpiration),
+    autoReEnroll: pick('auto_re_enroll', course.autoReEnroll),
+    reEnrollmentPeriod: pick('re_enrollment_period', course.reEnrollmentPeriod),
+    retain: pick('retain', course.retain),
+    retainIntervals: pick('retain_intervals', course.retainIntervals),
   };
 }
 

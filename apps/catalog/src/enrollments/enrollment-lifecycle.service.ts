@@ -13,6 +13,7 @@ import {
 import { Database, DepartedUsers, InjectTenantRepository, Outbox, type TenantRepository, type TenantScope } from '@lms/platform';
 import { IdentityDirectory } from '../directory/identity-directory.js';
 import { CourseTemplate } from '../course-templates/course-template.entity.js';
+import { enrollmentSettings } from '../course-templates/course-template.views.js';
 import { type EnrollableType, Enrollment } from './enrollment.entity.js';
 import { completedInFuture, enrollmentNotFound, enrollmentTransitionInvalid } from './enrollment.errors.js';
 import { enrollmentEventData } from './enrollment.views.js';
@@ -241,7 +242,8 @@ export class EnrollmentLifecycle {
     e.progress = 1;
     if (!expiryGiven && e.enrollableType === 'CourseTemplate') {
       const course = await this.courses.findOne(scope, { id: e.enrollableId });
-      if (course?.expires && course.defaultDaysUntilExpiration) e.expiresAt = new Date(completedAt.getTime() + course.defaultDaysUntilExpiration * DAY_MS);
+      const { expires, defaultDaysUntilExpiration: days } = course ? enrollmentSettings(course) : { expires: false, defaultDaysUntilExpiration: null };
+      if (expires && days) e.expiresAt = new Date(completedAt.getTime() + days * DAY_MS);
     }
     const data: CatalogEnrollmentCompletedData = {
       user_id: e.userId,

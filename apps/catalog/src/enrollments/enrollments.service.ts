@@ -13,6 +13,7 @@ import {
 import { Database, DepartedUsers, InjectTenantRepository, Outbox, type TenantRepository, type TenantScope } from '@lms/platform';
 import { CourseTemplate } from '../course-templates/course-template.entity.js';
 import { courseTemplateArchived, courseTemplateNotFound } from '../course-templates/course-template.errors.js';
+import { enrollmentSettings } from '../course-templates/course-template.views.js';
 import { IdentityDirectory } from '../directory/identity-directory.js';
 import { type EnrollableType, Enrollment } from './enrollment.entity.js';
 import { courseNotPublished, learnerInvalid, notAnEnroller } from './enrollment.errors.js';
@@ -45,9 +46,9 @@ export interface Target {
 }
 
 /**
- * The due moment of a new enrollment when the request gives none: the course's `default_due_on_date`
+ * The due moment of a new enrollment when the request gives none: the item's `default_due_on_date`
  * (the end of that day, UTC) when its due dates are absolute, else `default_days_until_due` days from
- * now; 0 days means no due date.
+ * now; 0 days means no due date. A course's as last published (`enrollmentSettings`), a task's as saved.
  */
 export function defaultDueAt(course: Pick<CourseTemplate, 'dueDateType' | 'defaultDueOnDate' | 'defaultDaysUntilDue'>, now = new Date()): Date | null {
   const absolute = course.dueDateType === 'absolute' || (course.dueDateType === null && course.defaultDueOnDate !== null);
@@ -173,7 +174,7 @@ export class EnrollmentsService {
 
   /** Inserts the targets' enrollments in the caller's transaction (the course is locked); those enrolled already are skipped. */
   private insertTargets(scope: TenantScope, course: CourseTemplate, targets: Target[], source: EnrollmentSource): Promise<EnrollResult> {
-    return this.insertEnrollments(scope, { type: 'CourseTemplate', id: course.id, dueAt: defaultDueAt(course, new Date()) }, targets, source);
+    return this.insertEnrollments(scope, { type: 'CourseTemplate', id: course.id, dueAt: defaultDueAt(enrollmentSettings(course), new Date()) }, targets, source);
   }
 
   /**

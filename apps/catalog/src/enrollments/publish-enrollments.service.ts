@@ -8,6 +8,7 @@ import {
 } from '@lms/contracts';
 import { DepartedUsers, InjectTenantRepository, Outbox, type TenantRepository, type TenantScope } from '@lms/platform';
 import type { CourseTemplate } from '../course-templates/course-template.entity.js';
+import { enrollmentSettings } from '../course-templates/course-template.views.js';
 import { EnrollmentLifecycle } from './enrollment-lifecycle.service.js';
 import { Enrollment } from './enrollment.entity.js';
 import { enrollmentEventData } from './enrollment.views.js';
@@ -72,7 +73,7 @@ export class PublishEnrollments {
    * deleted learner's completion stays as it is: history, with no new attempt to withdraw.
    */
   async newAttempts(scope: TenantScope, course: CourseTemplate, completed: Enrollment[], now = new Date()): Promise<Enrollment[]> {
-    const due = defaultDueAt(course, now);
+    const due = defaultDueAt(enrollmentSettings(course), now);
     const fresh: Enrollment[] = [];
     const departed = await this.departed.among(scope, completed.map((e) => e.userId));
     for (const old of completed.filter((e) => !departed.has(e.userId))) {

@@ -1,6 +1,7 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { Database, InjectTenantRepository, LOGGER, type Logger, PeriodicTask, RUNTIME, type Runtime, type TenantRepository } from '@lms/platform';
 import { CourseTemplate } from '../course-templates/course-template.entity.js';
+import { lastPublishedSql } from '../course-templates/course-template.views.js';
 import { Enrollment } from './enrollment.entity.js';
 import { PublishEnrollments } from './publish-enrollments.service.js';
 
@@ -15,8 +16,8 @@ interface DueRow {
 
 /**
  * Automatic re-enrollment: a completion of a course with `auto_re_enroll` gets a new attempt
- * `re_enrollment_period` days before it expires (at expiry when the period is 0 or unset). Every catalog
- * replica sweeps on a timer, like the outbox relay: due enrollments are claimed `FOR UPDATE SKIP LOCKED`,
+ * `re_enrollment_period` days before it expires (at expiry when the period is 0 or unset), both as last
+ * published. Every catalog replica sweeps on a timer, like the outbox relay: due enrollments are claimed `FOR UPDATE SKIP LOCKED`,
  * so replicas share the work and one enrollment is re-enrolled once (the claimed row is retired in the
  * claiming transaction; the others skip it while it is locked and no longer see it after).
  */
@@ -64,8 +65,8 @@ export class ReEnrollmentSweep implements OnApplicationBootstrap, OnModuleDestro
            FROM catalog.enrollments e
            JOIN catalog.course_templates c ON c.id = e.enrollable_id AND c.account_id = e.account_id
           WHERE e.enrollable_type = 'CourseTemplate' AND e.deleted_at IS NULL AND e.state = 'complete'
-            AND e.expires_at IS NOT NULL AND c.auto_re_enroll AND c.deleted_at IS NULL
-            AND e.expires_at - make_interval(days => coalesce(c.re_enrollment_period, 0)) <= now()
+            AND e.expires_at IS NOT NULL AND ${lastPublishedSql('c', 'auto_re_enroll', 'boolean')} AND c.deleted_at IS NULL
+            AND e.expires_at - make_interval(days => coalesce(${lastPublishedSql('c', 're_enrollment_period', 'integer')}, 0)) <= now()
             -- A deleted learner's completion is history: no new attempt (DepartedUsers).
             AND NOT EXISTS (SELECT 1 FROM catalog.departed_users d WHERE d.account_id = e.account_id AND d.user_id = e.user_id)
           ORDER BY e.expires_at, e.id

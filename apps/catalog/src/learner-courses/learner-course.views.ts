@@ -1,5 +1,6 @@
 import { type BlockedByView, LIVE_TRAINING, type LearnerCourseView, type LiveCourseSummary } from '@lms/contracts';
 import type { CourseTemplate } from '../course-templates/course-template.entity.js';
+import { lastPublished } from '../course-templates/course-template.views.js';
 import type { Enrollment } from '../enrollments/enrollment.entity.js';
 import type { LearnerLiveEnrollment } from './learner-live-enrollment.entity.js';
 
@@ -17,8 +18,7 @@ export interface LearnerCourseFacts {
 }
 
 export function publishedFacts(c: CourseTemplate): LearnerCourseFacts {
-  const p = (c.published ?? {}) as Record<string, unknown>;
-  const pick = <T>(key: string, fallback: T): T => (key in p ? (p[key] as T) : fallback);
+  const pick = lastPublished(c);
   return {
     title: pick('title', c.title),
     courseType: pick('course_type', c.courseType),

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { RequestContext, RetainQuizView } from '@lms/contracts';
 import { Database, InjectTenantRepository, type TenantRepository, type TenantScope } from '@lms/platform';
 import { CourseTemplate } from '../course-templates/course-template.entity.js';
+import { enrollmentSettings } from '../course-templates/course-template.views.js';
 import { CLOCK_SKEW_MS } from '../enrollments/enrollment-lifecycle.service.js';
 import type { Enrollment } from '../enrollments/enrollment.entity.js';
 import { retainQuizComplete, retainQuizNotDue, retainQuizNotFound, retainQuizStartBeforeDue, retainQuizStartInFuture } from './retain-quiz.errors.js';
@@ -42,9 +43,10 @@ export class RetainQuizzesService {
   async schedule(scope: TenantScope, e: Enrollment): Promise<RetainQuiz[]> {
     if (e.enrollableType !== 'CourseTemplate' || !e.completedAt) return [];
     const course = await this.courses.findOne(scope, { id: e.enrollableId });
-    if (!course?.retain || course.retainIntervals.length === 0) return [];
+    const { retain, retainIntervals } = course ? enrollmentSettings(course) : { retain: false, retainIntervals: [] };
+    if (!course || !retain || retainIntervals.length === 0) return [];
     const completedAt = e.completedAt.getTime();
-    const days = [...new Set(course.retainIntervals)].sort((a, b) => a - b);
+    const days = [...new Set(retainIntervals)].sort((a, b) => a - b);
     await this.quizzes.insertNew(
       scope,
       days.map((d) => ({ enrollmentId: e.id, courseTemplateId: course.id, userId: e.userId, intervalDays: d, dueAt: new Date(completedAt + d * DAY_MS) })),
