@@ -99,6 +99,43 @@ describe('learner courses and learning items, end to end', () => {
     expect((await api.get(`${LEARNER_COURSES}/${draft.id}/preview`)).status).toBe(404);
   });
 
+  it('takes an unpublished course away from its learners, as its slides are: an open enrollment is a 404 everywhere until it is published again; a completion stays, as history', async () => {
+    const course = await courseWithSlides({ title: 'Taken away' });
+    const open = await learnerIn(course.id, { required: false });
+    const done = await learnerIn(course.id, { required: false });
+    expect((await done.api.post(`${LEARNER_COURSES}/${done.enrollment.id}/complete`)).status).toBe(200);
+    expect((await f.admin.patch(`${COURSES}/${course.id}`, { course_template: { is_published: false } })).status).toBe(200);
+
+    expect((await open.api.get(LEARNER_COURSES)).body.courses).toEqual([]);
+    expect((await open.api.get(ITEMS)).body.learning_items).toEqual([]);
+    for (const [method, path, code] of [
+      ['get', `${LEARNER_COURSES}/${open.enrollment.id}`, 'LEARNER_COURSE_NOT_FOUND'],
+      ['post', `${LEARNER_COURSES}/${open.enrollment.id}/complete`, 'LEARNER_COURSE_NOT_FOUND'],
+      ['delete', `${LEARNER_COURSES}/${open.enrollment.id}`, 'LEARNER_COURSE_NOT_FOUND'],
+      ['get', `${LEARNER_COURSES}/${open.enrollment.id}/external_info`, 'LEARNER_COURSE_NOT_FOUND'],
+      ['get', `${ITEMS}/${open.enrollment.id}`, 'LEARNER_COURSE_NOT_FOUND'],
+      ['delete', `${ITEMS}/${open.enrollment.id}`, 'LEARNER_COURSE_NOT_FOUND'],
+      ['get', `${LEARNER_COURSES}/${course.id}/preview`, 'COURSE_TEMPLATE_NOT_FOUND'],
+      ['get', `${LEARNER_COURSES}/${course.id}/slides`, 'COURSE_TEMPLATE_NOT_FOUND'],
+    ] as const) {
+      const res = await open.api[method](path);
+      expect([path, res.status, res.body.code]).toEqual([path, 404, code]);
+    }
+    // Nothing changed meanwhile: the enrollment waits, live and open, for the course to come back.
+    const authorView = (await f.admin.get(`${COURSES}/${course.id}/enrollments`)).body.enrollments.find((e: { id: number }) => e.id === open.enrollment.id);
+    expect(authorView).toMatchObject({ state: 'assigned', completed_at: null });
+
+    // The completed learner keeps the record of what they did.
+    const history = (await done.api.get(LEARNER_COURSES)).body.courses;
+    expect(history).toEqual([expect.objectContaining({ id: done.enrollment.id, state: 'complete', title: 'Taken away' })]);
+    expect((await done.api.get(`${LEARNER_COURSES}/${done.enrollment.id}`)).body.courses).toEqual(history);
+    expect((await done.api.get(ITEMS)).body.learning_items).toEqual([expect.objectContaining({ id: done.enrollment.id, state: 'complete' })]);
+
+    expect((await f.admin.patch(`${COURSES}/${course.id}`, { course_template: { is_published: true } })).status).toBe(200);
+    expect((await open.api.get(LEARNER_COURSES)).body.courses).toEqual([expect.objectContaining({ id: open.enrollment.id, state: 'assigned' })]);
+    expect((await open.api.post(`${LEARNER_COURSES}/${open.enrollment.id}/complete`)).status).toBe(200);
+  });
+
   it('shows the program fields for a course enrolled through a program', async () => {
     const [a, b] = [await courseWithSlides({ title: 'First' }), await courseWithSlides({ title: 'Second' })];
     const program = (await f.author.post(PROGRAMS, { programs: [{ title: 'Path', is_published: true, course_template_ids: [Number(a.id), Number(b.id)] }] })).body.programs[0];

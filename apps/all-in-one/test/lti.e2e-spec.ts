@@ -89,6 +89,22 @@ describe('LTI content items and launches, end to end', () => {
     expect((await api.post(`${ITEMS}/${item.id}/complete`)).status).toBe(204);
   });
 
+  it('an item of a course taken away from learners (unpublished or archived) is a 404 to its learners, as the course is, and completes nothing', async () => {
+    const course = await f.createCourse({ is_published: true }, f.author);
+    const item = await itemOf(course.id);
+    const user = await f.newLearner();
+    const api = f.admin.as(user.token);
+    const [enrollment] = (await f.enroll(course.id, [{ user_id: user.userId }])).enrollments;
+    const refused = async () => [(await api.get(`${ITEMS}/${item.id}`)).status, (await api.post(`${ITEMS}/${item.id}/complete`)).status];
+
+    expect((await f.author.patch(`${COURSES}/${course.id}`, { course_template: { is_published: false } })).status).toBe(200);
+    expect(await refused()).toEqual([404, 404]);
+    expect((await f.author.patch(`${COURSES}/${course.id}`, { course_template: { is_published: true } })).status).toBe(200);
+    expect((await f.author.delete(`${COURSES}/${course.id}`)).status).toBe(204);
+    expect(await refused()).toEqual([404, 404]);
+    expect((await f.admin.get(`${COURSES}/${course.id}/enrollments`)).body.enrollments[0]).toMatchObject({ id: enrollment.id, state: 'assigned' });
+  });
+
   it('completing a quiz course through an item takes the quiz score, as /complete does (0 with nothing answered)', async () => {
     const quizCourse = await f.createCourse({}, f.author);
     const slide = await f.author.post(`${COURSES}/${quizCourse.id}/slides`, {

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { eventually, queryDatabase, type TestUser } from '@lms/testing';
 import { type Browser, chromium } from 'playwright-core';
 import { COURSES, courseRequest } from './catalog-fixture.js';
-import { type EnrollmentFixture, startEnrollmentFixture } from './enrollment-fixture.js';
+import { ENROLLMENTS, type EnrollmentFixture, startEnrollmentFixture } from './enrollment-fixture.js';
 import { MANIFESTS, MULTI_SCO_MANIFEST, multiScoPackage, scorm12Package, scorm2004Package, zip } from './scorm-packages.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -164,6 +164,29 @@ describe('SCORM packages, their player and tracking, end to end', () => {
     expect((await annApi.get(`/api/learner/courses/${n.id}/launch_url`)).body.code).toBe('NOT_A_SCORM_ENROLLMENT');
     const nativeMobile = await fetch(`${f.t.api.baseUrl}/api/learner/courses/${n.id}/mobile_scorm_launch_url`, { headers: { authorization: `Bearer ${ann.token}` }, redirect: 'manual' });
     expect(nativeMobile.status).toBe(400);
+  });
+
+  it('launches no course taken away from learners (unpublished or archived), completed or not: 404, as its slides are', async () => {
+    const course = await scormCourse();
+    expect((await upload(course.id, scorm12Package())).status).toBe(200);
+    const [ann, bob] = [await f.newLearner(), await f.newLearner()];
+    const [open, done] = [await enrollmentOf(course.id, ann), await enrollmentOf(course.id, bob)];
+    expect((await f.admin.patch(`${ENROLLMENTS}/${done.id}`, { enrollments: [{ state: 'complete' }] })).status).toBe(200);
+    const launches = async () => {
+      const statuses: number[] = [];
+      for (const [learner, e] of [[ann, open], [bob, done]] as const) {
+        const api = f.admin.as(learner.token);
+        statuses.push((await api.get(`/api/learner/courses/${e.id}/launch_url`)).status, (await api.post(`/api/learner/courses/${e.id}/launch_url`, {})).status);
+        statuses.push((await fetch(`${f.t.api.baseUrl}/api/learner/courses/${e.id}/mobile_scorm_launch_url`, { headers: { authorization: `Bearer ${learner.token}` }, redirect: 'manual' })).status);
+      }
+      return statuses;
+    };
+    expect(await launches()).toEqual([200, 200, 302, 200, 200, 302]);
+    expect((await f.admin.patch(`${COURSES}/${course.id}`, { course_template: { is_published: false } })).status).toBe(200);
+    expect(await launches()).toEqual(Array(6).fill(404));
+    expect((await f.admin.patch(`${COURSES}/${course.id}`, { course_template: { is_published: true } })).status).toBe(200);
+    expect((await f.admin.delete(`${COURSES}/${course.id}`)).status).toBe(204);
+    expect(await launches()).toEqual(Array(6).fill(404));
   });
 
   it('serves package files only under a valid session credential, and only the package\'s own', async () => {

@@ -30,6 +30,13 @@ export function publishedFacts(c: CourseTemplate): LearnerCourseFacts {
   };
 }
 
+/**
+ * Whether the learner still has this course enrollment: unpublishing takes a course away from its learners (its
+ * slides, launches and items as well: `servedCourse`) until it is published again, but a completion is the record
+ * of what they did and stays, as it does when a task is deleted. An archived course's enrollments stay listed.
+ */
+export const stillTheirs = (course: CourseTemplate, e: Enrollment) => course.isPublished || e.state === 'complete';
+
 /** Published slides of a course: their count, minutes and attachments. */
 export interface SlideTotals {
   slides: number;

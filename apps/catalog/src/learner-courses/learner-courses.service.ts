@@ -12,7 +12,7 @@ import { Program } from '../programs/program.entity.js';
 import { Slide } from '../slides/slide.entity.js';
 import { CourseCompletion } from './course-completion.service.js';
 import { learnerCourseNotFound, liveTrainingNotCompletable, liveTrainingNotLeavable, notExternal, previewNotFound, requiredCourse } from './learner-course.errors.js';
-import { type ProgramPlace, publishedFacts, type SlideTotals, toLearnerCourseView, toLiveTrainingView, totalsOf } from './learner-course.views.js';
+import { type ProgramPlace, publishedFacts, type SlideTotals, stillTheirs, toLearnerCourseView, toLiveTrainingView, totalsOf } from './learner-course.views.js';
 import { LearnerLiveEnrollment } from './learner-live-enrollment.entity.js';
 import { SchedulingLiveCourses } from './scheduling-live-courses.js';
 
@@ -50,14 +50,19 @@ export class LearnerCoursesService {
 
   async show(ctx: RequestContext, id: number): Promise<LearnerCourseView> {
     const own = await this.own(ctx, id);
-    return own.kind === 'course' ? (await this.presentCourses(ctx, [own.enrollment]))[0] : (await this.presentLive(ctx, [own.live]))[0];
+    if (own.kind === 'live') return (await this.presentLive(ctx, [own.live]))[0];
+    // Unpublished since `own` looked: as gone as it will be on the next read.
+    const [view] = await this.presentCourses(ctx, [own.enrollment]);
+    return view ?? Promise.reject(learnerCourseNotFound(id));
   }
 
-  /** A published course of the account, with the caller's enrollment in it when there is one. */
+  /** A published course of the account, with the caller's enrollment in it when there is one (a completion, also unpublished). */
   async preview(ctx: RequestContext, courseTemplateId: number): Promise<LearnerCourseView> {
-    const enrollment = await this.enrollments.findOne(ctx, { userId: ctx.userId, enrollableType: 'CourseTemplate', enrollableId: courseTemplateId, deletedAt: IsNull() });
-    if (enrollment) return (await this.presentCourses(ctx, [enrollment]))[0];
-    const course = await this.courses.findOne(ctx, { id: courseTemplateId });
+    const [enrollment, course] = await Promise.all([
+      this.enrollments.findOne(ctx, { userId: ctx.userId, enrollableType: 'CourseTemplate', enrollableId: courseTemplateId, deletedAt: IsNull() }),
+      this.courses.findOne(ctx, { id: courseTemplateId }),
+    ]);
+    if (enrollment && course && stillTheirs(course, enrollment)) return (await this.presentCourses(ctx, [enrollment]))[0];
     if (!course || course.deletedAt || !course.isPublished) throw previewNotFound(courseTemplateId);
     const totals = await this.slideTotals(ctx, [course.id]);
     return toLearnerCourseView(course, undefined, totals.get(course.id));
@@ -102,15 +107,20 @@ export class LearnerCoursesService {
     };
   }
 
-  /** The caller's live learner course with this id, or 404 whoever else's it is. */
+  /** The caller's live learner course with this id, or 404 whoever else's it is (and while its course is taken away). */
   async own(ctx: RequestContext, id: number): Promise<OwnCourse> {
     const enrollment = await this.enrollments.findOne(ctx, { id, userId: ctx.userId, enrollableType: 'CourseTemplate' });
-    if (enrollment && enrollment.deletedAt === null) return { kind: 'course', enrollment };
+    if (enrollment && enrollment.deletedAt === null) {
+      const course = await this.courses.findOne(ctx, { id: enrollment.enrollableId });
+      if (course && stillTheirs(course, enrollment)) return { kind: 'course', enrollment };
+      throw learnerCourseNotFound(id);
+    }
     const live = await this.liveRows.findOne(ctx, { id, userId: ctx.userId });
     if (live && live.deletedAt === null) return { kind: 'live', live };
     throw learnerCourseNotFound(id);
   }
 
+  /** The rows as learner courses, leaving out those whose course is taken away from the learner (`stillTheirs`). */
   async presentCourses(ctx: RequestContext, rows: Enrollment[]): Promise<LearnerCourseView[]> {
     if (rows.length === 0) return [];
     const courseIds = [...new Set(rows.map((e) => e.enrollableId))];
@@ -125,8 +135,9 @@ export class LearnerCoursesService {
     const byId = new Map(courses.map((c) => [c.id, c]));
     return rows.flatMap((e) => {
       const course = byId.get(e.enrollableId);
-      const place = e.programId === null ? undefined : places.get(`${e.programId}:${course?.id}`);
-      return course ? [toLearnerCourseView(course, e, totals.get(course.id), place, toBlockedByView(blockers.get(`CourseTemplate:${course.id}`)))] : [];
+      if (!course || !stillTheirs(course, e)) return [];
+      const place = e.programId === null ? undefined : places.get(`${e.programId}:${course.id}`);
+      return [toLearnerCourseView(course, e, totals.get(course.id), place, toBlockedByView(blockers.get(`CourseTemplate:${course.id}`)))];
     });
   }
 

@@ -8,7 +8,7 @@ import { Enrollment } from '../enrollments/enrollment.entity.js';
 import { Program } from '../programs/program.entity.js';
 import { Task } from '../tasks/task.entity.js';
 import { learnerCourseNotFound, liveTrainingNotLeavable, requiredCourse } from './learner-course.errors.js';
-import { publishedFacts } from './learner-course.views.js';
+import { publishedFacts, stillTheirs } from './learner-course.views.js';
 import { LearnerLiveEnrollment } from './learner-live-enrollment.entity.js';
 import { SchedulingLiveCourses } from './scheduling-live-courses.js';
 
@@ -57,6 +57,10 @@ export class LearningItemsService {
         if (await this.liveRows.findOne(ctx, { id, userId: ctx.userId, deletedAt: IsNull() })) throw liveTrainingNotLeavable(id);
         throw learnerCourseNotFound(id);
       }
+      if (e.enrollableType === 'CourseTemplate') {
+        const course = await this.courses.findOne(ctx, { id: e.enrollableId });
+        if (!course || !stillTheirs(course, e)) throw learnerCourseNotFound(id);
+      }
       if (e.required) throw requiredCourse(id);
       await this.lifecycle.retire(ctx, e, 'removed');
     });
@@ -75,7 +79,13 @@ export class LearningItemsService {
     // A course's title as last published, as the learner courses show it: a draft is not the learners' yet.
     const titles = new Map<string, string>([...courses.map((c) => [`CourseTemplate:${c.id}`, publishedFacts(c).title] as const), ...tasks.map((t) => [`Task:${t.id}`, t.title] as const)]);
     const programTitles = new Map(programs.map((p) => [p.id, p.title]));
-    const items: LearningItemView[] = rows.map((r) => ({
+    // An unpublished course's open enrollments are taken away with it, as on the learner courses.
+    const courseOf = new Map(courses.map((c) => [c.id, c]));
+    const theirs = rows.filter((r) => {
+      const course = r.enrollableType === 'CourseTemplate' ? courseOf.get(r.enrollableId) : undefined;
+      return course === undefined || stillTheirs(course, r);
+    });
+    const items: LearningItemView[] = theirs.map((r) => ({
       id: r.id,
       type: r.enrollableType,
       item_id: r.enrollableId,

@@ -10,6 +10,7 @@ import { IdentityDirectory } from '../directory/identity-directory.js';
 import { Enrollment } from '../enrollments/enrollment.entity.js';
 import { CourseCompletion } from '../learner-courses/course-completion.service.js';
 import { ProgramCourse } from '../programs/program-course.entity.js';
+import { servedCourse } from '../slide-responses/slide-responses.service.js';
 import { Program } from '../programs/program.entity.js';
 import { LtiContentItem } from './lti-content-item.entity.js';
 import { ltiContentItemNotFound, ltiProgramNotFound } from './lti.errors.js';
@@ -69,13 +70,19 @@ export class LtiService {
     return created;
   }
 
-  /** The item, when the caller is enrolled (live enrollment) in its course; else 404 as for an unknown id. */
+  /**
+   * The item, when the caller is enrolled (live enrollment) in its course and the course is served to learners
+   * (published, not archived: the rule of its slides); else 404 as for an unknown id.
+   */
   async forLearner(ctx: RequestContext, id: number): Promise<{ item: LtiContentItem; enrollment: Enrollment }> {
     const item = await this.items.findOne(ctx, { id });
-    const enrollment = item
-      ? await this.enrollments.findOne(ctx, { userId: ctx.userId, enrollableType: 'CourseTemplate', enrollableId: item.courseTemplateId, deletedAt: IsNull() })
-      : null;
-    if (!item || !enrollment) throw ltiContentItemNotFound(id);
+    const [course, enrollment] = item
+      ? await Promise.all([
+          this.courses.findOne(ctx, { id: item.courseTemplateId }),
+          this.enrollments.findOne(ctx, { userId: ctx.userId, enrollableType: 'CourseTemplate', enrollableId: item.courseTemplateId, deletedAt: IsNull() }),
+        ])
+      : [null, null];
+    if (!item || !course || !servedCourse(course) || !enrollment) throw ltiContentItemNotFound(id);
     return { item, enrollment };
   }
 

@@ -29,6 +29,7 @@ import { Enrollment } from '../enrollments/enrollment.entity.js';
 import { MarketItem } from '../markets/market.entity.js';
 import { ProgramGate } from '../programs/program-gate.js';
 import { learnerCourseNotFound } from '../learner-courses/learner-course.errors.js';
+import { servedCourse } from '../slide-responses/slide-responses.service.js';
 import { reuses } from './attempts.js';
 import { PackageError, ScormPackageFile } from './package-reader.js';
 import { ScormPackage, ScormRegistration } from './scorm-package.entity.js';
@@ -168,8 +169,10 @@ export class ScormService implements OnApplicationBootstrap {
     const enrollment = await this.enrollments.findOne(ctx, { id: enrollmentId, userId: ctx.userId, enrollableType: 'CourseTemplate' });
     if (!enrollment || enrollment.deletedAt) throw learnerCourseNotFound(enrollmentId);
     const course = await this.courses.findOne(ctx, { id: enrollment.enrollableId });
-    const market = kinds === 'external' && course ? MARKET_IDS.find((id) => id === course.courseType) : undefined;
-    if (!course || (!market && (course.courseType !== 'scorm' || !course.scormPackageId))) throw notLaunchable(enrollmentId, kinds);
+    // A course taken away from learners (unpublished, archived) plays for nobody, as its slides show to nobody.
+    if (!course || !servedCourse(course)) throw learnerCourseNotFound(enrollmentId);
+    const market = kinds === 'external' ? MARKET_IDS.find((id) => id === course.courseType) : undefined;
+    if (!market && (course.courseType !== 'scorm' || !course.scormPackageId)) throw notLaunchable(enrollmentId, kinds);
     // Behind an incomplete blocking checkpoint of the learner's programs: not startable (a completed course still replays).
     await this.gate.assertStartable(ctx, enrollment);
     if (market) return { url: await this.vendorUrl(enrollmentId, market, course.thirdPartyCourseId), playerLaunchType: 'new_window' };
