@@ -177,6 +177,26 @@ describe('checkpoints as learners do them, end to end', () => {
     expect((await as(learner).post(`/api/learner/tasks/${next.id}/evidence`, { evidence: { text: 'as JSON' } })).status).toBe(201);
   });
 
+  it('leaves nothing to decide once the checkpoint completed without its approval (requires_approval turned off): 409 APPROVAL_NOT_NEEDED, and it leaves the approvals list', async () => {
+    const approver = f.otherAuthorUser;
+    const t = await task({ requires_approval: true, default_approver_type: 'user', default_approver_id: approver.userId });
+    const learner = await f.newLearner();
+    const [e] = await enroll(t.id, [learner]);
+    const approval = (await as(learner).post(`/api/learner/tasks/${e.id}/complete`, {})).body.enrollments[0].approval;
+    expect((await as(approver).get(APPROVALS)).body.approvals.map((a: Json) => a.id)).toContain(approval.id);
+    expect((await f.author.patch(`${TASKS}/${t.id}`, { task: { requires_approval: false } })).status).toBe(200);
+    expect((await as(learner).post(`/api/learner/tasks/${e.id}/complete`, {})).body.enrollments[0].state).toBe('complete');
+
+    for (const [api, decision] of [[as(approver), 'approve'], [as(approver), 'reject'], [f.admin, 'reject']] as const) {
+      const res = await api.post(`${APPROVALS}/${approval.id}/${decision}`, { comment: 'Too late' });
+      expect([decision, res.status, res.body.code]).toEqual([decision, 409, 'APPROVAL_NOT_NEEDED']);
+    }
+    for (const api of [as(approver), f.admin]) expect((await api.get(APPROVALS)).body.approvals.map((a: Json) => a.id)).not.toContain(approval.id);
+    // The submission was never decided, and the completion stands.
+    const [record] = (await f.author.get(`${TASKS}/${t.id}/enrollments`)).body.enrollments;
+    expect(record).toMatchObject({ state: 'complete', approval: { id: approval.id, state: 'incomplete', approver_id: null, decided_at: null } });
+  });
+
   it('decides an approval once under 20 concurrent decisions', async () => {
     const t = await task({ requires_approval: true });
     const learner = await f.newLearner();

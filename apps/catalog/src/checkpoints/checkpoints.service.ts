@@ -48,6 +48,8 @@ const approvalNotFound = (id: number) => notFound('APPROVAL_NOT_FOUND', `Approva
 const ownApproval = (id: number) => forbidden('OWN_APPROVAL', `Approval ${id} is of your own checkpoint: someone else decides it.`);
 const notYourApproval = (id: number) => forbidden('NOT_THE_APPROVER', `You may not decide approval ${id}: its checkpoint names another approver.`);
 const decided = (id: number, state: ApprovalState) => conflict('APPROVAL_DECIDED', `Approval ${id} is ${shownApprovalState(state)} already; a decision is made once.`);
+const notNeeded = (id: number, enrollmentId: number) =>
+  conflict('APPROVAL_NOT_NEEDED', `Approval ${id} waited on checkpoint enrollment ${enrollmentId}, which completed without it (its task stopped requiring approval): there is nothing to decide.`);
 
 export const toApprovalView = (a: CheckpointApproval): ApprovalView => ({
   id: a.id,
@@ -201,8 +203,11 @@ export class CheckpointsService {
     this.enrollments.assertMayManage(ctx);
     const state = storedApprovalState(query.state ?? 'incomplete');
     const qb = this.approvals.query(ctx, 'a').andWhere('a.state = :state', { state });
-    // A pending approval waits on a live enrollment; one whose learner was taken out (or deleted) waits on nothing.
-    if (state === 'pending') qb.andWhere(`EXISTS (SELECT 1 FROM "${this.db.schema}".enrollments e WHERE e.account_id = a.account_id AND e.id = a.enrollment_id AND e.deleted_at IS NULL)`);
+    // A pending approval waits on a live, open enrollment; one whose learner was taken out (or deleted), or whose
+    // checkpoint completed without it (the task stopped requiring approval), waits on nothing.
+    if (state === 'pending') {
+      qb.andWhere(`EXISTS (SELECT 1 FROM "${this.db.schema}".enrollments e WHERE e.account_id = a.account_id AND e.id = a.enrollment_id AND e.deleted_at IS NULL AND e.state <> 'complete')`);
+    }
     const rows = await qb.orderBy('a.id', 'DESC').getMany();
     const mine = ctx.roles.includes('admin') ? rows : await this.decidable(ctx, rows);
     const { skip, take } = pageWindow(query);
@@ -211,7 +216,8 @@ export class CheckpointsService {
 
   /**
    * Decides a pending approval, once: approve completes the enrollment; reject opens it again with the
-   * comment. The approval's row lock orders concurrent decisions: the first wins, the others are a 409.
+   * comment. The approval's row lock orders concurrent decisions: the first wins, the others are a 409, as is
+   * one whose checkpoint completed meanwhile without it (it stays undecided: `incomplete`).
    */
   async decide(ctx: RequestContext, id: number, decision: 'approved' | 'rejected', comment: string | null | undefined): Promise<CheckpointApproval> {
     this.enrollments.assertMayManage(ctx);
@@ -222,6 +228,8 @@ export class CheckpointsService {
       if (!ctx.roles.includes('admin') && (await this.decidable(ctx, [approval])).length === 0) throw notYourApproval(id);
       if (approval.state !== 'pending') throw decided(id, approval.state);
       const e = await this.lifecycle.lockLive(ctx, approval.enrollmentId, 'Task').catch(() => Promise.reject(approvalNotFound(id)));
+      // A decision now would leave a complete checkpoint rejected, or approve what needed no approval.
+      if (e.state === 'complete') throw notNeeded(id, e.id);
       Object.assign(approval, { state: decision, approverId: ctx.userId, comment: comment ?? null, decidedAt: new Date() });
       const saved = await this.approvals.save(ctx, approval);
       await this.lifecycle.moveCheckpoint(ctx, e, decision === 'approved' ? 'complete' : 'active');
