@@ -98,6 +98,8 @@ describe('course slides, end to end', () => {
     ['primary colour not hex', { allow_comments: true, cover_slide_data: { dark: false, primaryColor: '#12345' } }, 'slides[0].draft_attributes.cover_slide_data.primaryColor'],
     ['image without style', { allow_comments: true, cover_slide_data: { dark: false, backgroundImageUrl: 'https://x.test/i.png', backgroundImageOpacity: 0.5 } }, 'slides[0].draft_attributes.cover_slide_data.backgroundImageStyle'],
     ['image without opacity', { allow_comments: true, cover_slide_data: { dark: false, backgroundImageUrl: 'https://x.test/i.png', backgroundImageStyle: 'cover' } }, 'slides[0].draft_attributes.cover_slide_data.backgroundImageOpacity'],
+    ['a javascript: attachment', { allow_comments: true, attachment_url: 'javascript:alert(1)' }, 'slides[0].draft_attributes.attachment_url'],
+    ['a data: cover image', { allow_comments: true, cover_slide_data: { dark: false, backgroundImageUrl: 'data:image/png;base64,AAAA', backgroundImageStyle: 'cover', backgroundImageOpacity: 1 } }, 'slides[0].draft_attributes.cover_slide_data.backgroundImageUrl'],
     ['unknown attribute', { allow_comments: true, colour: 'x' }, 'slides[0].draft_attributes.colour'],
     ['U+0000 in the body', { allow_comments: true, body: 'a\u0000' }, 'slides[0].draft_attributes.body'],
   ])('refuses %s (400, field named) and adds nothing', async (_, draft, field) => {
@@ -117,6 +119,16 @@ describe('course slides, end to end', () => {
     const res = await addSlides(course.id, [{ draft_attributes: cover }]);
     expect(res.status).toBe(201);
     expect(res.body.slides[0].draft_attributes).toEqual(cover);
+  });
+
+  it('takes attachment and cover image URLs without a top-level domain, and relative ones: what a file store or an intranet serves', async () => {
+    const course = await f.createCourse({ title: 'Linked' });
+    for (const url of ['/api/files/abc.png', 'http://localhost:8080/img.png', 'https://intranet/img.png']) {
+      const draft = { allow_comments: null, attachment_url: url, cover_slide_data: { dark: false, backgroundImageUrl: url, backgroundImageStyle: 'cover', backgroundImageOpacity: 1 } };
+      const res = await addSlides(course.id, [{ draft_attributes: draft }]);
+      expect([url, res.status]).toEqual([url, 201]);
+      expect(res.body.slides[0].draft_attributes).toEqual(draft);
+    }
   });
 
   it('refuses bad update bodies and ids (400), unknown slides (404) and archived courses (400); authors not on the course may not edit (403)', async () => {

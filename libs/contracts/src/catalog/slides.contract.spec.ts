@@ -49,6 +49,52 @@ describe('slide question (the answer model of quiz slides)', () => {
   });
 });
 
+describe('slide URLs (attachment_url, cover backgroundImageUrl)', () => {
+  const withUrls = (url: string) => ({
+    slides: [{ draft_attributes: { allow_comments: null, attachment_url: url, cover_slide_data: { dark: false, backgroundImageUrl: url, backgroundImageStyle: 'cover', backgroundImageOpacity: 1 } } }],
+  });
+  const both = ['slides[0].draft_attributes.cover_slide_data.backgroundImageUrl', 'slides[0].draft_attributes.attachment_url'];
+
+  it.each([
+    'https://cdn.example.com/a.png',
+    'http://example.com/a.png?size=2&dark=1#top',
+    'https://intranet/img.png',
+    'http://localhost:8080/img.png',
+    'https://10.0.0.5/img.png',
+    'http://[::1]:3000/img.png',
+    'HTTPS://Example.COM/A.png',
+    '/api/files/abc.png',
+    'files/abc.png',
+    '../img/a%20b.png',
+    '?v=2',
+    '//cdn.example.com/a.png',
+    // What the check before took (the scheme without its slashes, which browsers read as http://example.com/).
+    'http:example.com/a.png',
+  ])('takes %s, an absolute http(s) URL or a relative reference', async (url) => {
+    expect(await fieldsOf(CreateSlidesBody, withUrls(url))).toEqual([]);
+  });
+
+  it.each([
+    'javascript:alert(1)',
+    'JavaScript:alert(1)',
+    'java\tscript:alert(1)',
+    ' javascript:alert(1)',
+    '\u0001javascript:alert(1)',
+    'data:image/png;base64,AAAA',
+    'vbscript:msgbox(1)',
+    'file:///etc/passwd',
+    'ftp://example.com/a.png',
+    'https://',
+    '//',
+    'https://example.com/a b.png',
+    '/a<b>.png',
+    '',
+    `https://example.com/${'a'.repeat(2048)}`,
+  ])('refuses %j', async (url) => {
+    expect(await fieldsOf(CreateSlidesBody, withUrls(url))).toEqual(both);
+  });
+});
+
 describe('slide response body', () => {
   it('takes 1 to 20 distinct choice ids', async () => {
     expect(await fieldsOf(SlideResponseBody, { response: { choice_ids: ['a'] } })).toEqual([]);

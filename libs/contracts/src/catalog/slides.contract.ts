@@ -10,7 +10,6 @@ import {
   IsNumber,
   IsObject,
   IsOptional,
-  IsUrl,
   Matches,
   Max,
   MaxLength,
@@ -25,6 +24,7 @@ import type { JsonSchema } from '../routes/route.js';
 import { IsText, NoNul } from './text.js';
 import { CourseTemplateParams } from './course-templates.contract.js';
 import { NullAllowed } from '../common/documented.js';
+import { IsLink } from '../common/link.js';
 
 export const SLIDE_SUBJECTS = {
   list: 'catalog.slides.list',
@@ -67,7 +67,7 @@ export class CoverSlideData {
   @IsOptional() @IsText(7) @Matches(HEX_COLOUR, hexMessage)
   primaryColor?: string;
 
-  @IsOptional() @IsUrl({ protocols: ['http', 'https'], require_protocol: true }) @MaxLength(2048)
+  @IsOptional() @IsLink() @MaxLength(2048)
   backgroundImageUrl?: string;
 
   @ValidateIf(hasImage) @IsDefined({ message: 'backgroundImageStyle is required with backgroundImageUrl' }) @IsText(50)
@@ -172,7 +172,7 @@ export class SlideAttributes {
   @IsDefined({ message: 'cover_slide_data is required on cover slides' }) @IsObject() @CoverHeading() @ValidateNested() @Type(() => CoverSlideData)
   cover_slide_data?: CoverSlideData;
 
-  @IsOptional() @IsUrl({ protocols: ['http', 'https'], require_protocol: true }) @MaxLength(2048)
+  @IsOptional() @IsLink() @MaxLength(2048)
   attachment_url?: string | null;
 
   @IsOptional() @IsIn(ATTACHMENT_ALIGNS, { message: `attachment_align must be one of: ${ATTACHMENT_ALIGNS.join(', ')}` })
@@ -274,13 +274,15 @@ export interface OrderedSlideView {
   attachments: unknown[];
 }
 
+const LINK_DESCRIPTION = 'an absolute http(s) URL (any host) or a relative reference such as /api/files/a.png; other schemes are refused';
+
 const COVER_SLIDE_DATA_SCHEMA: JsonSchema = {
   type: 'object',
   required: ['dark'],
   properties: {
     dark: { type: 'boolean' }, heading: { type: 'string', description: 'required on cover slides' }, intro: { type: 'string' },
     backgroundColor: { type: 'string', pattern: HEX_COLOUR.source }, primaryColor: { type: 'string', pattern: HEX_COLOUR.source },
-    backgroundImageUrl: { type: 'string' },
+    backgroundImageUrl: { type: 'string', maxLength: 2048, description: LINK_DESCRIPTION },
     backgroundImageStyle: { type: 'string', description: 'required with backgroundImageUrl' },
     backgroundImageOpacity: { type: 'number', minimum: 0, maximum: 1, description: 'required with backgroundImageUrl' },
   },
@@ -306,7 +308,7 @@ const SLIDE_ATTRIBUTES_SCHEMA: JsonSchema = {
   properties: {
     title: { type: 'string' }, body: { type: 'string' }, type: { type: 'string' },
     allow_comments: { type: ['boolean', 'null'] }, cover_slide_data: COVER_SLIDE_DATA_SCHEMA,
-    attachment_url: { type: ['string', 'null'] }, attachment_align: { type: ['string', 'null'], enum: [...ATTACHMENT_ALIGNS, null] },
+    attachment_url: { type: ['string', 'null'], maxLength: 2048, description: LINK_DESCRIPTION }, attachment_align: { type: ['string', 'null'], enum: [...ATTACHMENT_ALIGNS, null] },
     static_order: { type: ['boolean', 'null'] },
     question: SLIDE_QUESTION_SCHEMA,
   },
