@@ -83,6 +83,37 @@ describe('course reports, end to end', () => {
     });
   });
 
+  it("counts a published quiz slide deleted in the draft until a publish drops it, as the QuizReport and the learner's score do", async () => {
+    const course = await f.createCourse({}, f.author);
+    const slides = `${COURSES}/${course.id}/slides`;
+    const question = { prompt: 'Which?', choices: [{ id: 'a', text: 'A', correct: true }, { id: 'b', text: 'B', correct: false }] };
+    const add = async (title: string) => (await f.author.post(slides, { slides: [{ draft_attributes: { allow_comments: null, title, type: 'quiz', question } }] })).body.slides[0];
+    const [kept, dropped] = [await add('Kept'), await add('Dropped')];
+    expect((await f.author.post(`${COURSES}/${course.id}/publish`, {})).status).toBe(200);
+    const learner = await f.newLearner();
+    const [enrollment] = (await f.enroll(course.id, [{ user_id: learner.userId }])).enrollments;
+    const api = f.admin.as(learner.token);
+    for (const [slide, choice] of [[kept, 'a'], [dropped, 'b']]) {
+      expect((await api.post(`/api/learner/courses/${course.id}/slides/${slide.id}/responses`, { response: { choice_ids: [choice] } })).status).toBe(201);
+    }
+    expect((await f.author.delete(`${slides}/${dropped.id}`)).status).toBe(204);
+
+    const figures = async () => ({
+      report: (await f.author.get(reportsOf(course.id))).body.reports[2]?.data.map((r: Record<string, unknown>) => [r.slide_id, r.position, r.title, r.responses, r.correct]),
+      quizReport: (await f.admin.get(`/api/admin/reports/QuizReport?course_template_id=${course.id}`)).body.reports[0].data.map((r: Record<string, unknown>) => [r.quiz, r.completed]),
+      score: (await api.get(`/api/learner/courses/${enrollment.id}`)).body.courses[0].score,
+    });
+    // Still published: counted everywhere, with no draft position (it has none left).
+    expect(await figures()).toEqual({
+      report: [[kept.id, 1, 'Kept', 1, 1], [dropped.id, null, 'Dropped', 1, 0]],
+      quizReport: [['Quiz slide 1: Kept', 1], ['Quiz slide 2: Dropped', 1]],
+      score: 50,
+    });
+    expect((await f.author.post(`${COURSES}/${course.id}/publish`, {})).status).toBe(200);
+    expect((await figures()).report).toEqual([[kept.id, 1, 'Kept', 1, 1]]);
+    expect((await figures()).quizReport).toEqual([['Quiz slide 1: Kept', 1]]);
+  });
+
   it('is a 404 for another account and an unknown course, 400 for a malformed id, 403 for learners', async () => {
     const course = await f.createCourse();
     expect((await f.stranger.get(reportsOf(course.id))).status).toBe(404);

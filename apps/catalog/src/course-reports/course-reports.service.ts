@@ -102,10 +102,16 @@ export class CourseReportsService {
   private async quizSlides(scope: TenantScope, courseId: number): Promise<Slide[]> {
     return this.slides
       .query(scope, 's')
-      .andWhere('s.course_template_id = :courseId AND s.removed_at IS NULL', { courseId })
-      // A quiz slide in the drafts, or one still published as a quiz (its answers are counted until a publish drops it).
-      .andWhere("(s.draft_attributes->>'type' = ANY(:types) OR s.published_attributes->>'type' = ANY(:types))", { types: QUIZ_SLIDE_TYPES })
-      .orderBy('s.new_position', 'ASC')
+      .andWhere('s.course_template_id = :courseId', { courseId })
+      // A quiz slide in the drafts, or one still published as a quiz, its deletion a draft included: its answers are
+      // counted until a publish drops it, as the QuizReport and the learners' scores count them.
+      .andWhere(
+        "((s.removed_at IS NULL AND s.draft_attributes->>'type' = ANY(:types)) OR (s.position IS NOT NULL AND s.published_attributes->>'type' = ANY(:types)))",
+        { types: QUIZ_SLIDE_TYPES },
+      )
+      // A deleted draft has no draft position: after the others, in published order.
+      .orderBy('s.new_position', 'ASC', 'NULLS LAST')
+      .addOrderBy('s.position', 'ASC')
       .getMany();
   }
 
