@@ -108,6 +108,7 @@ import { SlidePublishedFigures1768000000000, SlidePublishedFiguresBackfill176800
 import { TaskDeletedRemovals1768100000000, TaskDeletedRemovalsValidated1768100000001 } from './migrations/1768100000000-task-deleted-removals.js';
 import { EnrollmentCountersPerStatement1768300000000 } from './migrations/1768300000000-enrollment-counters-per-statement.js';
 import { CoursePublishedSettings1768400000000, CoursePublishedSettingsBackfill1768400000001 } from './migrations/1768400000000-course-published-settings.js';
+import { EnrollmentCountersUnchanged1768500000000 } from './migrations/1768500000000-enrollment-counters-unchanged.js';
 import { ScormPackage, ScormRegistration, ScormScoState } from './scorm/scorm-package.entity.js';
 import { ScormHandlers } from './scorm/scorm.handlers.js';
 import { ScormPlayerService } from './scorm/scorm-player.service.js';
@@ -169,6 +170,7 @@ export const CATALOG_MIGRATIONS = [
   EnrollmentCountersPerStatement1768300000000,
   CoursePublishedSettings1768400000000,
   CoursePublishedSettingsBackfill1768400000001,
+  EnrollmentCountersUnchanged1768500000000,
 ];
 
 @Module({

@@ -2,13 +2,13 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { COUNT_ENROLLMENT_FUNCTION, COUNT_ENROLLMENT_TRIGGER } from './1765450000000-enrollment-counters.js';
 
 /** The counted columns: an update that changes none of them changes no counter. */
-const COUNTED = ['deleted_at IS NULL', 'required', 'completed_at IS NULL', 'started_at IS NULL', 'sub_account_id', 'enrollable_type', 'enrollable_id'];
+export const COUNTED = ['deleted_at IS NULL', 'required', 'completed_at IS NULL', 'started_at IS NULL', 'sub_account_id', 'enrollable_type', 'enrollable_id'];
 
 /**
  * The counters' upsert of one statement's shares (`shares` selects account, item and the five figures), one row per
  * item, in item order (courses, then tasks, by id: the order program enrollments lock their items in).
  */
-const addShares = (shares: string) => `
+export const addShares = (shares: string) => `
   INSERT INTO catalog.enrollment_counters AS c (account_id, enrollable_type, enrollable_id, live, required, finished, not_started, shared)
   SELECT account_id, enrollable_type, enrollable_id, sum(live), sum(required), sum(finished), sum(not_started), sum(shared)
     FROM (${shares}) shares
@@ -19,7 +19,7 @@ const addShares = (shares: string) => `
     SET live = c.live + excluded.live, required = c.required + excluded.required, finished = c.finished + excluded.finished,
         not_started = c.not_started + excluded.not_started, shared = c.shared + excluded.shared;`;
 
-const sharesOf = (rows: 'old_rows' | 'new_rows', sign: 1 | -1) =>
+export const sharesOf = (rows: 'old_rows' | 'new_rows', sign: 1 | -1) =>
   `SELECT r.account_id, r.enrollable_type, r.enrollable_id, s.* FROM ${rows} r, LATERAL catalog.enrollment_share(r::catalog.enrollments, ${sign}) s`;
 
 const FUNCTIONS = {
