@@ -1,4 +1,4 @@
-import { type ApiClient, eventually, parseCsv, queryDatabase, undocumented } from '@lms/testing';
+import { type ApiClient, eventually, holdingLock, parseCsv, queryDatabase, undocumented } from '@lms/testing';
 import { COURSES } from './catalog-fixture.js';
 import { ENROLLMENTS, type EnrollmentFixture, startEnrollmentFixture } from './enrollment-fixture.js';
 
@@ -280,6 +280,58 @@ describe('quiz slides, end to end', () => {
     const [enrollment] = (await f.enroll(plain.id, [{ user_id: s.users[0].userId }])).enrollments;
     expect((await f.admin.patch(`${ENROLLMENTS}/${enrollment.id}`, { enrollments: [{ score: 80 }] })).status).toBe(200);
     expect((await ann.post(`/api/learner/courses/${enrollment.id}/complete`)).body.courses[0]).toMatchObject({ state: 'complete', score: 80 });
+  });
+
+  it("recounts the open enrollments' scores when a publish adds or drops questions, as their next answer would; a completion keeps its score", async () => {
+    const s = await quizCourse({ max_quiz_attempts: null }, 3);
+    const [ann, bob, cy] = s.clients;
+    for (const [api, slide, choices] of [[ann, s.quiz, ['blue']], [ann, s.primes, ['p2', 'p7']], [bob, s.quiz, ['blue']], [cy, s.quiz, ['blue']]] as const) {
+      expect((await answer(api, s.course.id, slide, [...choices])).status).toBe(201);
+    }
+    expect((await cy.post(`/api/learner/courses/${s.enrollments[2].id}/complete`)).body.courses[0].score).toBe(50);
+    const scores = async () => Promise.all(s.clients.map(async (api, i) => (await api.get(`/api/learner/courses/${s.enrollments[i].id}`)).body.courses[0].score));
+    expect(await scores()).toEqual([100, 50, 50]);
+
+    // A third question, unanswered: 2 of 3 and 1 of 3 now, what the learner course shows and completion would count.
+    await addSlide(s.course.id, { title: 'Sea colour', type: 'quiz', question: QUESTION });
+    await publish(s.course.id);
+    expect(await scores()).toEqual([67, 33, 50]);
+    // The multiple-choice question dropped: 1 of 2 each.
+    expect((await f.author.delete(`${slidesOf(s.course.id)}/${s.primes}`)).status).toBe(204);
+    await publish(s.course.id);
+    expect(await scores()).toEqual([50, 50, 50]);
+    expect((await f.admin.get(`${COURSES}/${s.course.id}/enrollments`)).body.enrollments.map((e: Json) => [e.id, e.score]).sort()).toEqual(
+      s.enrollments.map((e, i) => [e.id, [50, 50, 50][i]]).sort(),
+    );
+    // A publish that leaves the questions as they were counts nothing again: an author's correction stays.
+    expect((await f.admin.patch(`${ENROLLMENTS}/${s.enrollments[1].id}`, { enrollments: [{ score: 90 }] })).status).toBe(200);
+    await addSlide(s.course.id, { title: 'Outro', type: 'content' });
+    await publish(s.course.id);
+    expect(await scores()).toEqual([50, 90, 50]);
+  });
+
+  it('recounts without a deadlock against an answer to the question the publish drops: the enrollments are locked before the slides, as an answer takes them', async () => {
+    const s = await quizCourse({ max_quiz_attempts: null }, 1);
+    const [ann] = s.clients;
+    const enrollment = s.enrollments[0].id as number;
+    expect((await answer(ann, s.course.id, s.quiz, ['blue'])).status).toBe(201);
+    expect((await f.author.delete(`${slidesOf(s.course.id)}/${s.primes}`)).status).toBe(204);
+    // An answer to the slide being dropped, taking its locks as the answer path does: the enrollment's row, then the
+    // slide's (the answer's foreign key), while the publish runs.
+    const publishing = await holdingLock(f.t.db.url, 'SELECT 1 FROM catalog.enrollments WHERE id = $1 FOR UPDATE', [enrollment], async (held) => {
+      const res = f.author.post(`${COURSES}/${s.course.id}/publish`, {});
+      await held.waiters();
+      await held.query(
+        `INSERT INTO catalog.slide_responses (account_id, enrollment_id, course_template_id, slide_id, user_id, attempt, choice_ids, correct)
+         VALUES ($1, $2, $3, $4, $5, 1, '{p2,p7}', true)`,
+        [f.cast.accountId, enrollment, Number(s.course.id), s.primes, s.users[0].userId],
+      );
+      await held.release();
+      return res;
+    });
+    expect(publishing.status).toBe(200);
+    // One question left, answered right.
+    expect((await ann.get(`/api/learner/courses/${enrollment}`)).body.courses[0].score).toBe(100);
   });
 
   it("moves a native course's progress to a slide its learner has seen, never back, and starts the enrollment; refuses others' and unpublished slides", async () => {

@@ -11,6 +11,7 @@ import { AuthoringGuard } from '../authoring/authoring-guard.js';
 import { ProgramsService } from '../programs/programs.service.js';
 import { PublishEnrollments } from '../enrollments/publish-enrollments.service.js';
 import { SlidePublisher } from '../slides/slide-publisher.js';
+import { SlideResponsesService } from '../slide-responses/slide-responses.service.js';
 import { CourseTemplate } from './course-template.entity.js';
 import { courseTemplateArchived, courseTemplateNotScorm } from './course-template.errors.js';
 import { courseTemplateEventData } from './course-template.views.js';
@@ -27,6 +28,7 @@ export class CourseTemplateLifecycle {
     private readonly slides: SlidePublisher,
     private readonly enrollments: PublishEnrollments,
     private readonly programs: ProgramsService,
+    private readonly responses: SlideResponsesService,
     @InjectTenantRepository(CourseTemplate) private readonly courses: TenantRepository<CourseTemplate>,
   ) {}
 
@@ -60,6 +62,8 @@ export class CourseTemplateLifecycle {
   async publish(ctx: RequestContext, id: number, body: PublishCourseTemplateBody): Promise<CourseTemplate> {
     return this.db.transaction(async () => {
       const course = await this.templates.lockForWrite(ctx, id);
+      // Questions added or dropped: open enrollments' scores are what their answers will be worth (before the slides).
+      await this.responses.recountOpenScores(ctx, course);
       const publishedAt = await this.slides.publish(ctx, course.id);
       const notify = { notify_filter: body.notify_filter ?? null, notify_message: body.notify_message ?? null, re_enroll: body.re_enroll ?? false };
       // Recipients are chosen before re-enrollment: `finished` names those who had finished.
