@@ -112,6 +112,14 @@ describe('open enrollment, end to end', () => {
     expect((await f.stranger.post(openCourse(closed.id))).status).toBe(404);
   });
 
+  it("gives a course's self-made enrollment the due date as last published, not an author's draft", async () => {
+    const course = await f.publishedCourse({ title: 'Open, dated', open_enrollment: true, default_days_until_due: 5 });
+    expect((await f.admin.patch(`${COURSES}/${course.id}`, { course_template: { default_days_until_due: 60 } })).status).toBe(200);
+    const res = await f.admin.as((await f.newLearner()).token).post(openCourse(course.id));
+    expect(res.status).toBe(201);
+    expect(Math.round((Date.parse(res.body.enrollments[0].end_at) - Date.now()) / 86_400_000)).toBe(5);
+  });
+
   it("enrolls the caller in an open program's published courses (201) through its enroll_url; again is a 400", async () => {
     const [a, b] = [await f.publishedCourse({ title: 'Alpha' }), await f.publishedCourse({ title: 'Beta' })];
     const p = await program({ is_published: true, open_enrollment: true, course_template_ids: [Number(a.id), Number(b.id)] });

@@ -3,6 +3,7 @@ import { type FindOptionsWhere, IsNull } from 'typeorm';
 import type { LearningItemView, RequestContext } from '@lms/contracts';
 import { Database, InjectTenantRepository, type RowLock, type TenantRepository, type TenantScope } from '@lms/platform';
 import { CourseTemplate } from '../course-templates/course-template.entity.js';
+import { enrollmentSettings } from '../course-templates/course-template.views.js';
 import { type EnrollableType, Enrollment } from '../enrollments/enrollment.entity.js';
 import { defaultDueAt, EnrollmentsService } from '../enrollments/enrollments.service.js';
 import { LearningItemsService } from '../learner-courses/learning-items.service.js';
@@ -59,7 +60,9 @@ export class OpenEnrollmentService {
       // learner deleted meanwhile is left out (DepartedUsers), and their request finds nothing to enroll.
       const target = { userId: ctx.userId, subAccountId: item.subAccountId, required: false, dueAt: undefined, groupId: null };
       const type = kind === 'task' ? 'Task' : 'CourseTemplate';
-      const { created, skipped, departed } = await this.enroller.insertEnrollments(ctx, { type, id: item.id, dueAt: defaultDueAt(item) }, [target]);
+      // A course's due dates as last published, as every enrollment of it takes them; a task keeps no published copy.
+      const dueAt = defaultDueAt(item instanceof CourseTemplate ? enrollmentSettings(item) : item);
+      const { created, skipped, departed } = await this.enroller.insertEnrollments(ctx, { type, id: item.id, dueAt }, [target]);
       if (departed.size > 0) throw callerDeleted();
       // Neither made nor found: the enrollment the insert met was removed before it could be named.
       if (created.length === 0) throw skipped.length > 0 ? alreadyEnrolled(kind, key) : enrollmentRaced(kind, key);
