@@ -118,6 +118,22 @@ describeBuilt('the embedded default (npm start) across a crash', () => {
     await gone(second);
   }, 240_000);
 
+  it('starts again after SIGKILL of the all-in-one alone, stopping the embedded Postgres it left running, and finishes what it acknowledged', async () => {
+    const first = await start();
+    const api = new ApiClient(home.baseUrl, token);
+    const ids = await createUsers(api, 100, 'orphan');
+    await deleteAsync(api, ids);
+    // The node process only (an OOM kill): its Postgres lives on, holding the data folder and the port.
+    const exited = new Promise((resolve) => first.once('exit', resolve));
+    first.kill('SIGKILL');
+    await exited;
+    const second = await start();
+    await gone(first); // the left Postgres, the last of the first start's process group
+    await expectFinishedOnce(ids);
+    second.kill('SIGTERM');
+    await gone(second);
+  }, 240_000);
+
   it('keeps the events in flight at a graceful SIGTERM for the next start', async () => {
     const first = await start();
     const api = new ApiClient(home.baseUrl, token);

@@ -1,7 +1,18 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer } from 'node:net';
 import { EmbeddedPostgresError, startEmbeddedPostgres } from './embedded-postgres.js';
+
+/** A port nothing listens on now (the testing library's helper would make this library depend on it). */
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+    server.once('error', reject);
+  });
 
 const quiet = { debug: () => undefined, info: () => undefined, warn: () => undefined };
 const asRoot = process.getuid?.() === 0 ? it : it.skip;
@@ -19,4 +30,20 @@ describe('embedded Postgres', () => {
       await rm(closed, { recursive: true, force: true });
     }
   });
+
+  it("refuses, naming the process, a data folder whose server a running process owns (not one a killed process left)", async () => {
+    const home = await mkdtemp(join(tmpdir(), 'lms-owned-'));
+    await chmod(home, 0o755); // as root the server runs as postgres, who must enter it
+    const dir = join(home, 'postgres');
+    const port = await freePort();
+    const running = await startEmbeddedPostgres(dir, port, quiet);
+    try {
+      const second = startEmbeddedPostgres(dir, port, quiet);
+      await expect(second).rejects.toThrow(EmbeddedPostgresError);
+      await expect(second).rejects.toThrow(new RegExp(`in use by the embedded Postgres of a running process \\(pid ${process.pid}\\)`));
+    } finally {
+      await running.stop();
+      await rm(home, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

