@@ -15,6 +15,13 @@ export interface RetryPolicy {
   leaseMs: number;
 }
 
+/**
+ * Deliveries after the last attempt that end the job `failed`, undoing its effects first (`abandon`). More than
+ * one: a worker lost while undoing would otherwise leave the job `running` for ever, its next delivery
+ * dead-lettered unread. The last of them ends the job before it undoes anything.
+ */
+export const GIVE_UP_DELIVERIES = 3;
+
 /** docs/jobs.md: three attempts, 2 s, 10 s and 30 s apart. */
 export const DEFAULT_RETRY_POLICY: RetryPolicy = { maxAttempts: 3, backoffMs: [2_000, 10_000, 30_000], leaseMs: 10_000 };
 export const RETRY_POLICY = Symbol('RETRY_POLICY');
@@ -37,7 +44,8 @@ interface JobRow {
  * and a failing run is retried after a back-off. Every state change is guarded by the attempt that made
  * it, so a worker that lost its lease cannot complete a job another attempt now owns (nor settle the event
  * that attempt holds, nor touch its file: each attempt writes its own). After maxAttempts
- * failed (or lost) attempts the next delivery marks the job `failed` and is dead-lettered by the log.
+ * failed (or lost) attempts the next delivery marks the job `failed` and is dead-lettered by the log
+ * (GIVE_UP_DELIVERIES: should its worker be lost too, the next one does).
  */
 @Injectable()
 export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
@@ -60,8 +68,8 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
       {
         durable: JOBS_WORKER_CONSUMER,
         types: [JOB_REQUESTED_EVENT],
-        // One delivery beyond the attempts: the one that records the failure, even when the last attempt's worker died.
-        maxDeliver: this.retry.maxAttempts + 1,
+        // Deliveries beyond the attempts record the failure, even when the last attempt's worker died.
+        maxDeliver: this.retry.maxAttempts + GIVE_UP_DELIVERIES,
         backoffMs: this.retry.backoffMs,
         ackWaitMs: this.retry.leaseMs,
         prefetch: 1,
@@ -84,7 +92,11 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
       `SELECT id, account_id, kind, params, status, created_by, attempts FROM ${this.table()} WHERE id = $1 AND account_id = $2`,
       [jobId, event.accountid],
     )) as JobRow[];
-    if (!row || row.status === 'done' || row.status === 'failed') return; // gone, or finished by an earlier delivery
+    if (!row || row.status === 'done' || row.status === 'failed') {
+      // A job given up is dead-lettered: its later deliveries fail too, up to the log's last.
+      if (row?.status === 'failed' && attempt > this.retry.maxAttempts) throw new Error(`job ${jobId} was given up after ${this.retry.maxAttempts} attempts`);
+      return; // gone, or finished by an earlier delivery
+    }
     // A delivery no newer than the job's attempt waited in a stalled worker while a later one took the job over.
     if (row.attempts >= attempt) throw new LeaseLost(`job ${jobId}: delivery ${attempt} is older than attempt ${row.attempts}`);
 
@@ -92,21 +104,16 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
     const { maxAttempts } = this.retry;
     const job: Job = { id: row.id, accountId: row.account_id, kind: row.kind, params: row.params, createdBy: row.created_by, attempt };
     if (attempt > maxAttempts) {
-      const executor = this.byKind.get(row.kind);
-      const undone: string[] = [];
-      if (executor?.abandon) {
-        // Its effects elsewhere are undone first. Should that fail too, the job still ends `failed` (never stuck),
-        // saying so; the dead letter keeps the event for operations.
-        await executor.abandon(job, this.contextOf(job)).catch((err: unknown) => {
-          undone.push(`undoing its effects failed: ${err instanceof Error ? err.message : String(err)}`);
-          this.logger.error({ jobId, kind: row.kind, err }, 'job abandon failed');
-        });
-      }
-      await this.claim(jobId, attempt, `status = 'failed', finished_at = now(), error_messages = error_messages || $3::text[]`, [
-        [...lost, `gave up after ${maxAttempts} attempts`, ...undone],
-      ]);
+      const failed = `status = 'failed', finished_at = now(), error_messages = error_messages || $3::text[]`;
+      const gaveUp = [...lost, `gave up after ${maxAttempts} attempts`];
+      // The log delivers no more after the last: it ends the job first, so no lost worker leaves it `running`.
+      const last = attempt >= maxAttempts + GIVE_UP_DELIVERIES;
+      if (last) await this.claim(jobId, attempt, failed, [gaveUp]);
+      const undone = await this.abandon(job, row.kind);
+      if (!last) await this.claim(jobId, attempt, failed, [[...gaveUp, ...undone]]);
+      else if (undone.length > 0) await this.db.manager.query(`UPDATE ${this.table()} SET error_messages = error_messages || $2::text[] WHERE id = $1`, [jobId, undone]);
       this.logger.error({ jobId, kind: row.kind }, 'job failed');
-      throw new Error(`job ${jobId} failed after ${maxAttempts} attempts`); // the log dead-letters this last delivery
+      throw new Error(`job ${jobId} failed after ${maxAttempts} attempts`); // the log dead-letters this delivery
     }
 
     await this.claim(jobId, attempt, `status = 'running', attempts = $2, progress = 0, started_at = coalesce(started_at, now()), error_messages = error_messages || $3::text[]`, [lost]);
@@ -136,6 +143,22 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
       result.result ? JSON.stringify(result.result) : null,
     ], file);
     if (file && attempt > 1) await this.dropEarlierAttempts(job, file.key);
+  }
+
+  /**
+   * Undoes a given-up job's effects elsewhere, as often as a delivery gives it up (an undo is harmless twice).
+   * Should that fail, the job still ends `failed` (never stuck), saying so; the dead letter keeps the event.
+   */
+  private async abandon(job: Job, kind: string): Promise<string[]> {
+    const executor = this.byKind.get(kind);
+    if (!executor?.abandon) return [];
+    try {
+      await executor.abandon(job, this.contextOf(job));
+      return [];
+    } catch (err) {
+      this.logger.error({ jobId: job.id, kind, err }, 'job abandon failed');
+      return [`undoing its effects failed: ${err instanceof Error ? err.message : String(err)}`];
+    }
   }
 
   private contextOf(job: Job): JobContext {

@@ -1,7 +1,8 @@
 // A jobs-worker process with two job kinds of the tests' own, from the build `npm test` makes first:
 // `test.slow` writes its file in `chunks` pieces `delayMs` apart (time to kill the worker mid-run),
 // and its first attempt waits `firstHoldsMs` after storing it,
-// `test.fail` always throws. Short back-offs and lease keep the specs quick.
+// `test.fail` always throws, and so does `test.abandon`, whose undoing (`abandon`) says so and waits `holdMs` when
+// the first delivery after its attempts runs it (time to kill its worker there). Short back-offs and lease keep the specs quick.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { runStandalone } from '@lms/platform';
 import { jobFileKey, service, start } from '../../../dist/apps/jobs-worker/main.js';
@@ -35,7 +36,18 @@ const failing = {
   },
 };
 
-await runStandalone('jobs-worker', (runtime) => start(runtime, { extraExecutors: [slow, failing], retry: { maxAttempts: 3, backoffMs: [200], leaseMs: 3_000 } }), {
+const abandoned = {
+  kind: 'test.abandon',
+  async run(job) {
+    throw new Error(`boom on attempt ${job.attempt}`);
+  },
+  async abandon(job) {
+    process.stdout.write(`abandoning ${job.id} delivery ${job.attempt}\n`);
+    if (job.attempt === 4) await sleep(Number(job.params.holdMs ?? 0));
+  },
+};
+
+await runStandalone('jobs-worker', (runtime) => start(runtime, { extraExecutors: [slow, failing, abandoned], retry: { maxAttempts: 3, backoffMs: [200], leaseMs: 3_000 } }), {
   service,
   serveHealth: true,
 });

@@ -195,4 +195,18 @@ describeWithNats('jobs-worker: a work queue shared by replicas', () => {
     }, 10_000, 100);
     expect(letters).toHaveLength(1);
   }, 60_000);
+
+  it('ends a given-up job `failed`, undone, when the worker undoing it is killed: the next delivery undoes it again', async () => {
+    const id = await enqueueJob(db, outbox, scope, { kind: 'test.abandon', params: { holdMs: 60_000 } });
+    const undoing = await eventually(async () => workers.find((w) => w.output.includes(`abandoning ${id} delivery 4`)), 30_000, 50);
+    undoing.child.kill('SIGKILL');
+    await undoing.exited;
+    const failed = await eventually(async () => {
+      const row = await jobRow(id);
+      return row.status === 'failed' ? row : undefined;
+    }, 30_000, 100);
+    expect(failed.error_messages).toEqual(['attempt 1: boom on attempt 1', 'attempt 2: boom on attempt 2', 'attempt 3: boom on attempt 3', 'gave up after 3 attempts']);
+    expect(workers.some((w) => w.output.includes(`abandoning ${id} delivery 5`))).toBe(true);
+    await eventually(async () => ((await bus.events.deadLetters(JOBS_WORKER_CONSUMER)).some((l) => (l.event.data as { job_id: string }).job_id === id) ? true : undefined), 20_000, 100);
+  }, 90_000);
 });
