@@ -34,6 +34,8 @@ describe('notification delivery, end to end (real SMTP server and Slack webhook)
   /** Addresses the SMTP server refuses: once with 451 (then accepts), or always with 550. */
   const refuseOnce = new Set<string>();
   const refuseAlways = new Set<string>();
+  /** What happens, by address, while the SMTP server is about to refuse it once: the refusal waits for it. */
+  const whileRefusing = new Map<string, () => Promise<unknown>>();
   let slackFailures = 0;
   const saved: Record<string, string | undefined> = {};
 
@@ -45,7 +47,11 @@ describe('notification delivery, end to end (real SMTP server and Slack webhook)
       onRcptTo(address, _session, callback) {
         const to = address.address.toLowerCase();
         if (refuseAlways.has(to)) return callback(Object.assign(new Error('mailbox unavailable'), { responseCode: 550 }));
-        if (refuseOnce.delete(to)) return callback(Object.assign(new Error('try again later'), { responseCode: 451 }));
+        if (refuseOnce.delete(to)) {
+          const meanwhile = whileRefusing.get(to) ?? (async () => undefined);
+          void meanwhile().finally(() => callback(Object.assign(new Error('try again later'), { responseCode: 451 })));
+          return;
+        }
         callback();
       },
       onData(stream, session, callback) {
@@ -239,6 +245,25 @@ describe('notification delivery, end to end (real SMTP server and Slack webhook)
     expect(neverMail).toMatchObject({ status: 'failed', attempts: 1, sent_at: null });
     expect(neverMail.error).toMatch(/550/);
     expect(mailsTo(never, 'Welcome')).toHaveLength(0);
+  });
+
+  it('a retry after a 451 sends nothing to a user deleted, or on a channel switched off, since the first try: skipped', async () => {
+    const [deleted, switchedOff] = [await f.newLearner(), await f.newLearner()];
+    for (const user of [deleted, switchedOff]) refuseOnce.add(emailOf(user));
+    whileRefusing.set(emailOf(deleted), () => f.admin.delete(`/api/admin/users/${deleted.userId}`));
+    whileRefusing.set(emailOf(switchedOff), () => f.admin.patch('/api/admin/notification_types/welcome', { channels: { email: false } }));
+    try {
+      expect((await f.author.post(welcomeOf(deleted.userId))).status).toBe(202);
+      const [gone] = await settled(`user_id=${deleted.userId}&notification_type=welcome&channel=email`, 1);
+      expect(gone).toMatchObject({ status: 'skipped', attempts: 2, error: 'the user is deleted', sent_at: null });
+      expect((await f.author.post(welcomeOf(switchedOff.userId))).status).toBe(202);
+      const [off] = await settled(`user_id=${switchedOff.userId}&notification_type=welcome&channel=email`, 1);
+      expect(off).toMatchObject({ status: 'skipped', attempts: 2, error: 'email is disabled for the welcome notification type', sent_at: null });
+      expect([...mailsTo(deleted, 'Welcome'), ...mailsTo(switchedOff, 'Welcome')]).toEqual([]);
+    } finally {
+      whileRefusing.clear();
+      await f.admin.patch('/api/admin/notification_types/welcome', { channels: { email: true } });
+    }
   });
 
   it('the welcome endpoint: 202 and one e-mail; 404 for an unknown or another account\'s user; 403 for a learner; skipped when disabled', async () => {

@@ -57,6 +57,17 @@ interface DeliveryRow {
 
 type OwnQuery = (sql: string, params?: unknown[]) => Promise<Record<string, unknown>[]>;
 
+/** Why a delivery is not to be sent (the type's channel is off or missing, the user deleted or unreachable), or null. */
+function skipReason(plan: NotificationPlan, sender: DeliveryChannelSender, user: DirectoryUser | undefined, channels: Partial<Record<string, boolean>>): string | null {
+  return channels[sender.channel] === undefined ? `the ${plan.notificationType} notification type has no ${sender.channel} channel`
+    : channels[sender.channel] === false ? `${sender.channel} is disabled for the ${plan.notificationType} notification type`
+    : !user ? 'no such user'
+    : user.deleted_at !== null ? 'the user is deleted'
+    : sender.unavailable ? sender.unavailable
+    : sender.channel === 'email' && !user.email ? 'the user has no e-mail address'
+    : null;
+}
+
 /** Thrown to have the event handled again later: some delivery failed for now, or another worker is sending it. */
 class RetryLater extends Error {}
 
@@ -74,7 +85,8 @@ class RetryLater extends Error {}
  *    a worker killed between the server's acceptance and the commit of `sent` leaves a message that is sent
  *    twice, with the same Message-ID.
  * 3. A failure leaves the row `pending` with its error and the event is retried with back-off; a permanent
- *    refusal, or the last attempt, ends it `failed`.
+ *    refusal, or the last attempt, ends it `failed`. A retry asks again whether it may send: a user deleted,
+ *    or a channel switched off, since, ends the row `skipped`.
  */
 @Injectable()
 export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleDestroy {
@@ -140,7 +152,9 @@ export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleD
     for (const row of rows) {
       const user = users.get(row.user_id);
       const sender = this.senders.find((s) => s.channel === row.channel);
-      if (!(await this.deliver(row, plan, user, sender, lastDelivery))) later += 1;
+      // Asked again at every delivery: a retry after the user's deletion, or the channel's switch-off, sends nothing.
+      const skip = sender ? skipReason(plan, sender, user, channels) : null;
+      if (!(await this.deliver(row, plan, user, sender, lastDelivery, skip))) later += 1;
     }
     if (later > 0) throw new RetryLater(`${later} notification deliveries of event ${event.id} are to be tried again`);
   }
@@ -151,14 +165,7 @@ export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleD
     for (const userId of recipients) {
       const user = users.get(userId);
       for (const sender of this.senders) {
-        const reason =
-          channels[sender.channel] === undefined ? `the ${plan.notificationType} notification type has no ${sender.channel} channel`
-          : channels[sender.channel] === false ? `${sender.channel} is disabled for the ${plan.notificationType} notification type`
-          : !user ? 'no such user'
-          : user.deleted_at !== null ? 'the user is deleted'
-          : sender.unavailable ? sender.unavailable
-          : sender.channel === 'email' && !user.email ? 'the user has no e-mail address'
-          : null;
+        const reason = skipReason(plan, sender, user, channels);
         values.push([userId, sender.channel, reason === null ? 'pending' : 'skipped', sender.channel === 'email' ? (user?.email ?? null) : null, reason]);
       }
     }
@@ -184,7 +191,7 @@ export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleD
   }
 
   /** Claims, sends and settles one row; false when it is to be tried again later. */
-  private async deliver(row: DeliveryRow, plan: NotificationPlan, user: DirectoryUser | undefined, sender: DeliveryChannelSender | undefined, lastDelivery: boolean): Promise<boolean> {
+  private async deliver(row: DeliveryRow, plan: NotificationPlan, user: DirectoryUser | undefined, sender: DeliveryChannelSender | undefined, lastDelivery: boolean, skip: string | null): Promise<boolean> {
     // The sender's liveness is a session lock on the row, held on a connection of its own for the send.
     return this.db.onOwnConnection(async (query) => {
       const lock = [`notification-delivery:${row.id}`];
@@ -192,7 +199,7 @@ export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleD
       // A live worker is sending it now: look again later.
       if (!locked) return false;
       try {
-        return await this.claimAndSend(query, row, plan, user, sender, lastDelivery);
+        return await this.claimAndSend(query, row, plan, user, sender, lastDelivery, skip);
       } finally {
         await query('SELECT pg_advisory_unlock(hashtext($1))', lock);
       }
@@ -200,7 +207,7 @@ export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleD
   }
 
   /** On the lock's own connection throughout: a worker holding many never waits for the pool to claim or settle. */
-  private async claimAndSend(query: OwnQuery, row: DeliveryRow, plan: NotificationPlan, user: DirectoryUser | undefined, sender: DeliveryChannelSender | undefined, lastDelivery: boolean): Promise<boolean> {
+  private async claimAndSend(query: OwnQuery, row: DeliveryRow, plan: NotificationPlan, user: DirectoryUser | undefined, sender: DeliveryChannelSender | undefined, lastDelivery: boolean, skip: string | null): Promise<boolean> {
     // The claim commits before the send. A `sending` row whose lock was free is a dead worker's: claimed again.
     const [claim] = await query(
       `UPDATE ${this.table} SET status = 'sending', attempts = attempts + 1, claimed_at = now(), claimed_by = $2, updated_at = now()
@@ -210,6 +217,10 @@ export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleD
     );
     // Sent or settled since it was read: nothing left to do.
     if (!claim) return true;
+    if (skip !== null) {
+      await this.settle(query, row.id, 'skipped', skip);
+      return true;
+    }
     const attempts = Number(claim.attempts);
     try {
       if (!sender || !user) throw new DeliveryError(!user ? 'no such user' : `no sender for ${row.channel}`, true);
@@ -226,7 +237,7 @@ export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleD
   }
 
   /** Ends this worker's claim. */
-  private async settle(query: OwnQuery, id: string, status: 'sent' | 'pending' | 'failed', error: string | null): Promise<void> {
+  private async settle(query: OwnQuery, id: string, status: 'sent' | 'pending' | 'failed' | 'skipped', error: string | null): Promise<void> {
     await query(
       `UPDATE ${this.table}
           SET status = $3, error = coalesce($4, error), sent_at = CASE WHEN $3 = 'sent' THEN now() ELSE sent_at END,
