@@ -36,8 +36,9 @@ export class LiveCourseLearnersService {
   async enroll(ctx: RequestContext, courseId: number, userIds: number[]): Promise<LiveCourseEnrollmentView[]> {
     const users = await this.directory.users(ctx, userIds);
     const rows = await this.db.transaction(async () => {
-      await this.courses.lock(ctx, courseId);
+      // The users' departure locks before the course, the order the deletion's consumer takes them in.
       const departed = await this.departed.among(ctx, userIds);
+      await this.courses.lock(ctx, courseId);
       const existing = new Set((await this.enrollments.find(ctx, { where: { liveCourseId: courseId, userId: In(userIds) } })).map((e) => e.userId));
       const seen = new Set<number>();
       for (const [i, userId] of userIds.entries()) {
