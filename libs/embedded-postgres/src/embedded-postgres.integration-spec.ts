@@ -1,4 +1,5 @@
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer } from 'node:net';
@@ -40,9 +41,26 @@ describe('embedded Postgres', () => {
     try {
       const second = startEmbeddedPostgres(dir, port, quiet);
       await expect(second).rejects.toThrow(EmbeddedPostgresError);
-      await expect(second).rejects.toThrow(new RegExp(`in use by the embedded Postgres of a running process \\(pid ${process.pid}\\)`));
+      await expect(second).rejects.toThrow(new RegExp(`in use: the embedded Postgres of a running process \\(pid ${process.pid}\\)`));
     } finally {
       await running.stop();
+      await rm(home, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it("leaves alone, and refuses, a process its folder's stale postmaster.pid names that is not its Postgres (a reused pid)", async () => {
+    const home = await mkdtemp(join(tmpdir(), 'lms-stale-'));
+    await chmod(home, 0o755);
+    const dir = join(home, 'postgres');
+    const port = await freePort();
+    await (await startEmbeddedPostgres(dir, port, quiet)).stop();
+    const stranger = spawn('sleep', ['60'], { stdio: 'ignore' });
+    try {
+      await writeFile(join(dir, 'postmaster.pid'), `${stranger.pid}\n${dir}\n0\n${port}\n`);
+      await expect(startEmbeddedPostgres(dir, port, quiet)).rejects.toThrow(`names process ${stranger.pid}, which is not its Postgres`);
+      expect(stranger.exitCode === null && stranger.signalCode === null).toBe(true);
+    } finally {
+      stranger.kill('SIGKILL');
       await rm(home, { recursive: true, force: true });
     }
   }, 60_000);

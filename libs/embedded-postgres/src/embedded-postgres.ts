@@ -89,6 +89,7 @@ export async function startEmbeddedPostgres(dir: string, port: number, logger: E
   }
   await mkdir(resolve(databaseDir, '..'), { recursive: true });
   const EmbeddedPostgres = await loadEmbeddedPostgres();
+  let lastFatal: string | undefined;
   const server = new EmbeddedPostgres({
     databaseDir,
     port,
@@ -97,11 +98,11 @@ export async function startEmbeddedPostgres(dir: string, port: number, logger: E
     persistent: true,
     createPostgresUser: true,
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
-    // Postgres says why it stopped or would not start in a FATAL or PANIC line: one worth seeing at any level.
+    // Postgres says why it would not start in a FATAL or PANIC line: the last one goes into the start's failure.
     onLog: (message: unknown) => {
       const line = String(message).trim();
-      if (/\b(FATAL|PANIC):/.test(line)) logger.warn({ component: 'embedded-postgres' }, line);
-      else logger.debug({ component: 'embedded-postgres' }, line);
+      if (/\b(FATAL|PANIC):/.test(line)) lastFatal = line;
+      logger.debug({ component: 'embedded-postgres' }, line);
     },
     onError: (message: unknown) => logger.warn({ component: 'embedded-postgres' }, String(message).trim()),
   });
@@ -110,9 +111,9 @@ export async function startEmbeddedPostgres(dir: string, port: number, logger: E
     await server.initialise();
   }
   await stopOrphanedServer(databaseDir, logger);
-  // The package rejects with nothing when the server exits at start: the FATAL line logged above says why.
+  // The package rejects with nothing when the server exits at start: its last FATAL line says why.
   await server.start().catch((err: unknown) => {
-    throw err instanceof Error ? err : new EmbeddedPostgresError(`the embedded Postgres in ${databaseDir} did not start on port ${port}: its FATAL line above says why`);
+    throw err instanceof Error ? err : new EmbeddedPostgresError(`the embedded Postgres in ${databaseDir} did not start on port ${port}: ${lastFatal ?? 'LOG_LEVEL=debug shows its log'}`);
   });
   logger.info({ port, databaseDir }, 'embedded Postgres is running');
   return { url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`, stop: () => server.stop() };
@@ -148,19 +149,13 @@ function alive(pid: number): boolean {
 /** The port of the server running on `databaseDir`, from its `postmaster.pid`, or undefined when none runs. */
 export const runningPostgresPort = (databaseDir: string): number | undefined => runningPostmaster(databaseDir)?.port;
 
-/** A process's parent and the program the parent runs (its argv[0]), from Linux's /proc; undefined where it cannot be read. */
-function parentOf(pid: number): { pid: number; program: string | undefined } | undefined {
+/** A process's command line, parent and thread group, from Linux's /proc; undefined where it cannot be read (another system). */
+function processInfo(pid: number): { argv: string[]; parent: number; group: number } | undefined {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-    let program: string | undefined;
-    try {
-      // Not `comm`: Node names its main thread, and so the process, "MainThread".
-      program = basename(readFileSync(`/proc/${parent}/cmdline`, 'utf8').split('\0')[0]);
-    } catch {
-      program = undefined;
-    }
-    return { pid: parent, program };
+    const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const field = (name: string) => Number(new RegExp(`^${name}:\\s*(\\d+)`, 'm').exec(status)?.[1]);
+    return { argv, parent: field('PPid'), group: field('Tgid') };
   } catch {
     return undefined;
   }
@@ -172,18 +167,28 @@ const ORPHAN_STOP_MS = 60_000;
 /**
  * A server left running on `databaseDir` by an all-in-one that was killed (kill -9 takes no child with it; it
  * holds the folder and the port, and every start after would fail): stopped with a fast shutdown (what
- * committed is on disk), so this start takes over. One whose parent is still a node process belongs to an
- * all-in-one that runs: refused, naming it.
+ * committed is on disk), so this start takes over. Only a process this can see is a `postgres -D` of this very
+ * folder, not of this process, and no longer a node process's child: anything else (a running all-in-one's
+ * server, a reused pid, a system without /proc) is refused, naming it, and left alone.
  */
 async function stopOrphanedServer(databaseDir: string, logger: EmbeddedPostgresLog): Promise<void> {
   const running = runningPostmaster(databaseDir);
   if (!running) return;
-  const parent = parentOf(running.pid);
-  if (parent && parent.pid !== 1 && parent.program?.startsWith('node')) {
-    throw new EmbeddedPostgresError(`${databaseDir} is in use by the embedded Postgres of a running process (pid ${parent.pid}): stop that one, or set DATA_DIR to another folder.`);
+  const refuse = (why: string) => new EmbeddedPostgresError(`${databaseDir} is in use: ${why}. Stop that process, or set DATA_DIR to another folder.`);
+  const server = processInfo(running.pid);
+  if (!server) throw refuse(`its postmaster.pid names process ${running.pid}, which this system cannot inspect`);
+  const dataDir = server.argv[server.argv.indexOf('-D') + 1];
+  if (basename(server.argv[0] ?? '') !== 'postgres' || !dataDir || resolve(dataDir) !== databaseDir || server.group === process.pid) {
+    throw refuse(`its postmaster.pid names process ${running.pid}, which is not its Postgres`);
   }
+  const parent = processInfo(server.parent);
+  if (server.parent !== 1 && parent && basename(parent.argv[0] ?? '').startsWith('node')) throw refuse(`the embedded Postgres of a running process (pid ${server.parent})`);
   logger.warn({ pid: running.pid, databaseDir }, 'stopping the embedded Postgres a killed process left running, to start it again');
-  process.kill(running.pid, 'SIGINT');
+  try {
+    process.kill(running.pid, 'SIGINT');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw refuse(`its Postgres (pid ${running.pid}) cannot be stopped from here: ${(err as Error).message}`);
+  }
   for (const deadline = Date.now() + ORPHAN_STOP_MS; alive(running.pid); ) {
     if (Date.now() > deadline) throw new EmbeddedPostgresError(`the embedded Postgres a killed process left running (pid ${running.pid}) did not stop within ${ORPHAN_STOP_MS / 1000} s: stop it, then start again.`);
     await new Promise((wait) => setTimeout(wait, 100));
