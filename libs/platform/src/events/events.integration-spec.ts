@@ -340,6 +340,7 @@ describe.each(kinds)('events over the %s log', (kind, makeHarness) => {
   it('refuses an outbox event outside a transaction', async () => {
     await expect(outbox.add({ accountId: 7 }, 'evtest.e.orphan', {})).rejects.toThrow('inside db.transaction');
     await expect(outbox.addAll({ accountId: 7 }, 'evtest.e.orphan', [{ data: {} }])).rejects.toThrow('inside db.transaction');
+    await expect(outbox.addAll({ accountId: 7 }, 'evtest.e.orphan', [])).rejects.toThrow('inside db.transaction');
   });
 
   it('adds many events in their order as add would, past one statement of them, and delivers them', async () => {
@@ -348,8 +349,11 @@ describe.each(kinds)('events over the %s log', (kind, makeHarness) => {
     const count = 5_003; // two statements
     await db.transaction(() => outbox.addAll({ accountId: 7 }, 'evtest.e.many', Array.from({ length: count }, (_, n) => ({ data: { n }, ...(n % 2 ? { subject: `s${n}` } : {}) }))));
     const rows: { id: string; type: string; subject: string | null; account_id: number; payload: CloudEvent<{ n: number }> }[] = await db.manager.query(
-      `SELECT id, type, subject, account_id, payload FROM ${SCHEMA}.outbox WHERE type = 'evtest.e.many' ORDER BY created_at, id`,
+      `SELECT id, type, subject, account_id, payload FROM ${SCHEMA}.outbox WHERE type = 'evtest.e.many' ORDER BY created_at`,
     );
+    // No two share a moment: the relay's order (created_at) is the order they were added in.
+    const [{ moments }] = (await db.manager.query(`SELECT count(DISTINCT created_at)::int AS moments FROM ${SCHEMA}.outbox WHERE type = 'evtest.e.many'`)) as { moments: number }[];
+    expect(moments).toBe(count);
     expect(rows.map((r) => r.payload.data.n)).toEqual(Array.from({ length: count }, (_, n) => n));
     for (const [n, row] of [[0, rows[0]], [1, rows[1]], [count - 1, rows[count - 1]]] as const) {
       const subject = n % 2 ? `s${n}` : undefined;

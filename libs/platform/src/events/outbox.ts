@@ -28,9 +28,12 @@ export class Outbox {
     // clock_timestamp, not now(): events of one transaction keep the order they were added in.
     const outbox = eventTable(db.schema, 'outbox');
     this.insert = prepare(`INSERT INTO ${outbox} (id, type, subject, account_id, payload, created_at) VALUES ($1, $2, $3, $4, $5, clock_timestamp())`);
+    // The relay orders by created_at alone: a microsecond more for each event keeps the batch's order, ties
+    // included (clock_timestamp() can repeat between rows on fast hardware), and the next batch after it.
     this.insertAll = prepare(
       `INSERT INTO ${outbox} (id, type, subject, account_id, payload, created_at)
-       SELECT e.id, $1, e.subject, $2, e.payload, clock_timestamp() FROM unnest($3::uuid[], $4::text[], $5::jsonb[]) WITH ORDINALITY AS e(id, subject, payload, n) ORDER BY e.n`,
+       SELECT e.id, $1, e.subject, $2, e.payload, clock_timestamp() + ($6::int + e.n) * interval '1 microsecond'
+         FROM unnest($3::uuid[], $4::text[], $5::jsonb[]) WITH ORDINALITY AS e(id, subject, payload, n) ORDER BY e.n`,
     );
     // TypeORM tells subscribers when a transaction commits: that is when the relay can see the rows.
     db.dataSource.subscribers.push({
@@ -61,9 +64,10 @@ export class Outbox {
    * per OUTBOX_BATCH of them: a change of thousands of rows records its events without a round trip each.
    */
   async addAll<T>(scope: TenantScope, type: string, events: { data: T; subject?: string }[]): Promise<void> {
+    if (!this.db.inTransaction) throw new Error(`outbox: events ${type} must be added inside db.transaction()`);
     for (let start = 0; start < events.length; start += OUTBOX_BATCH) {
       const batch = events.slice(start, start + OUTBOX_BATCH).map(({ data, subject }) => this.event(scope, type, data, subject));
-      await this.db.queryPrepared(this.insertAll, [type, scope.accountId, batch.map((e) => e.id), batch.map((e) => e.subject ?? null), batch.map((e) => JSON.stringify(e))]);
+      await this.db.queryPrepared(this.insertAll, [type, scope.accountId, batch.map((e) => e.id), batch.map((e) => e.subject ?? null), batch.map((e) => JSON.stringify(e)), start]);
     }
     if (events.length > 0) this.added();
   }
