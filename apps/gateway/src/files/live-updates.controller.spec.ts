@@ -86,4 +86,23 @@ describe('live updates stream', () => {
     await sleep(20);
     await open();
   });
+
+  it('holds no stream, nor a place among the user\'s, for a client that left while its subscriber was checked', async () => {
+    const raw = Object.assign(new EventEmitter(), { destroyed: false, socket: Object.assign(new EventEmitter(), { setTimeout: () => undefined, destroy: () => undefined }) });
+    let polls = 0;
+    const services = {
+      request: async () => {
+        polls += 1;
+        raw.destroyed = true; // the client hangs up during the check
+        return { ok: true, status: 200, body: { changes: [] } };
+      },
+    } as unknown as ServiceClient;
+    const deps = { runtime: { config: { fileUrlSigningKey: key, liveUpdatesRecheckMs: 30_000 }, logger: { warn: () => undefined } }, lifecycle: { closing: false } } as unknown as GatewayDeps;
+    const controller = new LiveUpdatesController(deps, services);
+    let sent = false;
+    const reply = { raw: new EventEmitter(), header: () => reply, send: () => ((sent = true), reply) } as unknown as FastifyReply;
+    await controller.stream({ id: 'r', query: { token }, headers: {}, raw } as unknown as FastifyRequest, reply);
+    await sleep(50);
+    expect([sent, polls]).toEqual([false, 1]);
+  });
 });

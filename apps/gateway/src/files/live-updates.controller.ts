@@ -55,6 +55,8 @@ export class LiveUpdatesController {
     // stream's to meet, as a poll's is (a scheduling older than the check refuses the field: a 400).
     const checked = await this.changes(request, check.claims, { subscriber: true, limit: 1 }).catch(() => undefined);
     if (checked?.ok === false && checked.error.status === 403) throw new RpcReplyError(checked.error);
+    // The client left while the subscriber was checked: no stream to hold open for it.
+    if (request.raw.destroyed || request.raw.socket?.destroyed) return reply;
 
     const holder = `${check.claims.accountId}:${check.claims.userId}`;
     const held = this.streams.get(holder) ?? 0;
@@ -100,10 +102,10 @@ export class LiveUpdatesController {
       let checkedAt = Date.now();
       while (!ended.aborted && !this.deps.lifecycle.closing) {
         // Every LIVE_UPDATES_RECHECK_MS scheduling checks the subscriber again: deleted, or no longer an author, the stream ends.
-        const check = Date.now() - checkedAt >= this.deps.runtime.config.liveUpdatesRecheckMs;
-        const answer = await this.changes(request, claims, { ...(after ? { after } : {}), ...(check ? { subscriber: true } : {}) }).catch(() => undefined);
+        const recheck = Date.now() - checkedAt >= this.deps.runtime.config.liveUpdatesRecheckMs;
+        const answer = await this.changes(request, claims, { ...(after ? { after } : {}), ...(recheck ? { subscriber: true } : {}) }).catch(() => undefined);
         if (answer?.ok === false && answer.error.status === 403) return;
-        if (check) checkedAt = Date.now();
+        if (recheck) checkedAt = Date.now();
         const page = answer?.ok ? (answer.body as RegistrationChangesPage) : undefined;
         if (page?.reset) {
           // The log was pruned past this client's last event: it reloads what it shows, then goes on from here.
