@@ -108,15 +108,15 @@ describe('the enrollment counters', () => {
     await expectExact();
   });
 
-  it('passes over a statement of 20,000 rows that changes no counted column in one look, not a test of every pair', async () => {
+  it('passes over a statement of 20,000 rows that changes no counted column: no counter written (its speed is docs/performance.md\'s)', async () => {
     const [{ id: big }] = await sql<{ id: number }>(
       `INSERT INTO catalog.course_templates (account_id, author_id, title, course_type, external_status) VALUES (3, 1, 'Big', 'native', 'inapplicable') RETURNING id`,
     );
     await sql(`INSERT INTO catalog.enrollments (account_id, enrollable_type, enrollable_id, user_id) SELECT 3, 'CourseTemplate', $1, n FROM generate_series(1, 20000) AS n`, [big]);
-    const started = Date.now();
+    const versions = () => sql<{ xmin: string }>('SELECT xmin::text FROM catalog.enrollment_counters WHERE account_id = 3');
+    const before = await versions();
     await sql('UPDATE catalog.enrollments SET score = 40, progress = 0.5 WHERE account_id = 3 AND enrollable_id = $1', [big]);
-    // Under a second here; the look that stopped at the first changed pair tested all 20,000 × 20,000 when none changed: 21 s.
-    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(await versions()).toEqual(before);
     await expectExact();
   });
 });

@@ -31,7 +31,8 @@ export const COUNT_ENROLLMENT_TRIGGER = `CREATE TRIGGER enrollments_count AFTER 
 
 /**
  * Enrollment figures kept as counters per item, so a course of 100,000 enrollments shows its counts
- * without reading them: a trigger on catalog.enrollments adds each row's share when it is inserted,
+ * without reading them: a trigger on catalog.enrollments (per row here; per statement since
+ * EnrollmentCountersPerStatement1768300000000) adds each row's share when it is inserted,
  * changes state or is removed, in the writing transaction (so the counters are exactly the rows, however
  * the row was written, and concurrent writers queue on the item's counter row). `overdue` and the next
  * due moment depend on the clock, so they are read from a partial index of the open enrollments' due
