@@ -243,6 +243,19 @@ describe('SCORM packages, their player and tracking, end to end', () => {
     expect(await enrollment(course.id, second.e.id)).toMatchObject({ state: 'complete', score: 80 });
   });
 
+  it('ends a player session while its course is unpublished, and serves it again once published', async () => {
+    const course = await scormCourse();
+    expect((await upload(course.id, scorm12Package())).status).toBe(200);
+    const learner = await f.newLearner();
+    const player = await openPlayer(learner, (await enrollmentOf(course.id, learner)).id);
+    expect((await fetch(f.t.api.baseUrl + player.contentUrl)).status).toBe(200);
+    expect((await f.admin.patch(`${COURSES}/${course.id}`, { course_template: { is_published: false } })).status).toBe(200);
+    expect((await fetch(f.t.api.baseUrl + player.contentUrl)).status).toBe(404);
+    expect((await commitSco(player, 0, passed12(10))).status).toBe(404);
+    expect((await f.admin.post(`${COURSES}/${course.id}/publish`, {})).status).toBe(200);
+    expect((await fetch(f.t.api.baseUrl + player.contentUrl)).status).toBe(200);
+  });
+
   it('lists the SCOs of a multi-SCO package in organization order and tracks each apart under one attempt, rolled up by mode', async () => {
     const course = await scormCourse();
     expect((await upload(course.id, multiScoPackage())).status).toBe(200);

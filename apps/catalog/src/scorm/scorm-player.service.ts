@@ -5,6 +5,7 @@ import { CourseTemplate } from '../course-templates/course-template.entity.js';
 import { DEFAULT_SCORM_SETTINGS } from '../course-templates/course-template.views.js';
 import { EnrollmentLifecycle } from '../enrollments/enrollment-lifecycle.service.js';
 import { Enrollment } from '../enrollments/enrollment.entity.js';
+import { servedCourse } from '../slide-responses/slide-responses.service.js';
 import { contentTypeOf } from './content-types.js';
 import { startingSco } from './attempts.js';
 import { attemptOf, cmiTree, resumeOf, rollUp, trackingOf } from './rollup.js';
@@ -153,13 +154,16 @@ export class ScormPlayerService {
   }
 
   /**
-   * The caller's attempt, while its enrollment is live and its learner not deleted: a player session outlives
-   * neither (its credential is good for hours), so it serves no file and takes no commit after them.
+   * The caller's attempt, while its enrollment is live, its learner not deleted and its course served (published,
+   * not archived): a player session outlives none of them (its credential is good for hours), so it serves no
+   * file and takes no commit after them.
    */
   private async ownRegistration(ctx: RequestContext, id: number, lock?: RowLock): Promise<ScormRegistration> {
     const registration = await this.registrations.findOne(ctx, { id, userId: ctx.userId }, lock ? { lock } : {});
-    const enrollment = registration && (await this.enrollments.findOne(ctx, { id: registration.enrollmentId }));
-    if (!registration || !enrollment || enrollment.deletedAt || (await this.departed.has(ctx, ctx.userId))) throw registrationGone();
+    if (!registration) throw registrationGone();
+    const enrollment = await this.enrollments.findOne(ctx, { id: registration.enrollmentId });
+    const course = await this.courses.findOne(ctx, { id: registration.courseTemplateId });
+    if (!enrollment || enrollment.deletedAt || !course || !servedCourse(course) || (await this.departed.has(ctx, ctx.userId))) throw registrationGone();
     return registration;
   }
 }
