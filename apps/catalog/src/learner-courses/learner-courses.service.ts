@@ -62,7 +62,12 @@ export class LearnerCoursesService {
       this.enrollments.findOne(ctx, { userId: ctx.userId, enrollableType: 'CourseTemplate', enrollableId: courseTemplateId, deletedAt: IsNull() }),
       this.courses.findOne(ctx, { id: courseTemplateId }),
     ]);
-    if (enrollment && course && stillTheirs(course, enrollment)) return (await this.presentCourses(ctx, [enrollment]))[0];
+    if (enrollment && course && stillTheirs(course, enrollment)) {
+      // Unpublished between the two reads, it is presented as no course: the 404 of one never published.
+      const [view] = await this.presentCourses(ctx, [enrollment]);
+      if (!view) throw previewNotFound(courseTemplateId);
+      return view;
+    }
     if (!course || course.deletedAt || !course.isPublished) throw previewNotFound(courseTemplateId);
     const totals = await this.slideTotals(ctx, [course.id]);
     return toLearnerCourseView(course, undefined, totals.get(course.id));
