@@ -208,6 +208,14 @@ export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleD
 
   /** On the lock's own connection throughout: a worker holding many never waits for the pool to claim or settle. */
   private async claimAndSend(query: OwnQuery, row: DeliveryRow, plan: NotificationPlan, user: DirectoryUser | undefined, sender: DeliveryChannelSender | undefined, lastDelivery: boolean, skip: string | null): Promise<boolean> {
+    // Not to be sent now (asked again at this delivery): settled unsent, which is no attempt.
+    if (skip !== null) {
+      await query(
+        `UPDATE ${this.table} SET status = 'skipped', error = $2, claimed_at = NULL, claimed_by = NULL, updated_at = now() WHERE id = $1 AND status IN ('pending', 'sending')`,
+        [row.id, skip],
+      );
+      return true;
+    }
     // The claim commits before the send. A `sending` row whose lock was free is a dead worker's: claimed again.
     const [claim] = await query(
       `UPDATE ${this.table} SET status = 'sending', attempts = attempts + 1, claimed_at = now(), claimed_by = $2, updated_at = now()
@@ -217,10 +225,6 @@ export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleD
     );
     // Sent or settled since it was read: nothing left to do.
     if (!claim) return true;
-    if (skip !== null) {
-      await this.settle(query, row.id, 'skipped', skip);
-      return true;
-    }
     const attempts = Number(claim.attempts);
     try {
       if (!sender || !user) throw new DeliveryError(!user ? 'no such user' : `no sender for ${row.channel}`, true);
@@ -237,7 +241,7 @@ export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleD
   }
 
   /** Ends this worker's claim. */
-  private async settle(query: OwnQuery, id: string, status: 'sent' | 'pending' | 'failed' | 'skipped', error: string | null): Promise<void> {
+  private async settle(query: OwnQuery, id: string, status: 'sent' | 'pending' | 'failed', error: string | null): Promise<void> {
     await query(
       `UPDATE ${this.table}
           SET status = $3, error = coalesce($4, error), sent_at = CASE WHEN $3 = 'sent' THEN now() ELSE sent_at END,
