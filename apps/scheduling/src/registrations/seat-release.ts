@@ -71,12 +71,9 @@ export class SeatRelease {
     return promoted;
   }
 
-  /**
-   * Unregisters one live registration (soft) in a locked session, then gives the seat to the waitlist; one
-   * unregistered meanwhile (read before the session was locked) is left as it is.
-   */
+  /** Unregisters one live registration (soft), read in its locked session, then gives the seat to the waitlist. */
   async unregister(ctx: TenantScope, session: Session, row: Registration): Promise<void> {
-    if ((await this.registrations.update(ctx, { id: row.id, deletedAt: IsNull() }, { deletedAt: () => 'now()', updatedAt: () => 'now()' })) === 0) return;
+    await this.registrations.update(ctx, { id: row.id }, { deletedAt: () => 'now()', updatedAt: () => 'now()' });
     await this.outbox.add(ctx, REGISTRATION_DELETED_EVENT, registrationEventData(session, row), String(session.id));
     await this.promote(ctx, session);
   }
@@ -92,16 +89,16 @@ export class SeatRelease {
     const sessionIds = (await this.sessions.find(ctx, { where: { liveCourseId: courseId, concludedAt: IsNull() }, order: { id: 'ASC' } })).map((s) => s.id);
     if (sessionIds.length === 0) return;
     await this.waitlist.delete(ctx, { sessionId: In(sessionIds), userId });
-    const registered = [...new Set((await this.registrations.find(ctx, { where: { sessionId: In(sessionIds), userId, deletedAt: IsNull() } })).map((r) => r.sessionId))];
-    if (registered.length === 0) return;
-    const sessions = await this.sessions.find(ctx, { where: { id: Any(registered) }, order: { id: 'ASC' }, lock: 'update' });
+    const registeredIn = [...new Set((await this.registrations.find(ctx, { where: { sessionId: In(sessionIds), userId, deletedAt: IsNull() } })).map((r) => r.sessionId))];
+    if (registeredIn.length === 0) return;
+    const sessions = await this.sessions.find(ctx, { where: { id: Any(registeredIn) }, order: { id: 'ASC' }, lock: 'update' });
     // Read again under the session locks: one unregistered meanwhile is left as it is.
-    const rows = await this.registrations.find(ctx, { where: { sessionId: Any(registered), userId, deletedAt: IsNull() }, order: { id: 'ASC' } });
+    const rows = await this.registrations.find(ctx, { where: { sessionId: Any(registeredIn), userId, deletedAt: IsNull() }, order: { id: 'ASC' } });
     if (rows.length === 0) return;
     await this.registrations.update(ctx, { id: Any(rows.map((r) => r.id)) }, { deletedAt: () => 'now()', updatedAt: () => 'now()' });
     const byId = new Map(sessions.map((s) => [s.id, s]));
     await this.outbox.addAll(ctx, REGISTRATION_DELETED_EVENT, rows.map((row) => ({ data: registrationEventData(byId.get(row.sessionId)!, row), subject: String(row.sessionId) })));
-    const waitlisted: { session_id: number }[] = await this.waitlist.query(ctx, 'w').select('DISTINCT w.session_id', 'session_id').andWhere('w.session_id = ANY(:ids)', { ids: registered }).getRawMany();
+    const waitlisted: { session_id: number }[] = await this.waitlist.query(ctx, 'w').select('DISTINCT w.session_id', 'session_id').andWhere('w.session_id = ANY(:ids)', { ids: registeredIn }).getRawMany();
     const waiting = new Set(waitlisted.map((w) => Number(w.session_id)));
     for (const session of sessions) if (waiting.has(session.id)) await this.promote(ctx, session);
   }
