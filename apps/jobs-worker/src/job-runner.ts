@@ -44,8 +44,9 @@ interface JobRow {
  * and a failing run is retried after a back-off. Every state change is guarded by the attempt that made
  * it, so a worker that lost its lease cannot complete a job another attempt now owns (nor settle the event
  * that attempt holds, nor touch its file: each attempt writes its own). After maxAttempts
- * failed (or lost) attempts the next delivery marks the job `failed` and is dead-lettered by the log
- * (GIVE_UP_DELIVERIES: should its worker be lost too, the next one does).
+ * failed (or lost) attempts the next delivery undoes the job and marks it `failed` (GIVE_UP_DELIVERIES:
+ * should its worker be lost too, the next one does); the deliveries after fail at once, and the log
+ * dead-letters the last.
  */
 @Injectable()
 export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
@@ -113,7 +114,7 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
       if (!last) await this.claim(jobId, attempt, failed, [[...gaveUp, ...undone]]);
       else if (undone.length > 0) await this.db.manager.query(`UPDATE ${this.table()} SET error_messages = error_messages || $2::text[] WHERE id = $1`, [jobId, undone]);
       this.logger.error({ jobId, kind: row.kind }, 'job failed');
-      throw new Error(`job ${jobId} failed after ${maxAttempts} attempts`); // the log dead-letters this delivery
+      throw new Error(`job ${jobId} failed after ${maxAttempts} attempts`); // delivered again until the log's last, which it dead-letters
     }
 
     await this.claim(jobId, attempt, `status = 'running', attempts = $2, progress = 0, started_at = coalesce(started_at, now()), error_messages = error_messages || $3::text[]`, [lost]);

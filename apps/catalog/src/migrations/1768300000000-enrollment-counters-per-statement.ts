@@ -45,6 +45,9 @@ export class EnrollmentCountersPerStatement1768300000000 implements MigrationInt
   name = 'EnrollmentCountersPerStatement1768300000000';
 
   async up(q: QueryRunner): Promise<void> {
+    // Swapping triggers takes catalog.enrollments for a moment, but waits for every transaction on it first, and
+    // every read and write of it queues behind that wait: give up after 10 s (the init container tries again).
+    await q.query("SET LOCAL lock_timeout = '10s'");
     for (const [name, body] of Object.entries(FUNCTIONS)) {
       await q.query(`CREATE FUNCTION catalog.${name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN ${body} RETURN NULL; END $$`);
     }
