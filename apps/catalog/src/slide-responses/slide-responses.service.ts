@@ -263,16 +263,25 @@ export class SlideResponsesService {
    * their completion will count. Run in the publish's transaction, under the course's lock, before the slides are
    * published, and counted over the drafts the publish is about to copy: so the enrollments are locked before the
    * slides, the order an answer takes them in (the other way round, an answer to a slide the publish drops
-   * deadlocked with it). One statement, so 100,000 learners take about 1.8 s of a publish's request. Announced by
+   * deadlocked with it). Set-based: a lock of the rows, then one statement (100,000 learners: 1.8 s for the count
+   * alone, measured before the lock came). Announced by
    * the publish's own event, not one `catalog.enrollment.updated` each: that event carries no score, and 100,000
    * of them would outlast the request. Returns how many scores changed.
    */
   async recountOpenScores(scope: TenantScope, course: CourseTemplate): Promise<number> {
     // The draft course type is the one this publish gives its learners.
     if (course.courseType !== 'native') return 0;
-    const [now, next] = await Promise.all([this.questionIds(scope, course.id, 'published'), this.questionIds(scope, course.id, 'draft')]);
+    const now = await this.questionIds(scope, course.id, 'published');
+    const next = await this.questionIds(scope, course.id, 'draft');
     if (JSON.stringify(now) === JSON.stringify(next)) return 0;
     const s = `"${this.db.schema}"`;
+    // Locked first, in id order, and counted by the next statement: an answer committing meanwhile is waited for
+    // and counted (an UPDATE would re-read a row it waited for, but count over its own snapshot, without it).
+    await this.db.manager.query(
+      `SELECT id FROM ${s}.enrollments WHERE account_id = $1 AND enrollable_type = 'CourseTemplate' AND enrollable_id = $2
+          AND deleted_at IS NULL AND state <> 'complete' AND score IS NOT NULL ORDER BY id FOR UPDATE`,
+      [scope.accountId, course.id],
+    );
     const [, changed] = (await this.db.manager.query(
       `WITH questions AS (
          SELECT sl.id FROM ${s}.slides sl WHERE sl.account_id = $1 AND sl.course_template_id = $2 AND ${QUESTION_SQL.draft('sl', '$3')}),
@@ -282,7 +291,7 @@ export class SlideResponsesService {
           WHERE r.account_id = $1 AND r.course_template_id = $2
           ORDER BY r.enrollment_id, r.slide_id, r.attempt DESC),
        counted AS (
-         SELECT e.id, round(100.0 * count(*) FILTER (WHERE l.correct) / (SELECT count(*) FROM questions))::int AS score
+         SELECT e.id, round(100.0 * count(*) FILTER (WHERE l.correct) / NULLIF((SELECT count(*) FROM questions), 0))::int AS score
            FROM ${s}.enrollments e LEFT JOIN latest l ON l.enrollment_id = e.id
           WHERE e.account_id = $1 AND e.enrollable_type = 'CourseTemplate' AND e.enrollable_id = $2
             AND e.deleted_at IS NULL AND e.state <> 'complete' AND e.score IS NOT NULL
