@@ -77,6 +77,19 @@ describe('users contract', () => {
     );
   });
 
+  it.each([
+    ['https://cdn.example.test/j.png', true],
+    ['http://intranet/avatars/j.png', true],
+    ['http://localhost:8080/j.png', true],
+    ['https://10.1.2.3/j.png', true],
+    ['/avatars/j.png', false],
+    ['javascript:alert(1)', false],
+    ['ftp://files.example.test/j.png', false],
+    ['not a url', false],
+  ])('takes avatar_url %p: %p (absolute http(s), any host)', async (url, ok) => {
+    expect(await fieldsOf(CreateUsersBody, { users: [{ uid: 'a', avatar_url: url }] })).toEqual(ok ? [] : ['users[0].avatar_url']);
+  });
+
   it('lets an update name any subset, clear with null, but never clear the uid', async () => {
     expect(await fieldsOf(UpdateUserBody, { user: { first_name: null, custom_fields: [{ id: '3', value: null }] } })).toEqual([]);
     expect(await fieldsOf(UpdateUserBody, { user: { uid: null } })).toEqual(['user.uid']);

@@ -146,7 +146,8 @@ export class UserAttributes {
   @IsOptional() @IsString() @MinLength(1) @MaxLength(255)
   hris_id?: string | null;
 
-  @IsOptional() @IsUrl({ protocols: ['http', 'https'], require_protocol: true }) @MaxLength(2048)
+  // Any host, as a customer's intranet or localhost serves them (no top-level domain needed).
+  @IsOptional() @IsUrl({ protocols: ['http', 'https'], require_protocol: true, require_tld: false }) @MaxLength(2048)
   avatar_url?: string | null;
 
   @IsOptional() @IsArray() @ArrayMaxSize(200) @IsObject({ each: true }) @ValidateNested({ each: true }) @Type(() => CustomFieldValueInput)
