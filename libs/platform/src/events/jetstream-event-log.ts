@@ -16,8 +16,8 @@ import {
   type JsMsg,
   type StreamConfig,
 } from '@nats-io/jetstream';
-import { headers, nanos, type Msg, type NatsConnection } from '@nats-io/transport-node';
-import { ReplyInbox } from '../messaging/reply-inbox.js';
+import { headers, nanos, type NatsConnection } from '@nats-io/transport-node';
+import { ReplyInbox, type ReplyMessage } from '../messaging/reply-inbox.js';
 import { type ConsumerOptions, type DeadLetter, type DeliveryInfo, type EventLog, LeaseLost, type Subscription } from '../messaging/message-bus.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import { decodeCloudEvent } from './cloud-event.js';
@@ -41,7 +41,7 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 /** A stream's answer to a publish, as the client would read it: its API error thrown, `duplicate` when the id was seen. */
-const readPublishAck = (msg: Msg): { duplicate: boolean } => {
+const readPublishAck = (msg: ReplyMessage): { duplicate: boolean } => {
   const ack = JSON.parse(decoder.decode(msg.data)) as { stream?: string; duplicate?: boolean; error?: ConstructorParameters<typeof JetStreamApiError>[0] };
   if (ack.error) throw new JetStreamApiError(ack.error);
   if (!ack.stream) throw new Error('invalid JetStream publish acknowledgement');

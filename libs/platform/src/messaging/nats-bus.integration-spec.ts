@@ -179,6 +179,19 @@ function gate() {
     await sub.unsubscribe();
   });
 
+  it('carries replies larger than the server takes in one message, in parts, each to its own request', async () => {
+    // Three times the server's largest message, of text that is not the same in every part; a small reply beside them.
+    const big = (tag: string) => ({ tag, rows: Array.from({ length: 30_000 }, (_, i) => ({ i, text: `${tag}-${i}`.padEnd(100, '.') })) });
+    const sub = server.serve('svc.big', 'svc', async (payload) => ((payload as { tag: string }).tag === 'small' ? { tag: 'small' } : big((payload as { tag: string }).tag)));
+    await server.ping();
+    const [a, small, b] = await Promise.all(['a', 'small', 'b'].map((tag) => client.request('svc.big', { tag }, 10_000)));
+    expect(JSON.stringify(a).length).toBeGreaterThan(3 * 1024 * 1024);
+    expect(a).toEqual(big('a'));
+    expect(b).toEqual(big('b'));
+    expect(small).toEqual({ tag: 'small' });
+    await sub.unsubscribe();
+  });
+
   it('splits requests between servers of one queue group, each request answered once', async () => {
     const other = await open(namespace, 'server-2');
     const counts = { a: 0, b: 0 };

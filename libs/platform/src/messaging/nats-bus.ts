@@ -12,8 +12,13 @@ import { createLogger, type Logger } from '../observability/logger.js';
 import type { NatsCredentials } from '../config/config.js';
 import { inboxPrefixOf } from './nats-access.js';
 import { RequestTimeoutError, type EventLog, type MessageBus, type Subscription } from './message-bus.js';
-import { ReplyInbox } from './reply-inbox.js';
+import { REPLY_PARTS_HEADER, ReplyInbox, type ReplyMessage } from './reply-inbox.js';
 import { subjectMatches } from './subject-match.js';
+
+/** NATS servers' largest message unless configured otherwise. */
+const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
+/** Room a part of a reply leaves in a message for its headers. */
+const PART_HEADROOM = 4096;
 
 /** Set on a reply when the serving handler threw, so the caller fails at once instead of timing out. */
 const HANDLER_FAILED_HEADER = 'Lms-Handler-Failed';
@@ -65,7 +70,7 @@ export function coalesceWrites(nc: NatsConnection): boolean {
 }
 
 /** A reply's payload, or the handler's failure. */
-const readReply = (msg: Msg, subject: string): unknown => {
+const readReply = (msg: ReplyMessage, subject: string): unknown => {
   if (msg.headers?.has(HANDLER_FAILED_HEADER)) throw new Error(`handler for ${subject} failed`);
   return decode(msg.data);
 };
@@ -246,7 +251,7 @@ export class NatsBus implements MessageBus {
 
   private async answer(subject: string, msg: Msg, handler: Handler): Promise<void> {
     try {
-      msg.respond(encode(await handler(decode(msg.data), false)));
+      this.respond(msg, encode(await handler(decode(msg.data), false)));
     } catch (err) {
       // Handlers are meant to answer errors as replies; one that throws still must not leave the caller waiting.
       this.logger.error({ err, subject }, 'request handler threw');
@@ -258,6 +263,19 @@ export class NatsBus implements MessageBus {
         this.logger.error({ err: error, subject }, 'could not answer a request');
       }
     }
+  }
+
+  /** Answers `msg` with `data`, in parts when it is larger than the server takes in one message. */
+  private respond(msg: Msg, data: Uint8Array): void {
+    const size = (this.nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD) - PART_HEADROOM;
+    if (data.length <= size) {
+      msg.respond(data);
+      return;
+    }
+    const parts = Math.ceil(data.length / size);
+    const marked = headers();
+    marked.set(REPLY_PARTS_HEADER, String(parts));
+    for (let i = 0; i < parts; i++) msg.respond(data.subarray(i * size, (i + 1) * size), { headers: marked });
   }
 
   private localHandlers(subject: string): Handler[] | undefined {

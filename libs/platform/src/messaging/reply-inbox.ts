@@ -1,12 +1,24 @@
 import { createInbox, type Msg, type MsgHdrs, type NatsConnection } from '@nats-io/transport-node';
 import { NoRespondersError, RequestTimeoutError } from './message-bus.js';
 
+/**
+ * On each message of a reply sent in parts, how many there are: a reply larger than the server's largest
+ * message (`max_payload`, 1 MiB by default) goes as consecutive messages to the same reply subject, which
+ * NATS delivers in the order one connection sent them.
+ */
+export const REPLY_PARTS_HEADER = 'Lms-Reply-Parts';
+
+/** What a request's reader gets: the reply's payload (its parts joined) and headers. */
+export type ReplyMessage = Pick<Msg, 'data' | 'headers'>;
+
 interface Waiting {
   /** The subject as sent (namespaced), to match a publish refused by the server. */
   sent: string;
   /** The subject errors name. */
   subject: string;
-  read(msg: Msg, subject: string): unknown;
+  read(msg: ReplyMessage, subject: string): unknown;
+  /** The parts of a reply too large for one message received so far (`REPLY_PARTS_HEADER`). */
+  parts?: Uint8Array[];
   resolve(value: unknown): void;
   reject(err: unknown): void;
   timer: NodeJS.Timeout;
@@ -34,7 +46,7 @@ export class ReplyInbox {
    * with NoRespondersError when nobody listens on `sent` and RequestTimeoutError after `timeoutMs`; both
    * name `subject`.
    */
-  request<T>(sent: string, subject: string, data: Uint8Array, timeoutMs: number, read: (msg: Msg, subject: string) => T, headers?: MsgHdrs): Promise<T> {
+  request<T>(sent: string, subject: string, data: Uint8Array, timeoutMs: number, read: (msg: ReplyMessage, subject: string) => T, headers?: MsgHdrs): Promise<T> {
     const inbox = this.ensureInbox();
     const token = (this.nextToken++).toString(36);
     return new Promise<T>((resolve, reject) => {
@@ -79,9 +91,16 @@ export class ReplyInbox {
     if (!waiting) return;
     // The server answers a request nobody serves with an empty 503 status message.
     if (msg.data.length === 0 && msg.headers?.code === 503) return this.settle(token, new NoRespondersError(waiting.subject));
+    const parts = Number(msg.headers?.get(REPLY_PARTS_HEADER) || 1);
+    let whole: ReplyMessage = msg;
+    if (parts > 1) {
+      (waiting.parts ??= []).push(msg.data.slice());
+      if (waiting.parts.length < parts) return;
+      whole = { data: Buffer.concat(waiting.parts), headers: msg.headers };
+    }
     let value: unknown;
     try {
-      value = waiting.read(msg, waiting.subject);
+      value = waiting.read(whole, waiting.subject);
     } catch (err) {
       return this.settle(token, err);
     }
