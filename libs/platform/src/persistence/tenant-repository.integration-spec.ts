@@ -40,6 +40,9 @@ class Card {
   @Column({ type: 'boolean', default: false })
   pinned: boolean;
 
+  @Column({ type: 'text', array: true, default: () => "'{}'" })
+  labels: string[];
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 
@@ -53,7 +56,7 @@ class CreateNotes1700000000000 implements MigrationInterface {
     await q.query('CREATE TABLE tenanttest.notes (id serial PRIMARY KEY, account_id integer NOT NULL, title text NOT NULL)');
     await q.query('CREATE UNIQUE INDEX notes_account_title ON tenanttest.notes (account_id, title)');
     await q.query(
-      'CREATE TABLE tenanttest.cards (id serial PRIMARY KEY, account_id integer NOT NULL, title text NOT NULL, secret text, tags text, pinned boolean NOT NULL DEFAULT false, created_at timestamptz NOT NULL DEFAULT now(), deleted_at timestamptz)',
+      'CREATE TABLE tenanttest.cards (id serial PRIMARY KEY, account_id integer NOT NULL, title text NOT NULL, secret text, tags text, pinned boolean NOT NULL DEFAULT false, labels text[] NOT NULL DEFAULT \'{}\', created_at timestamptz NOT NULL DEFAULT now(), deleted_at timestamptz)',
     );
   }
   async down(q: QueryRunner): Promise<void> {
@@ -140,6 +143,33 @@ describe('TenantRepository: every operation stays inside the caller’s account'
     expect((await notes.find(A, { order: { title: 'ASC' } })).map((n) => n.title)).toEqual(['fresh', 'shared title']);
     expect(await notes.count(B)).toBe(1);
     expect(await notes.insertNew(A, [])).toEqual([]);
+  });
+
+  it('inserts more rows than one statement binds parameters for, in their order, skipping conflicts', async () => {
+    await seed();
+    const titles = Array.from({ length: 70_000 }, (_, i) => `bulk ${String(i).padStart(5, '0')}`);
+    const inserted = await notes.insertNew(A, [...titles.slice(0, 3), { title: 'shared title' }, ...titles.slice(3)].map((t) => (typeof t === 'string' ? { title: t } : t)), ['id', 'title']);
+    expect(inserted.map((r) => r.title)).toEqual(titles);
+    expect(inserted.map((r) => r.id)).toEqual([...inserted.map((r) => r.id)].sort((a, b) => a - b));
+    expect(await notes.count(A)).toBe(70_001);
+    expect(await notes.count(B)).toBe(1);
+  });
+
+  it('inserts many rows as TypeORM would: transformers, defaults, array columns, and columns only some rows give', async () => {
+    const many = (n: number, row: (i: number) => Partial<Card>) => Array.from({ length: n }, (_, i) => ({ title: `card ${i}`, ...row(i) }));
+    // One array per column: the transformer's value, a default left to the database.
+    await cards.insertNew(A, many(30_000, (i) => ({ tags: ['x', String(i)] })));
+    // TypeORM's INSERT, in statements of as many rows as fit: an array column, and a column some rows leave to its default.
+    await db.transaction(() => cards.insertNew(A, many(25_000, (i) => ({ tags: null, labels: ['l', String(i)], ...(i % 2 === 1 ? { pinned: true } : {}) }))));
+    const stored = await cards.find(A, { order: { id: 'ASC' } });
+    expect(stored).toHaveLength(55_000);
+    expect(stored[29_999]).toMatchObject({ title: 'card 29999', tags: ['x', '29999'], pinned: false, labels: [], deletedAt: null });
+    expect(stored[29_999].createdAt).toBeInstanceOf(Date);
+    expect(stored.slice(30_000, 30_002).map(({ tags, labels, pinned }) => ({ tags, labels, pinned }))).toEqual([
+      { tags: null, labels: ['l', '0'], pinned: false },
+      { tags: null, labels: ['l', '1'], pinned: true },
+    ]);
+    expect(stored.at(-1)).toMatchObject({ title: 'card 24999', labels: ['l', '24999'], pinned: true });
   });
 
   it('joins the transaction in progress: a rollback takes every write with it', async () => {
