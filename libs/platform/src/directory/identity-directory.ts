@@ -14,8 +14,12 @@ import { requestSigned, signedChannel, signedRequestsTo, type SignedRequestOptio
 import type { Runtime } from '../runtime/runtime.js';
 import { MESSAGE_BUS, RUNTIME } from '../runtime/start-service.js';
 
-/** The most group ids one `user_groups` request carries (its contract's cap). */
-const GROUPS_PER_ASK = 1000;
+/** The most ids one `users` or `user_groups` request carries (their contracts' cap). */
+const IDS_PER_ASK = 1000;
+
+function* batchesOf(ids: number[]): Generator<number[]> {
+  for (let i = 0; i < ids.length; i += IDS_PER_ASK) yield ids.slice(i, i + IDS_PER_ASK);
+}
 
 /**
  * A service's view of people and sub-accounts: asked of identity over NATS request/reply (design §1: never
@@ -31,10 +35,11 @@ export class IdentityDirectory {
 
   /** Users of the caller's account by id, deleted ones included; unknown (or hidden) ids are absent from the map. */
   async users(ctx: RequestContext, ids: number[]): Promise<Map<number, DirectoryUser>> {
-    const unique = [...new Set(ids)];
-    if (unique.length === 0) return new Map();
-    const reply = await this.ask<DirectoryUsersReply>(ctx, DIRECTORY_SUBJECTS.users, { ids: unique });
-    return new Map(reply.users.map((user) => [user.id, user]));
+    const users = new Map<number, DirectoryUser>();
+    for (const some of batchesOf([...new Set(ids)])) {
+      for (const user of (await this.ask<DirectoryUsersReply>(ctx, DIRECTORY_SUBJECTS.users, { ids: some })).users) users.set(user.id, user);
+    }
+    return users;
   }
 
   async subAccounts(ctx: RequestContext, ids: number[] = []): Promise<DirectorySubAccountsReply> {
@@ -53,11 +58,9 @@ export class IdentityDirectory {
 
   /** Which of these groups of the caller's account the user is a member of, lowest id first. */
   async userGroups(ctx: RequestContext, userId: number, groupIds: number[]): Promise<number[]> {
-    const unique = [...new Set(groupIds)];
     const held: number[] = [];
-    for (let i = 0; i < unique.length; i += GROUPS_PER_ASK) {
-      const body = { user_id: userId, group_ids: unique.slice(i, i + GROUPS_PER_ASK) };
-      held.push(...(await this.ask<DirectoryUserGroupsReply>(ctx, DIRECTORY_SUBJECTS.userGroups, body)).group_ids);
+    for (const some of batchesOf([...new Set(groupIds)])) {
+      held.push(...(await this.ask<DirectoryUserGroupsReply>(ctx, DIRECTORY_SUBJECTS.userGroups, { user_id: userId, group_ids: some })).group_ids);
     }
     return held.sort((a, b) => a - b);
   }
