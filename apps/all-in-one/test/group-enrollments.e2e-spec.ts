@@ -1,6 +1,7 @@
 import { DIRECTORY_SUBJECTS, type DirectoryUserGroupsReply } from '@lms/contracts';
 import { contextSealFor, loadConfig, requestSigned } from '@lms/platform';
-import { eventually, holdingLock, TEST_CONTEXT_SIGNING_KEY } from '@lms/testing';
+import { eventually, holdingLock, queryDatabase, TEST_CONTEXT_SIGNING_KEY } from '@lms/testing';
+import { COURSES } from './catalog-fixture.js';
 import { ENROLLMENTS, type EnrollmentFixture, enrollmentsOf, startEnrollmentFixture } from './enrollment-fixture.js';
 
 const GROUPS = '/api/author/groups';
@@ -214,6 +215,42 @@ describe('group enrollments, end to end', () => {
     const deleted = await f.admin.post(enrollmentsOf(course.id), { enrollments: [{ group_id: groupId }] });
     expect([deleted.status, deleted.body.code]).toEqual([400, 'ENROLLMENT_LEARNER_INVALID']);
     expect(await learnersOf(course.id)).toEqual([member.userId]);
+  });
+
+  it('enrolls a group of 4,000 learners in one request, and re-enrolls them all when the course is published with re_enroll', async () => {
+    const course = await f.publishedCourse({ title: 'Everyone' });
+    const groupId = await newGroup('Everyone', []);
+    // Straight into identity's tables: 4,000 users through the API would be most of this suite's time.
+    const members = await queryDatabase<{ id: number }>(
+      f.t.db.url,
+      `WITH u AS (INSERT INTO identity.users (account_id, uid, first_name, last_name, email)
+                  SELECT $1, 'crowd-' || $2 || '-' || n, 'Crowd', 'Member ' || n, 'crowd-' || $2 || '-' || n || '@example.test' FROM generate_series(1, 4000) n RETURNING id)
+       INSERT INTO identity.group_memberships (account_id, group_id, user_id) SELECT $1, $3, id FROM u RETURNING user_id AS id`,
+      [f.cast.accountId, groupId, groupId],
+    );
+    const memberIds = members.map((m) => m.id).sort((a, b) => a - b);
+    const eventsOf = async (type: string) =>
+      (await queryDatabase<{ n: number }>(f.t.db.url, `SELECT count(*)::int AS n FROM catalog.outbox WHERE type = $1 AND payload->'data'->>'course_template_id' = $2`, [type, String(course.id)]))[0].n;
+
+    // More rows than one INSERT can bind parameters for, and more learners than one directory request names.
+    const res = await f.author.post(enrollmentsOf(course.id), { enrollments: [{ group_id: groupId }] });
+    expect(res.status).toBe(201);
+    const enrolled = res.body.enrollments as Array<{ group_id: number; state: string; links: { learner: { id: number } } }>;
+    expect(enrolled.map((e) => e.links.learner.id).sort((a, b) => a - b)).toEqual(memberIds);
+    expect(enrolled.every((e) => e.group_id === groupId && e.state === 'assigned')).toBe(true);
+    expect((res.body.linked.learners as Array<{ id: number; name: string }>).map((l) => l.id).sort((a, b) => a - b)).toEqual(memberIds);
+    expect((await f.admin.get(`${COURSES}/${course.id}`)).body.course_templates[0].enrollments_count).toBe(4000);
+    expect(await eventsOf('catalog.enrollment.created')).toBe(4000);
+
+    // All of them complete; a publish with re_enroll keeps each completion as history and gives each learner a new attempt.
+    await queryDatabase(f.t.db.url, `UPDATE catalog.enrollments SET state = 'complete', completed_at = now(), started_at = now(), progress = 1 WHERE enrollable_type = 'CourseTemplate' AND enrollable_id = $1`, [Number(course.id)]);
+    expect((await f.admin.post(`${COURSES}/${course.id}/publish`, { re_enroll: true })).status).toBe(200);
+    const removed = await f.admin.get(`${enrollmentsOf(course.id)}?state=removed&per_page=1`);
+    const open = await f.admin.get(`${enrollmentsOf(course.id)}?state=assigned&per_page=1`);
+    expect([removed.headers.get('x-total-count'), open.headers.get('x-total-count')]).toEqual(['4000', '4000']);
+    expect(removed.body.enrollments[0]).toMatchObject({ removal_reason: 're_enrolled', state: 'complete', group_id: groupId });
+    expect(open.body.enrollments[0]).toMatchObject({ group_id: groupId, required: true });
+    expect([await eventsOf('catalog.enrollment.removed'), await eventsOf('catalog.enrollment.created')]).toEqual([4000, 8000]);
   });
 
   it('enrolls an empty group (201, nobody yet) and its first learner later', async () => {

@@ -35,7 +35,10 @@ export function toLearnerView(userId: number, user: DirectoryUser | undefined): 
     : { id: userId, uid: '', name: `User ${userId}`, email: null, avatar_url: null, deleted_at: null };
 }
 
-export function enrollmentEventData(e: Enrollment): EnrollmentEventData {
+/** What an enrollment's events carry of it. */
+type EnrollmentEventSource = Pick<Enrollment, 'id' | 'enrollableId' | 'userId' | 'state' | 'required' | 'dueAt' | 'groupId' | 'programId'> & Partial<Pick<Enrollment, 'removalReason'>>;
+
+export function enrollmentEventData(e: EnrollmentEventSource): EnrollmentEventData {
   return {
     id: e.id,
     course_template_id: e.enrollableId,

@@ -111,7 +111,8 @@ export class EnrollmentsService {
       }
     }
     for (const groupId of goneGroups) await this.forgetGroup(ctx, groupId);
-    const late = now.filter((t) => !result.created.some((e) => e.userId === t.userId) && !result.skipped.some((s) => s.user_id === t.userId));
+    const answered = new Set([...result.created.map((e) => e.userId), ...result.skipped.map((s) => s.user_id)]);
+    const late = now.filter((t) => !answered.has(t.userId));
     const more = late.length === 0 ? { created: [], skipped: [] } : await this.db.transaction(async () => this.insertTargets(ctx, await this.lockCourse(ctx, courseTemplateId), late, source));
     return { created: [...kept, ...more.created], skipped: [...result.skipped, ...more.skipped] };
   }
@@ -209,7 +210,7 @@ export class EnrollmentsService {
     const ids = inserted.map((r) => Number(r.id));
     const asked = new Map(targets.map((t, i) => [t.userId, i]));
     const created = ids.length === 0 ? [] : (await this.enrollments.query(scope, 'e').andWhere('e.id = ANY(:ids)', { ids }).getMany()).sort((a, b) => asked.get(a.userId)! - asked.get(b.userId)!);
-    for (const enrollment of created) await this.outbox.add(scope, ENROLLMENT_CREATED_EVENT, enrollmentEventData(enrollment), String(enrollment.id));
+    await this.outbox.addAll(scope, ENROLLMENT_CREATED_EVENT, created.map((e) => ({ data: enrollmentEventData(e), subject: String(e.id) })));
     const createdUsers = new Set(created.map((e) => e.userId));
     const skippedUsers = targets.map((t) => t.userId).filter((id) => !createdUsers.has(id) && !departed.has(id));
     const existing = skippedUsers.length === 0 ? [] : await this.live(scope, item, skippedUsers);
