@@ -1,6 +1,6 @@
 import type { CloudEvent, LockEventData } from '@lms/contracts';
 import type { Subscription } from '@lms/platform';
-import { type ApiClient, eventually, type TestUser } from '@lms/testing';
+import { type ApiClient, eventually, holdingLock, type TestUser } from '@lms/testing';
 import { type CatalogFixture, COURSES, courseRequest, startCatalogFixture, TASKS } from './catalog-fixture.js';
 import { startTestSystem, type TestSystem } from './test-system.js';
 
@@ -250,6 +250,64 @@ describe('edit locks on course templates and tasks, end to end', () => {
     expect((await f.author.delete(`${COURSES}/${archived.id}`)).status).toBe(204);
     expect((await eventually(async () => ofLease(lockEvents, 'released', archivedLockId)[0])).data).toMatchObject({ reason: 'item_deleted' });
     expect((await f.author.get(courseLock(archived.id))).status).toBe(404);
+  });
+
+  /** How many user deletions locking has handled (its consumer's inbox), to wait for the next one. */
+  const deletionsHeard = async () =>
+    (await f.t.db.query<{ n: number }>("SELECT count(*)::int AS n FROM locking.inbox WHERE consumer = 'locking-user-deleted'"))[0].n;
+
+  it('a lock taken while its taker is deleted does not outlive them: the deletion waits for the take, then releases it', async () => {
+    const victim = await f.t.factory.user(f.cast.accountId, ['admin']);
+    const course = await f.createCourse({ title: 'Taken while its taker leaves' });
+    const heard = await deletionsHeard();
+    // The take waits on the item's first lock row, which a transaction of the test's own is inserting; meanwhile
+    // the taker is deleted and locking hears of it. Without a meeting point, the take commits after the release.
+    const taken = await holdingLock(
+      f.t.db.url,
+      `INSERT INTO locking.locks (account_id, lockable_type, lockable_id, id, holder_id, fencing_token, acquired_at, updated_at, expires_at)
+       VALUES ($1, 'CourseTemplate', $2, gen_random_uuid(), $3, 1, now(), now(), now())`,
+      [f.cast.accountId, Number(course.id), f.cast.author.userId],
+      async (held) => {
+        const taking = f.admin.as(victim.token).post(courseLock(course.id));
+        await held.waiters(1);
+        expect((await f.admin.delete(`${USERS}/${victim.userId}`)).status).toBe(204);
+        // The deletion's consumer either waits behind the take, or (no meeting point) is done already.
+        await eventually(async () => ((await deletionsHeard()) > heard || (await f.t.db.query("SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")).length > 0 ? true : undefined));
+        await held.release('rollback');
+        return taking;
+      },
+    );
+    expect(taken.status).toBe(200);
+    await eventually(async () => ((await deletionsHeard()) > heard ? true : undefined));
+    expect((await f.admin.get(courseLock(course.id))).status).toBe(404);
+    expect((await eventually(async () => ofLease(lockEvents, 'released', taken.body.lock.id)[0])).data).toMatchObject({ reason: 'holder_deleted', holder_id: victim.userId });
+    expect((await otherAdmin.post(courseLock(course.id))).status).toBe(200);
+  });
+
+  it('a take that reaches locking after its taker\'s deletion was heard is a 401 and takes nothing', async () => {
+    const victim = await f.t.factory.user(f.cast.accountId, ['admin']);
+    const course = await f.createCourse({ title: 'Taken after its taker left' });
+    const heard = await deletionsHeard();
+    // The take waits where its transaction opens, on its Idempotency-Key, which a transaction of the test's own
+    // is claiming; meanwhile the taker is deleted and locking hears of it.
+    const taken = await holdingLock(
+      f.t.db.url,
+      "INSERT INTO locking.idempotency_keys (account_id, user_id, key, fingerprint) VALUES ($1, $2, 'departing-take', 'x')",
+      [f.cast.accountId, victim.userId],
+      async (held) => {
+        const taking = f.admin.as(victim.token).request('POST', courseLock(course.id), undefined, { 'idempotency-key': 'departing-take' });
+        await held.waiters(1);
+        expect((await f.admin.delete(`${USERS}/${victim.userId}`)).status).toBe(204);
+        await eventually(async () => ((await deletionsHeard()) > heard ? true : undefined));
+        await held.release('rollback');
+        return taking;
+      },
+    );
+    expect(taken.status).toBe(401);
+    expect(taken.headers.get('content-type')).toContain('application/problem+json');
+    expect(taken.body).toMatchObject({ status: 401, code: 'UNAUTHENTICATED' });
+    expect((await f.admin.get(courseLock(course.id))).status).toBe(404);
+    expect((await otherAdmin.post(courseLock(course.id))).status).toBe(200);
   });
 });
 

@@ -1,10 +1,10 @@
 import type { LockableType } from '@lms/contracts';
-import { DomainError, forbidden, notFound, unprocessable } from '@lms/platform';
+import { DomainError, forbidden, notFound, unauthorized, unprocessable } from '@lms/platform';
 import type { LockRow } from './lock.repository.js';
 
 const noun = (type: LockableType) => (type === 'CourseTemplate' ? 'Course template' : 'Task');
 
-/** The locking service's errors, in one place: every one is a 403, 404, 409, 422 or 503 the spec lists. */
+/** The locking service's errors, in one place: every one is a 401, 403, 404, 409, 422 or 503 the spec lists. */
 export const lockableNotFound = (type: LockableType, id: number) => notFound('LOCKABLE_NOT_FOUND', `${noun(type)} ${id} does not exist.`);
 
 export const notAnEditor = (type: LockableType, id: number) =>
@@ -28,3 +28,6 @@ export const lockNotLive = (type: LockableType, id: number, lockId: string) =>
 export const lockIdMissing = () => unprocessable('LOCK_ID_REQUIRED', 'The X-Lock-Id header (the lock id, a UUID) is required.', [{ field: 'X-Lock-Id', message: 'is required' }]);
 
 export const lockIdInvalid = () => unprocessable('LOCK_ID_INVALID', 'The X-Lock-Id header must be a lock id (a UUID).', [{ field: 'X-Lock-Id', message: 'must be a UUID' }]);
+
+/** The caller's user was deleted while the request ran (the gateway had let their token in): no lock is taken. */
+export const holderDeleted = () => unauthorized('UNAUTHENTICATED', 'Your user was deleted while the request ran; no lock was taken.');

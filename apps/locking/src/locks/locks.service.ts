@@ -11,9 +11,9 @@ import {
   type RequestContext,
   UUID,
 } from '@lms/contracts';
-import { Database, Outbox, RUNTIME, type Runtime, type TenantScope } from '@lms/platform';
+import { Database, DepartedUsers, Outbox, RUNTIME, type Runtime, type TenantScope } from '@lms/platform';
 import { CatalogLockables } from './catalog-lockables.js';
-import { lockableNotFound, lockedByOther, lockIdInvalid, lockIdMissing, lockNotLive, notAnEditor, notLocked } from './lock.errors.js';
+import { holderDeleted, lockableNotFound, lockedByOther, lockIdInvalid, lockIdMissing, lockNotLive, notAnEditor, notLocked } from './lock.errors.js';
 import { type LockKey, LockRepository, type LockRow } from './lock.repository.js';
 
 export const statusView = (row: LockRow): LockStatusView => ({
@@ -66,6 +66,7 @@ export class LocksService {
     private readonly outbox: Outbox,
     private readonly locks: LockRepository,
     private readonly catalog: CatalogLockables,
+    private readonly departed: DepartedUsers,
     @Inject(RUNTIME) runtime: Runtime,
   ) {
     this.ttlSeconds = runtime.config.lockTtlSeconds;
@@ -89,6 +90,9 @@ export class LocksService {
   async acquire(ctx: RequestContext, item: LockKey): Promise<LockGrantView> {
     await this.assertEditable(ctx, item);
     return this.db.transaction(async () => {
+      // A caller deleted since the gateway let them in takes no lock: its deletion, heard before this commits,
+      // waits for it and then releases it (releaseHeldBy); heard earlier, it is here (DepartedUsers).
+      if ((await this.departed.among(ctx, [ctx.userId])).size > 0) throw holderDeleted();
       const first = await this.locks.insertFirst(ctx, item, ctx.userId, this.ttlSeconds);
       if (first) return grantView(await this.record(ctx, LOCK_ACQUIRED_EVENT, first));
       const current = await this.observe(ctx, await this.locks.find(ctx, item, true));
@@ -141,8 +145,12 @@ export class LocksService {
     });
   }
 
-  /** Locks of a deleted user end with them. */
+  /**
+   * Locks of a deleted user end with them. Recorded first, in the consumer's transaction: a lock of theirs
+   * still being taken commits before the release below (which ends it), or its take sees the record.
+   */
   async releaseHeldBy(scope: TenantScope, userId: number): Promise<void> {
+    await this.departed.record(scope, userId);
     for (const row of await this.locks.releaseHeldBy(scope, userId)) await this.record(scope, LOCK_RELEASED_EVENT, row, 'holder_deleted');
   }
 
