@@ -367,6 +367,22 @@ describe('groups and group learners, end to end (gateway → NATS → identity �
       expect(added.accountid).toBe(accountId);
     });
 
+    it("answers a learner's avatar as the user's avatar_url, in the add's answer and the list", async () => {
+      const group = await createGroup({ name: 'With avatars' });
+      const [ada, alan] = people;
+      const avatar = 'https://cdn.example.com/avatars/ada.png';
+      expect((await admin.patch(`/api/admin/users/${ada.userId}`, { user: { avatar_url: avatar } })).status).toBe(200);
+      const added = await addLearners(group.id, [ada.userId, alan.userId]);
+      expect(added.status).toBe(201);
+      expect(added.body.learners.map((l: { avatar: unknown }) => l.avatar)).toEqual([avatar, null]);
+      const listed = await admin.get(learnersOf(group.id));
+      expect(listed.body.learners.map((l: { id: string; avatar: unknown }) => [l.id, l.avatar])).toEqual([
+        [String(ada.userId), avatar],
+        [String(alan.userId), null],
+      ]);
+      expect((await admin.patch(`/api/admin/users/${ada.userId}`, { user: { avatar_url: null } })).status).toBe(200);
+    });
+
     it('is idempotent: adding a member again (or twice in one request) changes nothing and emits no event', async () => {
       const group = await createGroup({ name: 'Learners idempotent' });
       const [ada, alan] = people;

@@ -17,7 +17,7 @@ import { type CountedGroup, GroupsService } from './groups.service.js';
 const NAME_SQL = "coalesce(nullif(concat_ws(' ', nullif(btrim(u.first_name), ''), nullif(btrim(u.last_name), '')), ''), u.uid)";
 
 /** Only the user columns a learner shows: the users feature owns (and grows) the rest of the row. */
-const LEARNER_COLUMNS = ['u.id', 'u.uid', 'u.firstName', 'u.lastName', 'u.email'];
+const LEARNER_COLUMNS = ['u.id', 'u.uid', 'u.firstName', 'u.lastName', 'u.email', 'u.avatarUrl'];
 
 export interface GroupLearners {
   group: CountedGroup;

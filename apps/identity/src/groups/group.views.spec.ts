@@ -19,10 +19,14 @@ describe('group views', () => {
     expect(learnerName({ uid: 'ada-l', ...names })).toBe(expected);
   });
 
-  it('shows a learner with the fields identity does not own yet as 0 and null', () => {
-    expect(toLearnerView({ id: 5, uid: 'u', firstName: 'A', lastName: 'B', email: null }, 7)).toEqual({
+  it('shows a learner without figures as 0 and null, and without an avatar_url with a null avatar', () => {
+    expect(toLearnerView({ id: 5, uid: 'u', firstName: 'A', lastName: 'B', email: null, avatarUrl: null }, 7)).toEqual({
       id: '5', group: '7', avatar: null, completed_courses_count: 0, email: null, name: 'A B', next_due_date: null,
     });
+  });
+
+  it("shows a learner's avatar_url as its avatar", () => {
+    expect(toLearnerView({ id: 5, uid: 'u', firstName: 'A', lastName: 'B', email: null, avatarUrl: 'https://cdn.example/a.png' }, 7).avatar).toBe('https://cdn.example/a.png');
   });
 
   it('escapes LIKE wildcards so they match literally', () => {

@@ -9,6 +9,7 @@ export interface LearnerSource {
   firstName: string | null;
   lastName: string | null;
   email: string | null;
+  avatarUrl: string | null;
 }
 
 export const groupPath = (id: number) => `/api/author/groups/${id}`;
@@ -33,7 +34,7 @@ export const learnerName = (user: Pick<LearnerSource, 'uid' | 'firstName' | 'las
 export const toLearnerView = (user: LearnerSource, groupId: number, figures: LearnerFigures = NO_FIGURES): GroupLearnerView => ({
   id: String(user.id),
   group: String(groupId),
-  avatar: null,
+  avatar: user.avatarUrl,
   completed_courses_count: figures.completedCourses,
   email: user.email,
   name: learnerName(user),
