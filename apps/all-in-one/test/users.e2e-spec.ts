@@ -279,6 +279,18 @@ describe('users (admin), end to end (gateway → NATS → identity → Postgres)
       expect(theirs.body.users.map((u: { id: number }) => u.id)).not.toEqual(expect.arrayContaining(all.slice(2, 4)));
       expect((await admin.get(`${USERS}?page=bookmark:nonsense`)).status).toBe(400);
     });
+
+    it('answers a bookmark past the ids any user can have with an empty page, not a 500, on the admin and the author list', async () => {
+      const bookmark = (after: number) => `bookmark:${Buffer.from(JSON.stringify([2, after])).toString('base64url')}`;
+      for (const path of [USERS, '/api/author/users']) {
+        for (const after of [2 ** 31, Number.MAX_SAFE_INTEGER]) {
+          const res = await admin.get(`${path}?per_page=2&page=${bookmark(after)}`);
+          expect([path, after, res.status, res.body.users]).toEqual([path, after, 200, []]);
+        }
+        const fromStart = await admin.get(`${path}?per_page=2&page=${bookmark(-(2 ** 40))}`);
+        expect(fromStart.body.users).toEqual((await admin.get(`${path}?per_page=2`)).body.users);
+      }
+    });
   });
 
   describe('update', () => {

@@ -212,7 +212,9 @@ export class TenantRepository<T extends TenantOwned> {
   async page(query: SelectQueryBuilder<T>, alias: string, window: PageWindow): Promise<{ rows: T[]; total: ListSize; next?: string }> {
     const after = window.after?.[0];
     const rows = query.clone().orderBy(`${alias}.id`, 'ASC').limit(window.take);
-    if (typeof after === 'number') rows.andWhere(`${alias}.id > :pageAfterId`, { pageAfterId: after });
+    // As bigint: a bookmark is the client's text, and an id past the integer column's range (ours never carries
+    // one) must leave no row after it rather than fail the query with Postgres's "out of range" (a 500).
+    if (typeof after === 'number') rows.andWhere(`${alias}.id > CAST(:pageAfterId AS bigint)`, { pageAfterId: after });
     else rows.offset(window.skip);
     const [list, counted] = await Promise.all([rows.getMany(), this.countUpTo(query)]);
     const last = list.at(-1) as { id?: unknown } | undefined;
