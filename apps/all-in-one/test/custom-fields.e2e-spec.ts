@@ -1,5 +1,5 @@
 import type { CloudEvent } from '@lms/contracts';
-import { type ApiClient, eventually, type TestUser, uniqueName } from '@lms/testing';
+import { type ApiClient, eventually, holdingLock, type TestUser, uniqueName } from '@lms/testing';
 import { startTestSystem, type TestSystem } from './test-system.js';
 
 describe('custom fields and user fields, end to end (gateway → NATS → identity → Postgres)', () => {
@@ -93,6 +93,25 @@ describe('custom fields and user fields, end to end (gateway → NATS → identi
     it('lets exactly one of two concurrent creates of the same name win', async () => {
       const results = await Promise.all([create(admin, 'Raced'), create(admin, 'Raced'), create(admin, 'raced')]);
       expect(results.map((r) => r.status).sort()).toEqual([201, 400, 400]);
+    });
+
+    it('answers the loser of two creates naming the same fields in other orders with the taken name (400), never a deadlock (409)', async () => {
+      const [a, b, k] = ['A', 'B', 'K'].map((letter) => uniqueName(`Crossed ${letter}`));
+      // A transaction of the test's own holds name K, so the first create (A, K, B) waits there; the second
+      // (B, A) meanwhile asks for A. Inserted in request order, the first, let on, would wait for B and the
+      // second for A: a deadlock, one of them a 409 CONCURRENT_CHANGE.
+      const [first, second] = await holdingLock(t.db.url, 'INSERT INTO identity.custom_fields (account_id, name) VALUES ($1, $2)', [accountId, k], async (held) => {
+        const one = create(admin, a, k, b);
+        await held.waiters(1);
+        const two = create(admin, b, a);
+        await held.waiters(2);
+        await held.release('rollback');
+        return Promise.all([one, two]);
+      });
+      expect(first.status).toBe(201);
+      expect(first.body.custom_fields.map((f: { name: string }) => f.name)).toEqual([a, k, b]);
+      expect(second.status).toBe(400);
+      expect(second.body).toMatchObject({ code: 'CUSTOM_FIELD_NAME_TAKEN', errors: [{ field: 'custom_fields[1].name' }] });
     });
 
     it('never brings back a field deleted while it is renamed', async () => {
