@@ -1,5 +1,5 @@
 import type { CloudEvent } from '@lms/contracts';
-import { type ApiClient, eventually, type TestUser } from '@lms/testing';
+import { type ApiClient, eventually, holdingLock, type TestUser } from '@lms/testing';
 import { startTestSystem, type TestSystem } from './test-system.js';
 
 const GROUPS = '/api/author/groups';
@@ -513,6 +513,27 @@ describe('groups and group learners, end to end (gateway → NATS → identity �
       const [add, del] = await Promise.all([addLearners(group.id, [people[0].userId]), admin.delete(`${GROUPS}/${group.id}`)]);
       expect([201, 404]).toContain(add.status);
       expect(del.status).toBe(204);
+      const rows = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM identity.group_memberships WHERE group_id = $1', [Number(group.id)]);
+      expect(rows[0].n).toBe(0);
+    });
+
+    it('adds nobody when a learner is deleted while the add runs: the add waits for the deletion and answers 404', async () => {
+      const group = await createGroup({ name: 'Learners racing a user deletion' });
+      const leaving = await t.factory.user(accountId, ['learner']);
+      // The deletion holds the user's row and waits on the user's token, which a transaction of the test's
+      // own holds; the add comes meanwhile. Read unlocked, the user was live to the add, which then added them
+      // once the deletion committed: a member deleted before the add, its event after identity.user.deleted.
+      const added = await holdingLock(t.db.url, 'SELECT 1 FROM identity.api_tokens WHERE user_id = $1 FOR UPDATE', [leaving.userId], async (held) => {
+        const deleting = admin.delete(`/api/admin/users/${leaving.userId}`);
+        await held.waiters(1);
+        const adding = addLearners(group.id, [people[0].userId, leaving.userId]);
+        await held.waiters(2);
+        await held.release();
+        expect((await deleting).status).toBe(204);
+        return adding;
+      });
+      expect(added.status).toBe(404);
+      expect(added.body).toMatchObject({ code: 'USER_NOT_FOUND' });
       const rows = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM identity.group_memberships WHERE group_id = $1', [Number(group.id)]);
       expect(rows[0].n).toBe(0);
     });

@@ -98,8 +98,19 @@ export class GroupLearnersService {
     });
   }
 
+  /**
+   * FOR KEY SHARE, to the end of the add: a deletion of one of them (which locks the user's row) waits for the
+   * add, or went first and the user is found deleted (404). Read unlocked, a user deleted meanwhile was added
+   * after the deletion committed, its `group_membership.added` after its `user.deleted`.
+   */
   private async liveUsers(scope: TenantScope, ids: number[]): Promise<Map<number, LearnerSource>> {
-    const rows = await this.users.query(scope, 'u').select(LEARNER_COLUMNS).andWhere('u.id IN (:...ids)', { ids }).andWhere('u.deletedAt IS NULL').getMany();
+    const rows = await this.users
+      .query(scope, 'u')
+      .select(LEARNER_COLUMNS)
+      .andWhere('u.id IN (:...ids)', { ids })
+      .andWhere('u.deletedAt IS NULL')
+      .setLock('for_key_share')
+      .getMany();
     return new Map(rows.map((user) => [user.id, user]));
   }
 
