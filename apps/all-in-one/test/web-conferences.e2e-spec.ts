@@ -66,6 +66,19 @@ describe('web conferences and waitlist promotion on request, end to end', () => 
     expect((await f.author.get(conferenceOf(course.id, created.body.sessions[0].id))).body.web_conferences[0]).toMatchObject(details);
   });
 
+  it("leaves a deleted live course's conferences out of both lists, as every other route leaves the course out", async () => {
+    const [kept, deleted] = [await f.createCourse(), await f.createCourse()];
+    const [a, b] = [await f.createSession(kept.id), await f.createSession(deleted.id)];
+    for (const [course, session] of [[kept, a], [deleted, b]]) expect((await f.author.patch(conferenceOf(course.id, session.id), { web_conference: details })).status).toBe(200);
+    expect((await f.author.delete(`/api/author/live_courses/${deleted.id}`)).status).toBe(204);
+    expect((await f.author.get(conferenceOf(deleted.id, b.id))).status).toBe(404);
+    const sessionsListed = async (path: string) => ((await f.author.get(path)).body.web_conferences as Json[]).map((c) => c.live_course_session_id);
+    const all = await sessionsListed('/api/author/web_conferences?per_page=1000');
+    expect([all.includes(Number(a.id)), all.includes(Number(b.id))]).toEqual([true, false]);
+    expect(await sessionsListed(`/api/author/web_conferences?live_course_id=${deleted.id}`)).toEqual([]);
+    expect(await sessionsListed(`/api/author/web_conferences?live_course_id=${kept.id}`)).toEqual([Number(a.id)]);
+  });
+
   it("saves an author's first defaults from concurrent requests on several courses: every one answers 200, and one set of defaults stays", async () => {
     const user = await f.t.factory.user(f.cast.accountId, ['author']);
     const author = f.admin.as(user.token);

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { In, IsNull } from 'typeorm';
+import { IsNull } from 'typeorm';
 import { type ListWebConferencesQuery, pageWindow, type RequestContext, type WebConferenceRequest, type WebConferenceView } from '@lms/contracts';
 import { Database, InjectTenantRepository, notFound, type TenantRepository, type TenantScope, unprocessable } from '@lms/platform';
 import { LiveCoursesService } from '../live-courses/live-courses.service.js';
@@ -60,10 +60,17 @@ export class WebConferencesService {
       return [mine ? [toWebConferenceView(mine)] : [], mine ? 1 : 0];
     }
     const course = courseId ?? query.live_course_id;
-    const sessions = await this.sessionRows.find(ctx, { where: { deletedAt: IsNull(), ...(course !== undefined ? { liveCourseId: course } : {}) } });
-    if (sessions.length === 0) return [[], 0];
+    // Live sessions of live courses only: a deleted course's sessions keep their rows (and conferences), and
+    // every other route answers 404 for them. One query, so no list of session ids however many there are.
+    const qb = this.conferences
+      .query(ctx, 'c')
+      .andWhere(
+        `EXISTS (SELECT 1 FROM scheduling.sessions s JOIN scheduling.live_courses lc ON lc.account_id = s.account_id AND lc.id = s.live_course_id
+          WHERE s.account_id = c.account_id AND s.id = c.session_id AND s.deleted_at IS NULL AND lc.deleted_at IS NULL${course !== undefined ? ' AND s.live_course_id = :course' : ''})`,
+        { course },
+      );
     const { skip, take } = pageWindow(query);
-    const [rows, total] = await this.conferences.findAndCount(ctx, { where: { sessionId: In(sessions.map((s) => s.id)) }, order: { id: 'ASC' }, skip, take });
+    const [rows, total] = await qb.orderBy('c.id', 'ASC').skip(skip).take(take).getManyAndCount();
     return [rows.map(toWebConferenceView), total];
   }
 
