@@ -206,5 +206,10 @@ describe('downloads', () => {
     expect(rows).toHaveLength(2);
     // Another account's administrator cannot name this session.
     expect((await create(stranger, 'session_registrations', { session_id: Number(session.id) })).status).toBe(422);
+    // A deleted live course's session is not found, as on the registration routes: a 422, nothing created.
+    expect((await adminApi.delete(`/api/author/live_courses/${live.id}`)).status).toBe(204);
+    expect((await adminApi.get(`/api/author/live_course_sessions/${session.id}/registrations`)).status).toBe(404);
+    const gone = await create(adminApi, 'session_registrations', { session_id: session.id });
+    expect([gone.status, gone.body.code]).toEqual([422, 'INVALID_DOWNLOAD_INFO']);
   }, 60_000);
 });

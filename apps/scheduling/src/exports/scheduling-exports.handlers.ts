@@ -17,7 +17,12 @@ export class SchedulingExportsHandlers {
     if (body.session_id === undefined) throw badRequest('SESSION_REQUIRED', 'session_id names the session.');
     if (body.after !== undefined && !/^\d{1,10}$/.test(body.after)) throw badRequest('EXPORT_CURSOR_INVALID', 'The cursor is a registration id.');
     const s = `"${this.db.schema}"`;
-    const [session] = (await this.db.manager.query(`SELECT id FROM ${s}.sessions WHERE account_id = $1 AND id = $2 AND deleted_at IS NULL`, [ctx.accountId, body.session_id])) as unknown[];
+    // A live session of a live course: a deleted course's sessions are not found, as on the registration routes.
+    const [session] = (await this.db.manager.query(
+      `SELECT s.id FROM ${s}.sessions s JOIN ${s}.live_courses c ON c.account_id = s.account_id AND c.id = s.live_course_id
+        WHERE s.account_id = $1 AND s.id = $2 AND s.deleted_at IS NULL AND c.deleted_at IS NULL`,
+      [ctx.accountId, body.session_id],
+    )) as unknown[];
     if (!session) throw notFound('SESSION_NOT_FOUND', `No live course session ${body.session_id} in this account.`);
     const found = (await this.db.manager.query(
       `SELECT r.id, r.session_id, s.live_course_id, r.user_id, r.marked_complete_at, r.created_at
