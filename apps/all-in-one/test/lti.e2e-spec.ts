@@ -102,6 +102,9 @@ describe('LTI content items and launches, end to end', () => {
     expect((await f.author.patch(`${COURSES}/${course.id}`, { course_template: { is_published: true } })).status).toBe(200);
     expect((await f.author.delete(`${COURSES}/${course.id}`)).status).toBe(204);
     expect(await refused()).toEqual([404, 404]);
+    // Adding tool links is an authoring write: an archived course takes none (400), as its other writes.
+    const added = await f.author.post(`${COURSES}/${course.id}/lti_content_items`, { lti_content_items: [{ title: 'Late', launch_url: LAUNCH_URL, consumer_key: 'k', consumer_secret: 's' }] });
+    expect([added.status, added.body.code]).toEqual([400, 'COURSE_TEMPLATE_ARCHIVED']);
     expect((await f.admin.get(`${COURSES}/${course.id}/enrollments`)).body.enrollments[0]).toMatchObject({ id: enrollment.id, state: 'assigned' });
   });
 

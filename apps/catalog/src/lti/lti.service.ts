@@ -2,10 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { IsNull } from 'typeorm';
 import type { AuthorLtiContentItemView, LtiContentItemRequest, LtiLaunchView, RequestContext } from '@lms/contracts';
-import { InjectTenantRepository, type TenantRepository } from '@lms/platform';
-import { AuthoringGuard } from '../authoring/authoring-guard.js';
+import { Database, InjectTenantRepository, type TenantRepository } from '@lms/platform';
 import { CourseTemplate } from '../course-templates/course-template.entity.js';
-import { courseTemplateNotFound } from '../course-templates/course-template.errors.js';
+import { CourseTemplatesService } from '../course-templates/course-templates.service.js';
 import { IdentityDirectory } from '../directory/identity-directory.js';
 import { Enrollment } from '../enrollments/enrollment.entity.js';
 import { CourseCompletion } from '../learner-courses/course-completion.service.js';
@@ -38,7 +37,8 @@ function splitName(full: string): { given: string; family: string } {
 @Injectable()
 export class LtiService {
   constructor(
-    private readonly guard: AuthoringGuard,
+    private readonly db: Database,
+    private readonly templates: CourseTemplatesService,
     private readonly directory: IdentityDirectory,
     private readonly completion: CourseCompletion,
     @InjectTenantRepository(LtiContentItem) private readonly items: TenantRepository<LtiContentItem>,
@@ -48,26 +48,27 @@ export class LtiService {
     @InjectTenantRepository(ProgramCourse) private readonly programCourses: TenantRepository<ProgramCourse>,
   ) {}
 
-  /** An author of the course (or an administrator) adds tool links to it. */
+  /** An author of the course (or an administrator) adds tool links to it: an authoring write, so not to an archived course (400). */
   async create(ctx: RequestContext, courseTemplateId: number, requests: LtiContentItemRequest[]): Promise<LtiContentItem[]> {
-    if (!(await this.courses.findOne(ctx, { id: courseTemplateId }))) throw courseTemplateNotFound(courseTemplateId);
-    await this.guard.assertCanWrite(ctx, { type: 'CourseTemplate', id: courseTemplateId });
-    const created: LtiContentItem[] = [];
-    for (const r of requests) {
-      created.push(
-        await this.items.insert(ctx, {
-          courseTemplateId,
-          title: r.title.trim(),
-          description: r.description ?? '',
-          launchUrl: r.launch_url,
-          consumerKey: r.consumer_key,
-          consumerSecret: r.consumer_secret,
-          customField: r.custom_field ?? '',
-          createdBy: ctx.userId,
-        }),
-      );
-    }
-    return created;
+    return this.db.transaction(async () => {
+      await this.templates.lockForWrite(ctx, courseTemplateId);
+      const created: LtiContentItem[] = [];
+      for (const r of requests) {
+        created.push(
+          await this.items.insert(ctx, {
+            courseTemplateId,
+            title: r.title.trim(),
+            description: r.description ?? '',
+            launchUrl: r.launch_url,
+            consumerKey: r.consumer_key,
+            consumerSecret: r.consumer_secret,
+            customField: r.custom_field ?? '',
+            createdBy: ctx.userId,
+          }),
+        );
+      }
+      return created;
+    });
   }
 
   /**
