@@ -44,7 +44,9 @@ describe('mobile learner items, end to end', () => {
 
     const res = await api.get(`${MOBILE}/courses?course_template_ids=${plain.id},${enrolled.id},${draft.id},999999`);
     expect(res.status).toBe(200);
+    // An envelope, as every list (spec, Conventions 3: only the single items are objects on their own).
     expect(res.body).toEqual({
+      meta: {},
       items: [
         {
           enrollment: null,
@@ -74,7 +76,7 @@ describe('mobile learner items, end to end', () => {
     expect([one.status, one.body]).toEqual([200, { ...res.body.items[1], type: 'CourseTemplate' }]);
     expect((await api.get(`${MOBILE}/courses/${draft.id}`)).status).toBe(404);
     expect((await f.stranger.get(`${MOBILE}/courses/${enrolled.id}`)).status).toBe(404);
-    expect((await f.stranger.get(`${MOBILE}/courses?course_template_ids=${enrolled.id}`)).body).toEqual({ items: [] });
+    expect((await f.stranger.get(`${MOBILE}/courses?course_template_ids=${enrolled.id}`)).body).toEqual({ meta: {}, items: [] });
   });
 
   it('400 when the ids are missing or not integers', async () => {
@@ -106,7 +108,9 @@ describe('mobile learner items, end to end', () => {
 
     const res = await api.get(`${MOBILE}/tasks?task_ids=${open.id},${closed.id},${draft.id}`);
     expect(res.status).toBe(200);
+    // An envelope, as every list (spec, Conventions 3: only the single items are objects on their own).
     expect(res.body).toEqual({
+      meta: {},
       items: [
         {
           enrollment: { id: enrolled.id, end_at: enrolled.end_at, required: false, state: 'assigned', approval: null, blocked_by: null },

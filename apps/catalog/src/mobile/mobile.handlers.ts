@@ -1,6 +1,6 @@
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import { type IdParams, MOBILE_SUBJECTS as S, type MobileCoursesQuery, type MobileTasksQuery, type RpcRequest } from '@lms/contracts';
+import { envelope, type IdParams, MOBILE_SUBJECTS as S, type MobileCoursesQuery, type MobileTasksQuery, type RpcRequest } from '@lms/contracts';
 import { Handles } from '@lms/platform';
 import { MobileService } from './mobile.service.js';
 
@@ -10,7 +10,7 @@ export class MobileHandlers {
 
   @Handles(S.courses)
   async courses(@Payload() { ctx, query }: RpcRequest<unknown, MobileCoursesQuery>) {
-    return { items: await this.mobile.courseItems(ctx, query.course_template_ids) };
+    return envelope('items', await this.mobile.courseItems(ctx, query.course_template_ids));
   }
 
   @Handles(S.course)
@@ -20,7 +20,7 @@ export class MobileHandlers {
 
   @Handles(S.tasks)
   async tasks(@Payload() { ctx, query }: RpcRequest<unknown, MobileTasksQuery>) {
-    return { items: await this.mobile.taskItems(ctx, query.task_ids) };
+    return envelope('items', await this.mobile.taskItems(ctx, query.task_ids));
   }
 
   @Handles(S.task)

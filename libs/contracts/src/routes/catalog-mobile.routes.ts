@@ -7,7 +7,7 @@ export const CATALOG_MOBILE_ROUTES = [
   defineRoute({
     method: 'GET', path: '/api/mobile/learner/courses', subject: S.courses, status: 200,
     summary: 'Course items of the given course_template_ids (comma separated or course_template_ids[]), in that order; unknown or unpublished ones are left out',
-    query: MobileCoursesQuery, response: { kind: 'object', key: 'items', item: { type: 'array', items: MOBILE_COURSE_ITEM_SCHEMA } },
+    query: MobileCoursesQuery, response: { kind: 'envelope', key: 'items', item: MOBILE_COURSE_ITEM_SCHEMA },
   }),
   defineRoute({
     method: 'GET', path: '/api/mobile/learner/courses/:id', subject: S.course, status: 200,
@@ -16,7 +16,7 @@ export const CATALOG_MOBILE_ROUTES = [
   defineRoute({
     method: 'GET', path: '/api/mobile/learner/tasks', subject: S.tasks, status: 200,
     summary: 'Task items of the given task_ids (comma separated or task_ids[]), in that order; unknown or unpublished ones are left out',
-    query: MobileTasksQuery, response: { kind: 'object', key: 'items', item: { type: 'array', items: MOBILE_TASK_ITEM_SCHEMA } },
+    query: MobileTasksQuery, response: { kind: 'envelope', key: 'items', item: MOBILE_TASK_ITEM_SCHEMA },
   }),
   defineRoute({
     method: 'GET', path: '/api/mobile/learner/tasks/:id', subject: S.task, status: 200,
