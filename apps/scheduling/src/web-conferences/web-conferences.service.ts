@@ -65,7 +65,7 @@ export class WebConferencesService {
     const qb = this.conferences
       .query(ctx, 'c')
       .andWhere(
-        `EXISTS (SELECT 1 FROM scheduling.sessions s JOIN scheduling.live_courses lc ON lc.account_id = s.account_id AND lc.id = s.live_course_id
+        `EXISTS (SELECT 1 FROM "${this.db.schema}".sessions s JOIN "${this.db.schema}".live_courses lc ON lc.account_id = s.account_id AND lc.id = s.live_course_id
           WHERE s.account_id = c.account_id AND s.id = c.session_id AND s.deleted_at IS NULL AND lc.deleted_at IS NULL${course !== undefined ? ' AND s.live_course_id = :course' : ''})`,
         { course },
       );
