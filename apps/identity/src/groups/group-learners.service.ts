@@ -48,10 +48,8 @@ export class GroupLearnersService {
       const missing = ids.filter((id) => !users.has(id));
       if (missing.length > 0) throw groupUserNotFound(missing);
       const inserted = await this.insertMemberships(scope, group.id, ids);
-      for (const userId of inserted) {
-        const data: GroupMembershipEventData = { group_id: group.id, user_id: userId };
-        await this.outbox.add(scope, GROUP_MEMBERSHIP_ADDED_EVENT, data, String(group.id));
-      }
+      const events = inserted.map((userId) => ({ data: { group_id: group.id, user_id: userId } satisfies GroupMembershipEventData, subject: String(group.id) }));
+      await this.outbox.addAll(scope, GROUP_MEMBERSHIP_ADDED_EVENT, events);
       return ids.flatMap((id) => users.get(id) ?? []);
     });
     return { group: await this.groups.show(scope, groupId), learners };
