@@ -22,6 +22,10 @@ const FILTER_SQL: Record<NotifyFilter, string> = {
   in_progress: "e.state <> 'complete'",
 };
 
+/** What a new attempt copies of a completed enrollment, and what the completion's removal event tells. */
+const ATTEMPT_COLUMNS = ['id', 'enrollableId', 'userId', 'subAccountId', 'required', 'state', 'dueAt', 'groupId', 'programId'] as const;
+type CompletedEnrollment = Pick<Enrollment, (typeof ATTEMPT_COLUMNS)[number]>;
+
 /** What publishing a course does to its enrollments: who is told, and new attempts for the completed ones. */
 @Injectable()
 export class PublishEnrollments {
@@ -61,6 +65,7 @@ export class PublishEnrollments {
   async reEnrollCompleted(scope: TenantScope, course: CourseTemplate, now = new Date()): Promise<number> {
     const completed = await this.enrollments
       .query(scope, 'e')
+      .select(ATTEMPT_COLUMNS.map((column) => `e.${column}`))
       .andWhere("e.enrollable_type = 'CourseTemplate' AND e.enrollable_id = :courseId AND e.deleted_at IS NULL AND e.state = 'complete'", { courseId: course.id })
       .orderBy('e.id', 'ASC')
       .setLock('pessimistic_write')
@@ -74,7 +79,7 @@ export class PublishEnrollments {
    * batch: 20,000 completions are re-enrolled within the publish's request. A deleted learner's completion
    * stays as it is: history, with no new attempt to withdraw.
    */
-  async newAttempts(scope: TenantScope, course: CourseTemplate, completed: Enrollment[], now = new Date()): Promise<number> {
+  async newAttempts(scope: TenantScope, course: CourseTemplate, completed: CompletedEnrollment[], now = new Date()): Promise<number> {
     const departed = await this.departed.among(scope, completed.map((e) => e.userId));
     const retiring = completed.filter((e) => !departed.has(e.userId));
     if (retiring.length === 0) return 0;
