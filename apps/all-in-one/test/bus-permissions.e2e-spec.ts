@@ -203,6 +203,19 @@ describeWithServer('the bus with per-deployable NATS users and subject permissio
     expect(deletedAt).toEqual(expect.any(String));
   });
 
+  it('carries a service’s reply larger than one NATS message to the gateway, every part of it', async () => {
+    const [catalog, gateway] = [buses[SERVICES.indexOf('catalog')], buses.at(-1)!];
+    // Four times the server's largest message (1 MiB): the server lets catalog's user answer with that many.
+    const big = { rows: Array.from({ length: 40_000 }, (_, i) => `row ${i}`.padEnd(100, '.')) };
+    const sub = catalog.serve('catalog.permission_probe.big_reply', 'permission-probe', async () => big);
+    try {
+      await catalog.ping();
+      expect(await gateway.request('catalog.permission_probe.big_reply', {}, 10_000)).toEqual(big);
+    } finally {
+      await sub.unsubscribe();
+    }
+  });
+
   it('refuses a connection without a valid user', async () => {
     await expect(connect({ servers: server.url, maxReconnectAttempts: 0 })).rejects.toThrow(/Authorization/i);
     await expect(connect({ servers: server.url, user: 'gateway', pass: 'wrong', maxReconnectAttempts: 0 })).rejects.toThrow(/Authorization/i);

@@ -86,6 +86,6 @@ describe('NATS users and permissions', () => {
     expect(text.startsWith('# header\nauthorization {\n  users: [\n')).toBe(true);
     expect(text).toContain(`user: "jobs-worker"\n      password: $${natsPasswordVariable('jobs-worker')}\n`);
     expect(natsPasswordVariable('jobs-worker')).toBe('NATS_PASSWORD_JOBS_WORKER');
-    expect(text.match(/allow_responses: true/g)).toHaveLength(5);
+    expect(text.match(/allow_responses: \{ max: 64, expires: "2m" \}/g)).toHaveLength(5);
   });
 });

@@ -66,11 +66,19 @@ export interface SubjectRules {
   deny?: string[];
 }
 
+/**
+ * The most messages one reply may take: a reply larger than the server's largest message goes in parts
+ * (NatsBus), 64 MiB at the default 1 MiB. The server lets a service answer each request it received with this
+ * many messages, for as long as NATS lets a single answer by default.
+ */
+export const REPLY_PARTS_MAX = 64;
+const RESPONSE_WINDOW = '2m';
+
 export interface NatsUser {
   user: string;
   /** Environment variable of the NATS server holding this user's password (the deployable reads it as NATS_PASSWORD). */
   passwordVariable: string;
-  permissions: { publish: SubjectRules; subscribe: SubjectRules; allow_responses?: boolean };
+  permissions: { publish: SubjectRules; subscribe: SubjectRules; allow_responses?: { max: number; expires: string } };
 }
 
 /** Stream names allow neither dots nor wildcards: `ns_ab12` -> `NS_AB12_`. */
@@ -157,8 +165,8 @@ export function natsUsers(namespace = '', roles: Readonly<Record<string, BusRole
       permissions: {
         publish: deny.length > 0 ? { allow: publish, deny } : { allow: publish },
         subscribe: { allow: subscribe },
-        // Answer the requests it received, and only those (the reply subject is the caller's inbox).
-        ...(role.serves ? { allow_responses: true } : {}),
+        // Answer the requests it received, and only those (the reply subject is the caller's inbox), in parts if large.
+        ...(role.serves ? { allow_responses: { max: REPLY_PARTS_MAX, expires: RESPONSE_WINDOW } } : {}),
       },
     };
   });
@@ -177,7 +185,7 @@ export function renderNatsAuthorization(users: NatsUser[], header = ''): string 
       '      permissions: {',
       `        publish: ${rules(permissions.publish)}`,
       `        subscribe: ${rules(permissions.subscribe)}`,
-      ...(permissions.allow_responses ? ['        allow_responses: true'] : []),
+      ...(permissions.allow_responses ? [`        allow_responses: { max: ${permissions.allow_responses.max}, expires: ${JSON.stringify(permissions.allow_responses.expires)} }`] : []),
       '      }',
       '    }',
     ].join('\n'),

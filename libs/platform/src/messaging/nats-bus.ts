@@ -10,7 +10,7 @@ import {
 import { JetStreamEventLog } from '../events/jetstream-event-log.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import type { NatsCredentials } from '../config/config.js';
-import { inboxPrefixOf } from './nats-access.js';
+import { inboxPrefixOf, REPLY_PARTS_MAX } from './nats-access.js';
 import { RequestTimeoutError, type EventLog, type MessageBus, type Subscription } from './message-bus.js';
 import { REPLY_PARTS_HEADER, ReplyInbox, type ReplyMessage } from './reply-inbox.js';
 import { subjectMatches } from './subject-match.js';
@@ -273,6 +273,8 @@ export class NatsBus implements MessageBus {
       return;
     }
     const parts = Math.ceil(data.length / size);
+    // The server would drop the parts past what it lets a service answer with (nats-access.ts): the caller would wait.
+    if (parts > REPLY_PARTS_MAX) throw new Error(`a reply of ${data.length} bytes needs ${parts} messages, more than ${REPLY_PARTS_MAX}`);
     const marked = headers();
     marked.set(REPLY_PARTS_HEADER, String(parts));
     for (let i = 0; i < parts; i++) msg.respond(data.subarray(i * size, (i + 1) * size), { headers: marked });
