@@ -98,8 +98,8 @@ describe('custom fields and user fields, end to end (gateway → NATS → identi
     it('answers the loser of two creates naming the same fields in other orders with the taken name (400), never a deadlock (409)', async () => {
       const [a, b, k] = ['A', 'B', 'K'].map((letter) => uniqueName(`Crossed ${letter}`));
       // A transaction of the test's own holds name K, so the first create (A, K, B) waits there; the second
-      // (B, A) meanwhile asks for A. Inserted in request order, the first, let on, would wait for B and the
-      // second for A: a deadlock, one of them a 409 CONCURRENT_CHANGE.
+      // (B, A) meanwhile asks for its names. Each inserting as it went, the first, let on, would wait for B and
+      // the second for A: a deadlock, one of them a 409 CONCURRENT_CHANGE. The second finds B, its first name, taken.
       const [first, second] = await holdingLock(t.db.url, 'INSERT INTO identity.custom_fields (account_id, name) VALUES ($1, $2)', [accountId, k], async (held) => {
         const one = create(admin, a, k, b);
         await held.waiters(1);
@@ -111,7 +111,14 @@ describe('custom fields and user fields, end to end (gateway → NATS → identi
       expect(first.status).toBe(201);
       expect(first.body.custom_fields.map((f: { name: string }) => f.name)).toEqual([a, k, b]);
       expect(second.status).toBe(400);
-      expect(second.body).toMatchObject({ code: 'CUSTOM_FIELD_NAME_TAKEN', errors: [{ field: 'custom_fields[1].name' }] });
+      expect(second.body).toMatchObject({ code: 'CUSTOM_FIELD_NAME_TAKEN', errors: [{ field: 'custom_fields[0].name' }] });
+    });
+
+    it('gives the fields of one create ids in the request\'s order, whatever their names', async () => {
+      const names = ['Zeta', 'Alpha', 'Mu'].map((n) => uniqueName(`${n} order`));
+      const created = (await create(admin, ...names)).body.custom_fields as Array<{ id: string; name: string }>;
+      expect(created.map((f) => f.name)).toEqual(names);
+      expect(created.map((f) => Number(f.id))).toEqual(created.map((f) => Number(f.id)).sort((x, y) => x - y));
     });
 
     it('never brings back a field deleted while it is renamed', async () => {

@@ -34,16 +34,20 @@ export class CustomFieldsService {
       if (seen.has(key)) throw customFieldNameTaken(input.name, `custom_fields[${i}].name`);
       seen.set(key, i);
     });
-    // Inserted in the order of their keys, answered in the request's: two creates naming the same fields in
-    // other orders would each wait on a name the other inserted first, and deadlock (a 409 for a taken name).
-    const byKey = [...seen.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, i]) => i);
     return this.db.transaction(async () => {
-      const created: CustomField[] = new Array<CustomField>(inputs.length);
-      for (const i of byKey) {
-        const name = inputs[i].name.trim();
+      // The names' locks first, in the order of their keys: two creates naming the same fields in other orders
+      // would each wait on a name the other inserted first, and deadlock (a 409 for a taken name). Then the
+      // fields in the request's order, so their ids and events follow it.
+      await this.db.manager.query(
+        'SELECT pg_advisory_xact_lock(hashtext($1 || k)) FROM unnest($2::text[]) WITH ORDINALITY AS t(k, n) ORDER BY n',
+        [`identity.custom_fields:${scope.accountId}:`, [...seen.keys()].sort()],
+      );
+      const created: CustomField[] = [];
+      for (const [i, input] of inputs.entries()) {
+        const name = input.name.trim();
         const field = await unlessTaken(() => this.fields.insert(scope, { name }), () => customFieldNameTaken(name, `custom_fields[${i}].name`));
         await this.outbox.add(scope, 'identity.custom_field.created', eventData(field));
-        created[i] = field;
+        created.push(field);
       }
       return created;
     });
