@@ -369,6 +369,19 @@ describe.each(kinds)('events over the %s log', (kind, makeHarness) => {
     expect(seen).toEqual(rows.map((r) => r.id));
   }, 60_000);
 
+  it('dates what a transaction adds after a large batch later than the whole batch', async () => {
+    await db.transaction(async () => {
+      await outbox.addAll({ accountId: 7 }, 'evtest.e.batch', Array.from({ length: 20_000 }, (_, n) => ({ data: { n } })));
+      await outbox.add({ accountId: 7 }, 'evtest.e.after', {});
+      await outbox.addAll({ accountId: 7 }, 'evtest.e.after', [{ data: {} }]);
+    });
+    const [order] = (await db.manager.query(
+      `SELECT (SELECT max(created_at) FROM ${SCHEMA}.outbox WHERE type = 'evtest.e.batch') < (SELECT min(created_at) FROM ${SCHEMA}.outbox WHERE type = 'evtest.e.after') AS later`,
+    )) as { later: boolean }[];
+    expect(order.later).toBe(true);
+    await db.manager.query(`DELETE FROM ${SCHEMA}.outbox WHERE type IN ('evtest.e.batch', 'evtest.e.after')`);
+  });
+
   it('publishes soon after commit when the outbox nudges a running relay', async () => {
     const seen = await recordDeliveries('f_nudge', ['evtest.f.*']);
     // The poll is far beyond the wait below: only the nudge after commit can publish in time.
