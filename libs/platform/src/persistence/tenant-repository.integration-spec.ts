@@ -43,6 +43,9 @@ class Card {
   @Column({ type: 'text', array: true, default: () => "'{}'" })
   labels: string[];
 
+  @Column({ type: 'jsonb', nullable: true })
+  meta: Record<string, unknown> | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 
@@ -56,7 +59,7 @@ class CreateNotes1700000000000 implements MigrationInterface {
     await q.query('CREATE TABLE tenanttest.notes (id serial PRIMARY KEY, account_id integer NOT NULL, title text NOT NULL)');
     await q.query('CREATE UNIQUE INDEX notes_account_title ON tenanttest.notes (account_id, title)');
     await q.query(
-      'CREATE TABLE tenanttest.cards (id serial PRIMARY KEY, account_id integer NOT NULL, title text NOT NULL, secret text, tags text, pinned boolean NOT NULL DEFAULT false, labels text[] NOT NULL DEFAULT \'{}\', created_at timestamptz NOT NULL DEFAULT now(), deleted_at timestamptz)',
+      'CREATE TABLE tenanttest.cards (id serial PRIMARY KEY, account_id integer NOT NULL, title text NOT NULL, secret text, tags text, pinned boolean NOT NULL DEFAULT false, labels text[] NOT NULL DEFAULT \'{}\', meta jsonb, created_at timestamptz NOT NULL DEFAULT now(), deleted_at timestamptz)',
     );
   }
   async down(q: QueryRunner): Promise<void> {
@@ -170,6 +173,9 @@ describe('TenantRepository: every operation stays inside the caller’s account'
       { tags: null, labels: ['l', '1'], pinned: true },
     ]);
     expect(stored.at(-1)).toMatchObject({ title: 'card 24999', labels: ['l', '24999'], pinned: true });
+    // Raw SQL (a function) goes into TypeORM's statement as written, not through a column's conversion.
+    const [raw] = await cards.insertNew(A, [{ title: 'raw', meta: (() => `jsonb_build_object('a', 1)`) as unknown as Record<string, unknown> }], ['id']);
+    expect((await cards.findOne(A, { id: raw.id }))?.meta).toEqual({ a: 1 });
   });
 
   it('joins the transaction in progress: a rollback takes every write with it', async () => {

@@ -169,7 +169,10 @@ export class TenantRepository<T extends TenantOwned> {
     const driver = this.db.dataSource.driver;
     const present: { column: ColumnMetadata; type: string; values: unknown[] }[] = [];
     for (const column of plan.columns) {
-      const given = rows.map((row) => driver.preparePersistentValue(column.getEntityValue(row), column) as unknown);
+      const raw: unknown[] = rows.map((row) => column.getEntityValue(row));
+      // A function is raw SQL TypeORM writes into the statement (checked before a JSON column would stringify it away).
+      if (raw.some((value) => typeof value === 'function')) return null;
+      const given = raw.map((value) => driver.preparePersistentValue(value, column) as unknown);
       const undefinedCount = given.filter((value) => value === undefined).length;
       if (undefinedCount === rows.length) continue;
       const type = driver.normalizeType(column);
