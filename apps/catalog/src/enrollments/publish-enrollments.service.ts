@@ -99,6 +99,8 @@ export class PublishEnrollments {
     }));
     // One per learner (the old ones are retired, the course row is locked): their ids come back by learner.
     const ids = new Map((await this.enrollments.insertNew(scope, attempts, ['id', 'user_id'])).map((row) => [Number(row.user_id), Number(row.id)]));
+    // The course row is held and the completions retired: nobody else can have enrolled them meanwhile.
+    if (ids.size !== attempts.length) throw new Error(`re-enrollment of course ${course.id}: ${attempts.length - ids.size} learners already had a live enrollment`);
     await this.outbox.addAll(scope, ENROLLMENT_CREATED_EVENT, attempts.map((a) => ({ data: enrollmentEventData({ ...a, id: ids.get(a.userId)! }), subject: String(ids.get(a.userId)) })));
     return ids.size;
   }
