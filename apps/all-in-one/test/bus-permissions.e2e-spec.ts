@@ -216,6 +216,17 @@ describeWithServer('the bus with per-deployable NATS users and subject permissio
     }
   });
 
+  it('answers a body the gateway takes but NATS cannot carry with a 413 problem, and creates nothing', async () => {
+    // Valid tasks whose JSON is just under the gateway's 1 MiB: with the request's context and seal, more than one NATS message.
+    const tasks = Array.from({ length: 10 }, (_, i) => ({ title: `Oversize ${i}`, structured_body: 'x'.repeat(100_000) }));
+    const filler = 1024 * 1024 - 100 - JSON.stringify({ tasks: [...tasks, { title: 'Oversize last', structured_body: '' }] }).length;
+    tasks.push({ title: 'Oversize last', structured_body: 'y'.repeat(filler) });
+    const res = await api.post('/api/author/tasks', { tasks });
+    expect([res.status, res.headers.get('content-type'), res.body.code]).toEqual([413, 'application/problem+json; charset=utf-8', 'PAYLOAD_TOO_LARGE']);
+    const listed = await api.get('/api/author/tasks?search=Oversize');
+    expect([listed.status, listed.body.tasks]).toEqual([200, []]);
+  });
+
   it('refuses a connection without a valid user', async () => {
     await expect(connect({ servers: server.url, maxReconnectAttempts: 0 })).rejects.toThrow(/Authorization/i);
     await expect(connect({ servers: server.url, user: 'gateway', pass: 'wrong', maxReconnectAttempts: 0 })).rejects.toThrow(/Authorization/i);

@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import { HttpException } from '@nestjs/common';
 import type { FieldError, RpcError } from '@lms/contracts';
-import { NoRespondersError, RequestTimeoutError } from '@lms/platform';
+import { NoRespondersError, RequestTimeoutError, RequestTooLargeError } from '@lms/platform';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 /** The Bearer challenge (RFC 6750) every 401 of the API carries. */
@@ -122,6 +122,9 @@ export function resolveProblem(error: unknown): ResolvedProblem {
   if (error instanceof RpcReplyError) return fromRpcError(error.error);
   if (error instanceof NoRespondersError) {
     return { status: 503, code: 'SERVICE_UNAVAILABLE', title: statusTitle(503), detail: 'The service for this request is not available; retry later.', headers: { 'retry-after': '1' }, unexpected: false };
+  }
+  if (error instanceof RequestTooLargeError) {
+    return { status: 413, code: 'PAYLOAD_TOO_LARGE', title: statusTitle(413), detail: 'The request is larger than the services take (about 1 MiB with what the gateway adds to it).', headers: {}, unexpected: false };
   }
   if (error instanceof RequestTimeoutError) {
     return { status: 504, code: 'GATEWAY_TIMEOUT', title: statusTitle(504), detail: 'The service did not answer in time.', headers: {}, unexpected: false };

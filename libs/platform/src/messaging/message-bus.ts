@@ -18,6 +18,13 @@ export class RequestTimeoutError extends Error {
   }
 }
 
+/** The request is larger than the NATS server takes in one message: the gateway answers 413. */
+export class RequestTooLargeError extends Error {
+  constructor(readonly subject: string, readonly bytes: number, readonly maxBytes: number) {
+    super(`a request of ${bytes} bytes on ${subject} is larger than the ${maxBytes} bytes NATS takes`);
+  }
+}
+
 /**
  * Thrown by an event handler that finds its work taken over by a later delivery of the same event: its
  * lease ran out while it worked (a stalled process), and the log handed the event to another replica. The

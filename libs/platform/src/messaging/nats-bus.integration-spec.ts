@@ -1,5 +1,5 @@
 import { testNatsUrl, uniqueName } from '@lms/testing';
-import { NoRespondersError, RequestTimeoutError } from './message-bus.js';
+import { NoRespondersError, RequestTimeoutError, RequestTooLargeError } from './message-bus.js';
 import { NatsBus } from './nats-bus.js';
 
 const url = testNatsUrl();
@@ -189,6 +189,18 @@ function gate() {
     expect(a).toEqual(big('a'));
     expect(b).toEqual(big('b'));
     expect(small).toEqual({ tag: 'small' });
+    await sub.unsubscribe();
+  });
+
+  it('refuses at once a request larger than the server takes in one message, without sending it', async () => {
+    const asked: unknown[] = [];
+    const sub = server.serve('svc.big_request', 'svc', async (payload) => void asked.push(payload));
+    await server.ping();
+    const started = Date.now();
+    await expect(client.request('svc.big_request', { text: 'x'.repeat(1024 * 1024) }, 5000)).rejects.toBeInstanceOf(RequestTooLargeError);
+    expect(Date.now() - started).toBeLessThan(1000);
+    await expect(client.request('svc.big_request', { text: 'x'.repeat(1000) }, 5000)).resolves.toBeUndefined();
+    expect(asked).toHaveLength(1);
     await sub.unsubscribe();
   });
 

@@ -11,7 +11,7 @@ import { JetStreamEventLog } from '../events/jetstream-event-log.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import type { NatsCredentials } from '../config/config.js';
 import { inboxPrefixOf, REPLY_PARTS_MAX } from './nats-access.js';
-import { RequestTimeoutError, type EventLog, type MessageBus, type Subscription } from './message-bus.js';
+import { RequestTimeoutError, RequestTooLargeError, type EventLog, type MessageBus, type Subscription } from './message-bus.js';
 import { REPLY_PARTS_HEADER, ReplyInbox, type ReplyMessage } from './reply-inbox.js';
 import { subjectMatches } from './subject-match.js';
 
@@ -159,6 +159,9 @@ export class NatsBus implements MessageBus {
     } catch (err) {
       return Promise.reject(err);
     }
+    // Not split as a reply is: a queue group could hand the parts to different replicas.
+    const max = this.maxPayload();
+    if (data.length > max) return Promise.reject(new RequestTooLargeError(subject, data.length, max));
     return this.replies.request(this.subject(subject), subject, data, timeoutMs, readReply);
   }
 
@@ -265,9 +268,14 @@ export class NatsBus implements MessageBus {
     }
   }
 
+  /** The largest message the server takes. */
+  private maxPayload(): number {
+    return this.nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD;
+  }
+
   /** Answers `msg` with `data`, in parts when it is larger than the server takes in one message. */
   private respond(msg: Msg, data: Uint8Array): void {
-    const size = (this.nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD) - PART_HEADROOM;
+    const size = this.maxPayload() - PART_HEADROOM;
     if (data.length <= size) {
       msg.respond(data);
       return;
