@@ -1,4 +1,4 @@
-import { eventually, undocumented } from '@lms/testing';
+import { eventually, queryDatabase, undocumented } from '@lms/testing';
 import { COURSES, PROGRAMS } from './catalog-fixture.js';
 import { ENROLLMENTS, type EnrollmentFixture, enrollmentsOf, startEnrollmentFixture } from './enrollment-fixture.js';
 
@@ -135,6 +135,40 @@ describe('program enrollments, end to end', () => {
       expect(reached.map((e: { links: { learner: { id: number } } }) => e.links.learner.id).sort()).toEqual(learners.map((l) => l.userId).sort());
       expect(reached.every((e: { program_id: number }) => e.program_id === Number(p.id))).toBe(true);
     }
+  });
+
+  it('enrolls 1,000 learners who completed every course of the program already, and completes their program enrollments, in one request', async () => {
+    const [a, b] = [await f.publishedCourse(), await f.publishedCourse()];
+    const p = await program({ course_template_ids: [Number(a.id), Number(b.id)] });
+    // Straight into the tables: 1,000 users and 2,000 completions through the API would be most of this suite's time.
+    const users = await queryDatabase<{ id: number }>(
+      f.t.db.url,
+      `INSERT INTO identity.users (account_id, uid, first_name, last_name, email)
+       SELECT $1, 'done-' || $2 || '-' || n, 'Done', 'Learner ' || n, 'done-' || $2 || '-' || n || '@example.test' FROM generate_series(1, 1000) n RETURNING id`,
+      [f.cast.accountId, p.id],
+    );
+    const userIds = users.map((u) => u.id).sort((x, y) => x - y);
+    await queryDatabase(
+      f.t.db.url,
+      `INSERT INTO catalog.enrollments (account_id, enrollable_type, enrollable_id, user_id, state, started_at, completed_at, progress)
+       SELECT $1, 'CourseTemplate', c, u, 'complete', now() - interval '2 days', now() - interval '1 day', 1 FROM unnest($2::int[]) c CROSS JOIN unnest($3::int[]) u`,
+      [f.cast.accountId, [Number(a.id), Number(b.id)], userIds],
+    );
+    // Each learner's program enrollment completed one transaction at a time after the commit: past the gateway's 5 s, a 504.
+    const res = await enrollIn(p.id, { enrollments: userIds.map((id) => ({ user_id: id })) });
+    expect([res.status, res.body.enrollments?.length, res.body.skipped?.length]).toEqual([201, 0, 2000]);
+    const [records] = await queryDatabase<{ n: number; done: number }>(
+      f.t.db.url,
+      'SELECT count(*)::int AS n, count(completed_at)::int AS done FROM catalog.program_enrollments WHERE program_id = $1 AND deleted_at IS NULL',
+      [Number(p.id)],
+    );
+    expect(records).toEqual({ n: 1000, done: 1000 });
+    const events = await queryDatabase<{ user_id: number }>(
+      f.t.db.url,
+      `SELECT (payload->'data'->>'user_id')::int AS user_id FROM catalog.outbox WHERE type = 'catalog.enrollment.completed' AND payload->'data'->>'program_id' = $1`,
+      [String(p.id)],
+    );
+    expect(events.map((e) => e.user_id).sort((x, y) => x - y)).toEqual(userIds);
   });
 
   describe('the program enrollment', () => {

@@ -83,7 +83,7 @@ export class ProgramEnrollmentsService {
       return result;
     });
     // A learner who had completed every course already completes the program now.
-    for (const e of result.programEnrollments) if (!e.completedAt) await this.progress.completeIfDone(ctx, programId, e.userId);
+    await this.progress.completeAllDone(ctx, programId, result.programEnrollments.filter((e) => !e.completedAt).map((e) => e.userId));
     return result;
   }
 
