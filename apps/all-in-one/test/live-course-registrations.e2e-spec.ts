@@ -276,6 +276,35 @@ describe('live course session registrations and waitlist, end to end', () => {
     expect(await registeredIds(session.id)).toEqual([c.userId]);
   });
 
+  it('moves a waitlist of 10,000 up in the request that adds 8,000 seats, first come first served, passing over users no longer enrolled', async () => {
+    const course = await f.createCourse();
+    const session = await f.createSession(course.id, { seats: 0 });
+    // Straight into the tables: 10,000 learners through the API would be most of this suite's time. Every tenth is not enrolled (any more).
+    const users = (await f.t.db.query<{ id: number }>(
+      `INSERT INTO identity.users (account_id, uid, first_name, last_name, email)
+       SELECT $1, 'wait-' || $2 || '-' || n, 'Waiting', 'Learner ' || n, 'wait-' || $2 || '-' || n || '@example.test' FROM generate_series(1, 10000) n RETURNING id`,
+      [f.cast.accountId, session.id],
+    )).map((u) => u.id).sort((x, y) => x - y);
+    const enrolled = users.filter((_, i) => (i + 1) % 10 !== 0);
+    await f.t.db.query('INSERT INTO scheduling.live_course_enrollments (account_id, live_course_id, user_id) SELECT $1, $2, unnest($3::int[])', [f.cast.accountId, course.id, enrolled]);
+    await f.t.db.query('INSERT INTO scheduling.waitlist_places (account_id, session_id, user_id) SELECT $1, $2, u FROM unnest($3::int[]) WITH ORDINALITY AS x(u, n) ORDER BY n', [f.cast.accountId, session.id, users]);
+    // Five statements a place, one place at a time: past the gateway's 5 s, a 504 that committed later.
+    const res = await f.admin.patch(`${SESSIONS_OF(course.id)}/${session.id}`, { session: { seats: 8000 } });
+    expect(res.status).toBe(200);
+    // The first 8,000 enrolled in line (the first 8,888 places) take the seats; the places of the rest stay.
+    const seatedUsers = enrolled.slice(0, 8000);
+    const registrations = await f.t.db.query<{ id: number; user_id: number }>('SELECT id, user_id FROM scheduling.registrations WHERE session_id = $1 AND deleted_at IS NULL ORDER BY id', [session.id]);
+    expect(registrations.map((r) => r.user_id)).toEqual(seatedUsers);
+    const left = await f.t.db.query<{ user_id: number }>('SELECT user_id FROM scheduling.waitlist_places WHERE session_id = $1 ORDER BY id', [session.id]);
+    expect(left.map((p) => p.user_id)).toEqual(users.slice(8888));
+    const events = await f.t.db.query<{ registration_id: string; user_id: string }>(
+      `SELECT payload->'data'->>'registration_id' AS registration_id, payload->'data'->>'user_id' AS user_id FROM scheduling.outbox
+        WHERE type = 'scheduling.waitlist.promoted' AND payload->'data'->>'session_id' = $1 ORDER BY created_at`,
+      [String(session.id)],
+    );
+    expect(events.map((e) => [Number(e.registration_id), Number(e.user_id)])).toEqual(registrations.map((r) => [r.id, r.user_id]));
+  });
+
   it('concluding completes checked-in enrollments (counted in the user summary) and unregisters the absent', async () => {
     const course = await f.createCourse();
     const session = await f.createSession(course.id, { start_at: '2021-01-01T09:00:00Z', seats: 5 });
