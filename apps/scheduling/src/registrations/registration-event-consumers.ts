@@ -1,4 +1,5 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { Any } from 'typeorm';
 import { USER_DELETED_EVENT, UserEventData } from '@lms/contracts';
 import { CONSUMER_RETRY, Database, DepartedUsers, eventData, InjectTenantRepository, MESSAGE_BUS, type MessageBus, type Subscription, subscribeWithInbox, type TenantRepository } from '@lms/platform';
 import { LiveCourseEnrollment } from '../learners/live-course-enrollment.entity.js';
@@ -32,17 +33,17 @@ export class RegistrationEventConsumers implements OnApplicationBootstrap, OnMod
         const scope = { accountId: event.accountid };
         // Recorded first: an enrollment of theirs still being inserted commits before the list below, or sees the record.
         await this.departed.record(scope, userId);
-        // Courses in id order, as every writer locks them, so this never deadlocks with a registration.
+        // Courses in id order, as every writer locks them, so this never deadlocks with a registration; then their
+        // enrollments, then the sessions, as removing a learner locks them (deleted courses included), all courses'
+        // at each step: a registration holding an enrollment commits first and is withdrawn; a later one finds
+        // the user deleted. A statement per step, not per course: a user of thousands of live courses leaves them
+        // in a short transaction.
         const courses = [...new Set((await this.enrollments.find(scope, { where: { userId }, order: { liveCourseId: 'ASC' } })).map((e) => e.liveCourseId))];
-        for (const courseId of courses) {
-          // Course, enrollment, then sessions, as removing a learner locks them (deleted courses included):
-          // a registration holding the enrollment commits first and is withdrawn; a later one finds the user deleted.
-          await this.courses.findOne(scope, { id: courseId }, { lock: 'update' });
-          const enrollment = await this.enrollments.findOne(scope, { liveCourseId: courseId, userId }, { lock: 'update' });
-          // Completed, or removed meanwhile (an author's removal): only open sessions are left to withdraw from.
-          if (enrollment && !enrollment.completedAt) await this.seats.removeEnrollment(scope, enrollment);
-          else await this.seats.withdrawFromCourse(scope, courseId, userId);
-        }
+        if (courses.length === 0) return;
+        await this.courses.find(scope, { where: { id: Any(courses) }, order: { id: 'ASC' }, lock: 'update' });
+        const enrollments = await this.enrollments.find(scope, { where: { liveCourseId: Any(courses), userId }, order: { liveCourseId: 'ASC' }, lock: 'update' });
+        // Completed, or removed meanwhile (an author's removal): only open sessions are left to withdraw from.
+        await this.seats.leaveCourses(scope, userId, courses, enrollments.filter((e) => !e.completedAt));
       }),
     );
   }

@@ -104,11 +104,17 @@ export class SeatRelease {
    * session, so a registration not committed yet is waited for, never missed. The sessions are locked in id
    * order, then their registrations go in one statement and the freed seats to the waitlists that have someone.
    */
-  async withdrawFromCourse(ctx: TenantScope | RequestContext, courseId: number, userId: number): Promise<void> {
-    const sessionIds = (await this.sessions.find(ctx, { where: { liveCourseId: courseId, concludedAt: IsNull() }, order: { id: 'ASC' } })).map((s) => s.id);
+  withdrawFromCourse(ctx: TenantScope | RequestContext, courseId: number, userId: number): Promise<void> {
+    return this.withdrawFromCourses(ctx, [courseId], userId);
+  }
+
+  /** `withdrawFromCourse` from several courses at once: the caller has locked them all, then the user's enrollments in them. */
+  async withdrawFromCourses(ctx: TenantScope | RequestContext, courseIds: number[], userId: number): Promise<void> {
+    if (courseIds.length === 0) return;
+    const sessionIds = (await this.sessions.find(ctx, { where: { liveCourseId: Any(courseIds), concludedAt: IsNull() }, order: { id: 'ASC' } })).map((s) => s.id);
     if (sessionIds.length === 0) return;
-    await this.waitlist.delete(ctx, { sessionId: In(sessionIds), userId });
-    const registeredIn = [...new Set((await this.registrations.find(ctx, { where: { sessionId: In(sessionIds), userId, deletedAt: IsNull() } })).map((r) => r.sessionId))];
+    await this.waitlist.delete(ctx, { sessionId: Any(sessionIds), userId });
+    const registeredIn = [...new Set((await this.registrations.find(ctx, { where: { sessionId: Any(sessionIds), userId, deletedAt: IsNull() } })).map((r) => r.sessionId))];
     if (registeredIn.length === 0) return;
     const sessions = await this.sessions.find(ctx, { where: { id: Any(registeredIn) }, order: { id: 'ASC' }, lock: 'update' });
     // Read again under the session locks: one unregistered meanwhile is left as it is.
@@ -126,9 +132,19 @@ export class SeatRelease {
    * The user leaves the course (removed from it, or deleted): their sessions first, then the enrollment.
    * The caller has locked the course, then the enrollment, as `withdrawFromCourse` needs.
    */
-  async removeEnrollment(ctx: TenantScope | RequestContext, row: LiveCourseEnrollment): Promise<void> {
-    await this.withdrawFromCourse(ctx, row.liveCourseId, row.userId);
-    await this.enrollments.delete(ctx, { id: row.id });
-    await this.outbox.add(ctx, LIVE_COURSE_ENROLLMENT_REMOVED_EVENT, enrollmentEventData(row), String(row.liveCourseId));
+  removeEnrollment(ctx: TenantScope | RequestContext, row: LiveCourseEnrollment): Promise<void> {
+    return this.leaveCourses(ctx, row.userId, [row.liveCourseId], [row]);
+  }
+
+  /**
+   * A user leaves these courses (deleted): their sessions in all of them first, then `enrollments` (theirs, of
+   * these courses) go by one delete and their events by one insert, in the order given. The caller has locked
+   * the courses, then the user's enrollments in them, as `withdrawFromCourses` needs.
+   */
+  async leaveCourses(ctx: TenantScope | RequestContext, userId: number, courseIds: number[], enrollments: LiveCourseEnrollment[]): Promise<void> {
+    await this.withdrawFromCourses(ctx, courseIds, userId);
+    if (enrollments.length === 0) return;
+    await this.enrollments.delete(ctx, { id: Any(enrollments.map((e) => e.id)) });
+    await this.outbox.addAll(ctx, LIVE_COURSE_ENROLLMENT_REMOVED_EVENT, enrollments.map((row) => ({ data: enrollmentEventData(row), subject: String(row.liveCourseId) })));
   }
 }
