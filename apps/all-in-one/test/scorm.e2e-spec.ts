@@ -243,6 +243,53 @@ describe('SCORM packages, their player and tracking, end to end', () => {
     expect(await enrollment(course.id, second.e.id)).toMatchObject({ state: 'complete', score: 80 });
   });
 
+  it('syncs a course of 1,500 attempts in one request: each enrollment derived again, completed once, announced once', async () => {
+    const course = await scormCourse();
+    expect((await upload(course.id, scorm12Package())).status).toBe(200);
+    await setScorm(course.id, { score_rollup_mode: 'average_sco_score' });
+    // Straight into the tables: 1,500 learners playing through the API would be most of this suite's time.
+    // Every third attempt is complete; the enrollments know nothing of them yet (a repair's case).
+    const [{ account_id: accountId, scorm_package_id: packageId }] = await queryDatabase<{ account_id: number; scorm_package_id: string }>(
+      f.t.db.url, 'SELECT account_id, scorm_package_id FROM catalog.course_templates WHERE id = $1', [Number(course.id)]);
+    const users = await queryDatabase<{ id: number }>(
+      f.t.db.url,
+      `INSERT INTO identity.users (account_id, uid, first_name, last_name, email)
+       SELECT $1, 'sync-' || $2 || '-' || n, 'Sync', 'Learner ' || n, 'sync-' || $2 || '-' || n || '@example.test' FROM generate_series(1, 1500) n RETURNING id`,
+      [accountId, course.id],
+    );
+    await queryDatabase(
+      f.t.db.url,
+      `WITH e AS (INSERT INTO catalog.enrollments (account_id, enrollable_type, enrollable_id, user_id, state, started_at, progress)
+                  SELECT $1, 'CourseTemplate', $2, unnest($3::int[]), 'active', now() - interval '1 day', 0.5 RETURNING id, user_id),
+            r AS (INSERT INTO catalog.scorm_registrations (account_id, enrollment_id, user_id, course_template_id, package_id, progress, commits, completed_at)
+                  SELECT $1, e.id, e.user_id, $2, $4::uuid, 1, 1, CASE WHEN e.id % 3 = 0 THEN now() - interval '1 hour' END FROM e RETURNING id, completed_at)
+       INSERT INTO catalog.scorm_sco_states (account_id, registration_id, sco, score, progress, commits, completed_at)
+       SELECT $1, r.id, 'item-sco', 70, 1, 1, r.completed_at FROM r`,
+      [accountId, Number(course.id), users.map((u) => u.id), packageId],
+    );
+    const counts = async () =>
+      (await queryDatabase<{ scored: number; complete: number; completed: number; updated: number }>(
+        f.t.db.url,
+        `SELECT (SELECT count(*) FROM catalog.enrollments WHERE enrollable_id = $1 AND enrollable_type = 'CourseTemplate' AND score = 70)::int AS scored,
+                (SELECT count(*) FROM catalog.enrollments WHERE enrollable_id = $1 AND enrollable_type = 'CourseTemplate' AND state = 'complete')::int AS complete,
+                (SELECT count(*) FROM catalog.outbox WHERE type = 'catalog.enrollment.completed' AND (payload->'data'->>'course_id')::int = $1)::int AS completed,
+                (SELECT count(*) FROM catalog.outbox WHERE type = 'catalog.enrollment.updated' AND (payload->'data'->>'course_template_id')::int = $1)::int AS updated`,
+        [Number(course.id)],
+      ))[0];
+
+    // Ten statements an enrollment, one transaction each: past the gateway's 5 s, a 504 that went on syncing.
+    expect((await f.support.post(`${COURSES}/${course.id}/sync`, {})).status).toBe(204);
+    expect(await counts()).toEqual({ scored: 1500, complete: 500, completed: 500, updated: 1500 });
+    // Completed at their attempt's completion (Date's milliseconds).
+    const completedOne = await queryDatabase<{ completed_at: Date; progress: number }>(
+      f.t.db.url, `SELECT e.completed_at, e.progress FROM catalog.enrollments e JOIN catalog.scorm_registrations r ON r.enrollment_id = e.id
+                    WHERE e.enrollable_id = $1 AND r.completed_at IS NOT NULL AND abs(extract(epoch FROM e.completed_at - r.completed_at)) < 0.001`, [Number(course.id)]);
+    expect(completedOne).toHaveLength(500);
+    // Twice the same: nothing changes, nothing is announced again.
+    expect((await f.support.post(`${COURSES}/${course.id}/sync`, {})).status).toBe(204);
+    expect(await counts()).toEqual({ scored: 1500, complete: 500, completed: 500, updated: 1500 });
+  });
+
   it('ends a player session while its course is unpublished, and serves it again once published', async () => {
     const course = await scormCourse();
     expect((await upload(course.id, scorm12Package())).status).toBe(200);

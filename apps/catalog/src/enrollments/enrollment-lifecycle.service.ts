@@ -29,6 +29,13 @@ const itemOf = (x: { enrollableType: EnrollableType; enrollableId: number }) => 
 const dateOf = (value: string | null | undefined): Date | null | undefined => (value === undefined ? undefined : value === null ? null : new Date(value));
 const sameInstant = (a: Date | null, b: Date | null) => (a === null ? b === null : b !== null && a.getTime() === b.getTime());
 
+/** What a player reports of an attempt (`track`): its score and progress, and its completion once complete. */
+export interface Tracking {
+  score: number | null;
+  progress: number | null;
+  completedAt?: Date;
+}
+
 /**
  * The moves of one enrollment (docs/catalog.md "Enrollment states"): assigned → active → complete, and
  * removal from any state, which keeps the row as history. Each runs under the enrollment's row lock,
@@ -90,21 +97,75 @@ export class EnrollmentLifecycle {
    * Tracking from a player (SCORM): the enrollment starts, follows the attempt's progress while open, takes
    * its score (a sync may change it later), and completes once. Nothing changed, nothing written.
    */
-  async track(scope: TenantScope, id: number, t: { score: number | null; progress: number | null; completedAt?: Date }): Promise<void> {
+  async track(scope: TenantScope, id: number, t: Tracking): Promise<void> {
     await this.db.transaction(async () => {
       const e = await this.lockLive(scope, id);
       const before = JSON.stringify(e);
-      if (e.state === 'assigned') {
-        e.state = 'active';
-        e.startedAt = new Date();
-      }
-      if (t.score !== null) e.score = t.score;
-      if (t.progress !== null && e.state !== 'complete') e.progress = t.progress;
-      if (t.completedAt && e.state !== 'complete') await this.complete(scope, e, t.completedAt, false);
+      const completion = await this.follow(scope, e, t);
+      if (completion) await this.outbox.add(scope, CATALOG_ENROLLMENT_COMPLETED_EVENT, completion, String(e.id));
       if (JSON.stringify(e) === before) return;
       const saved = await this.enrollments.save(scope, e);
       await this.outbox.add(scope, ENROLLMENT_UPDATED_EVENT, enrollmentEventData(saved), String(saved.id));
     });
+  }
+
+  /**
+   * `track` for many course enrollments at once (a SCORM sync), each moved as `track` moves it: the live ones
+   * locked in id order, the changed ones written by one update, and their completions, then their updates,
+   * announced by one insert per batch (each enrollment's completion before its update, as `track` adds them).
+   * A removed one is left as it is. Answers how many changed.
+   */
+  async trackAll(scope: TenantScope, tracking: Map<number, Tracking>): Promise<number> {
+    if (tracking.size === 0) return 0;
+    return this.db.transaction(async () => {
+      const rows = await this.enrollments.find(scope, {
+        where: { id: Any([...tracking.keys()]), enrollableType: 'CourseTemplate', deletedAt: IsNull() },
+        order: { id: 'ASC' },
+        lock: 'update',
+      });
+      const courses = new Map<number, Promise<CourseTemplate | null>>();
+      const courseOf = (id: number) => courses.get(id) ?? courses.set(id, this.courses.findOne(scope, { id })).get(id)!;
+      const completions: { data: CatalogEnrollmentCompletedData; subject: string }[] = [];
+      const changed: Enrollment[] = [];
+      for (const e of rows) {
+        const before = JSON.stringify(e);
+        const completion = await this.follow(scope, e, tracking.get(e.id)!, courseOf);
+        if (completion) completions.push({ data: completion, subject: String(e.id) });
+        if (JSON.stringify(e) !== before) changed.push(e);
+      }
+      if (changed.length === 0) return 0;
+      await this.db.manager.query(
+        `UPDATE catalog.enrollments e
+            SET state = d.state, started_at = d.started_at, score = d.score, progress = d.progress, completed_at = d.completed_at, expires_at = d.expires_at, updated_at = now()
+           FROM unnest($2::int[], $3::text[], $4::timestamptz[], $5::int[], $6::real[], $7::timestamptz[], $8::timestamptz[])
+                AS d(id, state, started_at, score, progress, completed_at, expires_at)
+          WHERE e.account_id = $1 AND e.id = d.id`,
+        [
+          scope.accountId,
+          changed.map((e) => e.id),
+          changed.map((e) => e.state),
+          changed.map((e) => e.startedAt?.toISOString() ?? null),
+          changed.map((e) => e.score),
+          changed.map((e) => e.progress),
+          changed.map((e) => e.completedAt?.toISOString() ?? null),
+          changed.map((e) => e.expiresAt?.toISOString() ?? null),
+        ],
+      );
+      await this.outbox.addAll(scope, CATALOG_ENROLLMENT_COMPLETED_EVENT, completions);
+      await this.outbox.addAll(scope, ENROLLMENT_UPDATED_EVENT, changed.map((e) => ({ data: enrollmentEventData(e), subject: String(e.id) })));
+      return changed.length;
+    });
+  }
+
+  /** Moves a locked enrollment as tracking says (`track`); answers its completion's event data when it completes now. */
+  private async follow(scope: TenantScope, e: Enrollment, t: Tracking, courseOf?: (id: number) => Promise<CourseTemplate | null>): Promise<CatalogEnrollmentCompletedData | null> {
+    if (e.state === 'assigned') {
+      e.state = 'active';
+      e.startedAt = new Date();
+    }
+    if (t.score !== null) e.score = t.score;
+    if (t.progress !== null && e.state !== 'complete') e.progress = t.progress;
+    return t.completedAt && e.state !== 'complete' ? this.markComplete(scope, e, t.completedAt, false, courseOf) : null;
   }
 
   /**
@@ -236,23 +297,34 @@ export class EnrollmentLifecycle {
 
   /** assigned or active → complete, once: the caller holds the row lock. Starts it too, if it never was. */
   private async complete(scope: TenantScope, e: Enrollment, completedAt: Date, expiryGiven: boolean): Promise<void> {
+    const data = await this.markComplete(scope, e, completedAt, expiryGiven);
+    await this.outbox.add(scope, CATALOG_ENROLLMENT_COMPLETED_EVENT, data, String(e.id));
+  }
+
+  /** `complete` but for its event, whose data it answers. */
+  private async markComplete(
+    scope: TenantScope,
+    e: Enrollment,
+    completedAt: Date,
+    expiryGiven: boolean,
+    courseOf: (id: number) => Promise<CourseTemplate | null> = (id) => this.courses.findOne(scope, { id }),
+  ): Promise<CatalogEnrollmentCompletedData> {
     e.state = 'complete';
     e.completedAt = completedAt;
     if (!e.startedAt || e.startedAt > completedAt) e.startedAt = completedAt;
     e.progress = 1;
     if (!expiryGiven && e.enrollableType === 'CourseTemplate') {
-      const course = await this.courses.findOne(scope, { id: e.enrollableId });
+      const course = await courseOf(e.enrollableId);
       const { expires, defaultDaysUntilExpiration: days } = course ? enrollmentSettings(course) : { expires: false, defaultDaysUntilExpiration: null };
       if (expires && days) e.expiresAt = new Date(completedAt.getTime() + days * DAY_MS);
     }
-    const data: CatalogEnrollmentCompletedData = {
+    return {
       user_id: e.userId,
       enrollment_id: e.id,
       completed_at: completedAt.toISOString(),
       due_at: e.dueAt?.toISOString() ?? null,
       ...(e.enrollableType === 'Task' ? { task_id: e.enrollableId } : { course_id: e.enrollableId }),
     };
-    await this.outbox.add(scope, CATALOG_ENROLLMENT_COMPLETED_EVENT, data, String(e.id));
   }
 
   /**

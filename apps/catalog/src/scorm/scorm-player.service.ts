@@ -1,15 +1,19 @@
 import { Injectable } from '@nestjs/common';
+import { Any } from 'typeorm';
 import type { PlayerFile, PlayerState, RequestContext } from '@lms/contracts';
 import { Database, DepartedUsers, IdentityDirectory, InjectTenantRepository, notFound, type RowLock, type TenantRepository, type TenantScope } from '@lms/platform';
 import { CourseTemplate } from '../course-templates/course-template.entity.js';
 import { DEFAULT_SCORM_SETTINGS } from '../course-templates/course-template.views.js';
-import { EnrollmentLifecycle } from '../enrollments/enrollment-lifecycle.service.js';
+import { EnrollmentLifecycle, type Tracking } from '../enrollments/enrollment-lifecycle.service.js';
 import { Enrollment } from '../enrollments/enrollment.entity.js';
 import { servedCourse } from '../slide-responses/slide-responses.service.js';
 import { contentTypeOf } from './content-types.js';
 import { startingSco } from './attempts.js';
 import { attemptOf, cmiTree, resumeOf, rollUp, trackingOf } from './rollup.js';
 import { type PackageSco, ScormPackage, ScormRegistration, ScormScoState } from './scorm-package.entity.js';
+
+/** Enrollments a SCORM sync derives again in one transaction. */
+const SYNC_BATCH = 5_000;
 
 const registrationGone = () => notFound('SCORM_REGISTRATION_NOT_FOUND', 'This SCORM attempt does not exist any more.');
 const fileNotInPackage = () => notFound('SCORM_FILE_NOT_FOUND', 'The package has no such file.');
@@ -114,7 +118,9 @@ export class ScormPlayerService {
 
   /**
    * `POST .../sync`: every enrollment of the course is derived again from its latest registration (after a
-   * change of the rollup mode, or a repair). Running it twice changes nothing the second time.
+   * change of the rollup mode, or a repair). Running it twice changes nothing the second time. SYNC_BATCH
+   * enrollments a transaction, each step one statement for all of them (`EnrollmentLifecycle.trackAll`): a
+   * course of 20,000 attempts syncs within its request.
    */
   async sync(scope: TenantScope, courseId: number): Promise<void> {
     const latest: { id: number }[] = await this.db.manager.query(
@@ -122,13 +128,32 @@ export class ScormPlayerService {
         WHERE account_id = $1 AND course_template_id = $2 ORDER BY enrollment_id, id DESC`,
       [scope.accountId, courseId],
     );
-    for (const { id } of latest) {
+    for (let start = 0; start < latest.length; start += SYNC_BATCH) {
+      const ids = latest.slice(start, start + SYNC_BATCH).map((r) => r.id);
       await this.db.transaction(async () => {
-        const registration = await this.registrations.findOne(scope, { id });
-        const pkg = registration && (await this.packages.findOne(scope, { id: registration.packageId }));
-        if (!registration || !pkg) return;
-        const scos = scosOf(pkg);
-        await this.applyToEnrollment(scope, registration, scos, await this.scoStatesOf(scope, registration, scos));
+        const registrations = await this.registrations.find(scope, { where: { id: Any(ids) }, order: { id: 'ASC' } });
+        if (registrations.length === 0) return;
+        const packages = new Map((await this.packages.find(scope, { where: { id: Any([...new Set(registrations.map((r) => r.packageId))]) } })).map((p) => [p.id, p]));
+        const courses = new Map((await this.courses.find(scope, { where: { id: Any([...new Set(registrations.map((r) => r.courseTemplateId))]) } })).map((c) => [c.id, c]));
+        const states = new Map<number, ScormScoState[]>();
+        for (const state of await this.scoStates.find(scope, { where: { registrationId: Any(registrations.map((r) => r.id)) } })) states.set(state.registrationId, [...(states.get(state.registrationId) ?? []), state]);
+        // The enrollment follows its latest attempt only, as a commit's applies (one started since is the latest now).
+        const newest: { enrollment_id: number; latest: number }[] = await this.db.manager.query(
+          'SELECT enrollment_id, max(id) AS latest FROM catalog.scorm_registrations WHERE account_id = $1 AND enrollment_id = ANY($2::int[]) GROUP BY enrollment_id',
+          [scope.accountId, registrations.map((r) => r.enrollmentId)],
+        );
+        const latestOf = new Map(newest.map((n) => [Number(n.enrollment_id), Number(n.latest)]));
+        const tracking = new Map<number, Tracking>();
+        for (const registration of registrations) {
+          const pkg = packages.get(registration.packageId);
+          if (!pkg || latestOf.get(registration.enrollmentId) !== registration.id) continue;
+          const scos = scosOf(pkg);
+          const listed = new Set(scos.map((sco) => sco.identifier));
+          const mode = (courses.get(registration.courseTemplateId)?.scorm ?? DEFAULT_SCORM_SETTINGS).score_rollup_mode;
+          tracking.set(registration.enrollmentId, rollUp(mode, scos.length, (states.get(registration.id) ?? []).filter((state) => listed.has(state.sco)), registration));
+        }
+        // A removed enrollment is left as it is: the attempt stays as history.
+        await this.lifecycle.trackAll(scope, tracking);
       });
     }
   }
