@@ -3,7 +3,7 @@
 // measurement, on one connection through the gateway. Target: p99 ≤ 25 ms each. Then three long writes of
 // 20,000 of those learners, each in one request: a task of theirs deleted (which withdraws their open
 // enrollments), a group of them enrolled in a course, and a course they all completed published with
-// re_enroll. Target ≤ 2.5 s each. Seeding goes straight
+// re_enroll; and scheduling's two (bench/scheduling-long-writes.mjs). Target ≤ 2.5 s each. Seeding goes straight
 // to the schemas (learners in identity, enrollments in catalog): the rows the API would have written.
 // Alone: `npm run build && node bench/catalog-enrollments.mjs` (an all-in-one on a fresh bench database).
 import { performance } from 'node:perf_hooks';
@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { bootstrapOwner, withClient } from './infra.mjs';
 import { requestJson, runLoad } from './load.mjs';
 import { runAlone, startAllInOne } from './topologies.mjs';
+import { benchUserLeavesLiveCourses, benchWaitlistPromotion } from './scheduling-long-writes.mjs';
 
 export const COURSE_ENROLLMENTS_TARGET_P99_MS = 25;
 /** Learners of each long write's row (the first of the course's): the task deleted, the group enrolled, the completions re-enrolled. */
@@ -67,7 +68,7 @@ async function insertCourse(client, { accountId, subAccountId, adminId }, title)
 }
 
 /** The outcome of one long write as a bench row: `ms` against `targetMs`, once. */
-function onceRow(topology, operation, ms, targetMs, log) {
+export function onceRow(topology, operation, ms, targetMs, log) {
   const within = ms <= targetMs;
   log(`${topology.name} / ${operation}: ${ms.toFixed(0)} ms: ${within ? 'within' : 'OVER'} the ${targetMs} ms target`);
   return {
@@ -93,7 +94,7 @@ function onceRow(topology, operation, ms, targetMs, log) {
 }
 
 /** Sends one request and times it; anything but `status` fails the row. */
-async function timed(topology, method, path, body, status) {
+export async function timed(topology, method, path, body, status) {
   const started = performance.now();
   const res = await fetch(`${topology.baseUrl}${path}`, {
     method,
@@ -223,6 +224,9 @@ export async function benchCourseEnrollments(topology, databaseUrl, { count, dur
   rows.push(await benchTaskWithdrawal(topology, databaseUrl, some, log));
   rows.push(await benchGroupEnrollment(topology, databaseUrl, some, log));
   rows.push(await benchReEnrollOnPublish(topology, databaseUrl, some, log));
+  rows.push(await benchWaitlistPromotion(topology, databaseUrl, some, log));
+  // Last: it deletes one of the learners.
+  rows.push(await benchUserLeavesLiveCourses(topology, databaseUrl, some, log));
   return rows;
 }
 
