@@ -1,4 +1,4 @@
-import { eventually } from '@lms/testing';
+import { eventually, queryDatabase } from '@lms/testing';
 import { COURSES } from './catalog-fixture.js';
 import { ENROLLMENTS, type EnrollmentFixture, enrollmentsOf, startEnrollmentFixture } from './enrollment-fixture.js';
 import { startTestSystem, type TestSystem } from './test-system.js';
@@ -71,6 +71,42 @@ describe('expiration and automatic re-enrollment, end to end', () => {
     );
     expect((await f.admin.get(`${enrollmentsOf(manual.id)}?state=complete`)).body.enrollments.map((e: { id: number }) => e.id)).toEqual([kept]);
     expect(await history(manual.id)).toEqual([]);
+  });
+
+  it('re-enrolls 1,000 completions of two courses due together (batches holding both), each once, with its own settings', async () => {
+    const [a, b] = [await f.publishedCourse({ title: 'Batch recert A', ...expiration, default_days_until_due: 5 }), await f.publishedCourse({ title: 'Batch recert B', ...expiration, default_days_until_due: 3 })];
+    // Straight into the tables, due in turns of the two courses (the sweep's order), so every batch holds both.
+    const users = await queryDatabase<{ id: number }>(
+      f.t.db.url,
+      `INSERT INTO identity.users (account_id, uid, first_name, last_name, email)
+       SELECT $1, 'recert-' || $2 || '-' || n, 'Recert', 'Learner ' || n, 'recert-' || $2 || '-' || n || '@example.test' FROM generate_series(1, 500) n RETURNING id`,
+      [f.cast.accountId, a.id],
+    );
+    const userIds = users.map((u) => u.id).sort((x, y) => x - y);
+    const old = await queryDatabase<{ id: number; enrollable_id: number; user_id: number }>(
+      f.t.db.url,
+      `INSERT INTO catalog.enrollments (account_id, enrollable_type, enrollable_id, user_id, state, started_at, completed_at, progress, expires_at)
+       SELECT $1, 'CourseTemplate', c, u, 'complete', now() - interval '3 days', now() - interval '2 days', 1, now() - interval '1 day' + (i * 2 + k) * interval '1 second'
+         FROM unnest($2::int[]) WITH ORDINALITY AS x(u, i) CROSS JOIN unnest($3::int[]) WITH ORDINALITY AS y(c, k)
+       RETURNING id, enrollable_id, user_id`,
+      [f.cast.accountId, userIds, [Number(a.id), Number(b.id)]],
+    );
+    const count = async (sql: string, params: unknown[]) => (await queryDatabase<{ n: number }>(f.t.db.url, sql, params))[0].n;
+    await eventually(async () => ((await count(`SELECT count(*)::int AS n FROM catalog.enrollments WHERE id = ANY($1::int[]) AND removal_reason = 're_enrolled'`, [old.map((e) => e.id)])) === 1000 ? true : undefined), 30_000);
+    await new Promise((r) => setTimeout(r, 500));
+    for (const [course, days] of [[a, 5], [b, 3]] as const) {
+      const attempts = await queryDatabase<{ user_id: number; state: string; due_days: number | null }>(
+        f.t.db.url,
+        `SELECT user_id, state, round(extract(epoch FROM due_at - created_at) / 86400)::int AS due_days FROM catalog.enrollments
+          WHERE enrollable_type = 'CourseTemplate' AND enrollable_id = $1 AND deleted_at IS NULL ORDER BY user_id`,
+        [Number(course.id)],
+      );
+      expect(attempts.map((e) => e.user_id)).toEqual(userIds);
+      expect(new Set(attempts.map((e) => `${e.state} ${e.due_days}`))).toEqual(new Set([`assigned ${days}`]));
+    }
+    // Announced once each: the old one's removal, the new attempt's creation.
+    expect(await count(`SELECT count(*)::int AS n FROM catalog.outbox WHERE type = 'catalog.enrollment.removed' AND (payload->'data'->>'id')::int = ANY($1::int[])`, [old.map((e) => e.id)])).toBe(1000);
+    expect(await count(`SELECT count(*)::int AS n FROM catalog.outbox WHERE type = 'catalog.enrollment.created' AND (payload->'data'->>'course_template_id')::int = ANY($1::int[]) AND (payload->'data'->>'user_id')::int = ANY($2::int[])`, [[Number(a.id), Number(b.id)], userIds])).toBe(1000);
   });
 
   it('re-enrolls by the settings as last published: auto_re_enroll in a draft waits for the publish', async () => {

@@ -1,4 +1,5 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { Any } from 'typeorm';
 import { Database, InjectTenantRepository, LOGGER, type Logger, PeriodicTask, RUNTIME, type Runtime, type TenantRepository } from '@lms/platform';
 import { CourseTemplate } from '../course-templates/course-template.entity.js';
 import { lastPublishedSql } from '../course-templates/course-template.views.js';
@@ -74,10 +75,19 @@ export class ReEnrollmentSweep implements OnApplicationBootstrap, OnModuleDestro
           FOR UPDATE OF e SKIP LOCKED`,
         [BATCH],
       );
+      // Each course's claimed completions get their new attempts together, in the order claimed: a few statements
+      // a course, not a few an enrollment (a batch of 200 took a second, 20,000 due at once 99 s).
+      const byCourse = new Map<string, DueRow[]>();
       for (const row of due) {
-        const scope = { accountId: row.account_id };
-        const [enrollment, course] = await Promise.all([this.enrollments.findOne(scope, { id: row.id }), this.courses.findOne(scope, { id: row.enrollable_id })]);
-        if (enrollment && course) await this.publish.newAttempts(scope, course, [enrollment]);
+        const key = `${row.account_id}:${row.enrollable_id}`;
+        byCourse.set(key, [...(byCourse.get(key) ?? []), row]);
+      }
+      for (const rows of byCourse.values()) {
+        const scope = { accountId: rows[0].account_id };
+        const [found, course] = await Promise.all([this.enrollments.find(scope, { where: { id: Any(rows.map((r) => r.id)) } }), this.courses.findOne(scope, { id: rows[0].enrollable_id })]);
+        const byId = new Map(found.map((e) => [e.id, e]));
+        const enrollments = rows.flatMap((r) => byId.get(r.id) ?? []);
+        if (course && enrollments.length > 0) await this.publish.newAttempts(scope, course, enrollments);
       }
       return due.length;
     });
