@@ -220,15 +220,7 @@ describe('group enrollments, end to end', () => {
   it('enrolls a group of 4,000 learners in one request, and re-enrolls them all when the course is published with re_enroll', async () => {
     const course = await f.publishedCourse({ title: 'Everyone' });
     const groupId = await newGroup('Everyone', []);
-    // Straight into identity's tables: 4,000 users through the API would be most of this suite's time.
-    const members = await queryDatabase<{ id: number }>(
-      f.t.db.url,
-      `WITH u AS (INSERT INTO identity.users (account_id, uid, first_name, last_name, email)
-                  SELECT $1, 'crowd-' || $2 || '-' || n, 'Crowd', 'Member ' || n, 'crowd-' || $2 || '-' || n || '@example.test' FROM generate_series(1, 4000) n RETURNING id)
-       INSERT INTO identity.group_memberships (account_id, group_id, user_id) SELECT $1, $3, id FROM u RETURNING user_id AS id`,
-      [f.cast.accountId, groupId, groupId],
-    );
-    const memberIds = members.map((m) => m.id).sort((a, b) => a - b);
+    const memberIds = await f.t.factory.learners(f.cast.accountId, 4000, groupId);
     const eventsOf = async (type: string) =>
       (await queryDatabase<{ n: number }>(f.t.db.url, `SELECT count(*)::int AS n FROM catalog.outbox WHERE type = $1 AND payload->'data'->>'course_template_id' = $2`, [type, String(course.id)]))[0].n;
 

@@ -141,13 +141,7 @@ describe('program enrollments, end to end', () => {
     const [a, b] = [await f.publishedCourse(), await f.publishedCourse()];
     const p = await program({ course_template_ids: [Number(a.id), Number(b.id)] });
     // Straight into the tables: 1,000 users and 2,000 completions through the API would be most of this suite's time.
-    const users = await queryDatabase<{ id: number }>(
-      f.t.db.url,
-      `INSERT INTO identity.users (account_id, uid, first_name, last_name, email)
-       SELECT $1, 'done-' || $2 || '-' || n, 'Done', 'Learner ' || n, 'done-' || $2 || '-' || n || '@example.test' FROM generate_series(1, 1000) n RETURNING id`,
-      [f.cast.accountId, p.id],
-    );
-    const userIds = users.map((u) => u.id).sort((x, y) => x - y);
+    const userIds = await f.t.factory.learners(f.cast.accountId, 1000);
     await queryDatabase(
       f.t.db.url,
       `INSERT INTO catalog.enrollments (account_id, enrollable_type, enrollable_id, user_id, state, started_at, completed_at, progress)

@@ -76,13 +76,7 @@ describe('expiration and automatic re-enrollment, end to end', () => {
   it('re-enrolls 1,000 completions of two courses due together (batches holding both), each once, with its own settings', async () => {
     const [a, b] = [await f.publishedCourse({ title: 'Batch recert A', ...expiration, default_days_until_due: 5 }), await f.publishedCourse({ title: 'Batch recert B', ...expiration, default_days_until_due: 3 })];
     // Straight into the tables, due in turns of the two courses (the sweep's order), so every batch holds both.
-    const users = await queryDatabase<{ id: number }>(
-      f.t.db.url,
-      `INSERT INTO identity.users (account_id, uid, first_name, last_name, email)
-       SELECT $1, 'recert-' || $2 || '-' || n, 'Recert', 'Learner ' || n, 'recert-' || $2 || '-' || n || '@example.test' FROM generate_series(1, 500) n RETURNING id`,
-      [f.cast.accountId, a.id],
-    );
-    const userIds = users.map((u) => u.id).sort((x, y) => x - y);
+    const userIds = await f.t.factory.learners(f.cast.accountId, 500);
     const old = await queryDatabase<{ id: number; enrollable_id: number; user_id: number }>(
       f.t.db.url,
       `INSERT INTO catalog.enrollments (account_id, enrollable_type, enrollable_id, user_id, state, started_at, completed_at, progress, expires_at)
