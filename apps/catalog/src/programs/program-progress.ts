@@ -95,7 +95,7 @@ export class ProgramProgress implements OnApplicationBootstrap, OnModuleDestroy 
         } else if (event.type === ENROLLMENT_REMOVED_EVENT) {
           // Taken out of an item this program brought: what is left may be all done.
           const data = await eventData<EnrollmentEventPayload>(EnrollmentEventPayload, event);
-          if (data.program_id !== null) await this.completeIfDone(scope, data.program_id, data.user_id);
+          if (data.program_id !== null) await this.completeAllDone(scope, data.program_id, [data.user_id]);
         } else if (event.type === TASK_UPDATED_EVENT) await this.itemPublished(scope, 'Task', eventDataId(event, 'id'));
         else if (event.type === COURSE_TEMPLATE_PUBLISHED_EVENT || event.type === COURSE_TEMPLATE_UPDATED_EVENT) await this.itemPublished(scope, 'CourseTemplate', eventDataId(event, 'id'));
         else {
@@ -141,36 +141,12 @@ export class ProgramProgress implements OnApplicationBootstrap, OnModuleDestroy 
   }
 
   /**
-   * Completes the learner's live enrollment in the program when every published course and checkpoint of it
-   * is complete. The program enrollment's row lock orders concurrent completions: the last one to commit
-   * sees the others' and completes the program, once.
-   */
-  async completeIfDone(scope: TenantScope, programId: number, userId: number): Promise<void> {
-    await this.db.transaction(async (manager) => {
-      const [enrollment]: { id: number; due_at: Date | null; completed_at: Date | null }[] = await manager.query(
-        `SELECT id, due_at, completed_at FROM catalog.program_enrollments
-          WHERE account_id = $1 AND program_id = $2 AND user_id = $3 AND deleted_at IS NULL FOR UPDATE`,
-        [scope.accountId, programId, userId],
-      );
-      if (!enrollment || enrollment.completed_at) return;
-      const standing = (await this.standings(scope, programId, [userId])).get(userId);
-      if (!standing || !isDone(standing)) return;
-      const completedAt = standing.lastCompletedAt ?? new Date();
-      await manager.query('UPDATE catalog.program_enrollments SET completed_at = $2, updated_at = now() WHERE id = $1', [enrollment.id, completedAt]);
-      await this.outbox.add(
-        scope,
-        CATALOG_ENROLLMENT_COMPLETED_EVENT,
-        { enrollment_id: enrollment.id, user_id: userId, program_id: programId, completed_at: completedAt.toISOString(), due_at: enrollment.due_at?.toISOString() ?? null },
-        String(enrollment.id),
-      );
-    });
-  }
-
-  /**
-   * `completeIfDone` for many learners of the program at once, as it does one by one: those whose standing is
-   * done have their open program enrollments locked (in id order), their standings read again under the locks,
-   * and the done ones completed by one update and announced by one insert per batch (`Outbox.addAll`), so a
-   * program enrollment of 1,000 learners who did everything already completes within its request.
+   * Completes the learners' live enrollments in the program when every published course and checkpoint of it
+   * is complete. Those whose standing is done have their open program enrollments locked (in id order), their
+   * standings read again under the locks, and the done ones completed by one update and announced by one insert
+   * per batch (`Outbox.addAll`): a program enrollment of 1,000 learners who did everything already completes
+   * within its request. The row lock orders concurrent completions of one learner: the last to commit sees the
+   * others' and completes the program, once.
    */
   async completeAllDone(scope: TenantScope, programId: number, userIds: number[]): Promise<void> {
     const candidates = [...(await this.standings(scope, programId, userIds))].filter(([, s]) => isDone(s)).map(([userId]) => userId);
@@ -241,7 +217,7 @@ export class ProgramProgress implements OnApplicationBootstrap, OnModuleDestroy 
         WHERE pe.account_id = $1 AND pe.user_id = $2 AND i.${column} = $3 AND pe.deleted_at IS NULL AND pe.completed_at IS NULL`,
       [scope.accountId, userId, itemId],
     );
-    for (const { program_id } of programs) await this.completeIfDone(scope, program_id, userId);
+    for (const { program_id } of programs) await this.completeAllDone(scope, program_id, [userId]);
   }
 
   /**
