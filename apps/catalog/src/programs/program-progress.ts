@@ -123,10 +123,14 @@ export class ProgramProgress implements OnApplicationBootstrap, OnModuleDestroy 
               max(e.completed_at) AS last
          FROM unnest($3::int[]) AS u(user_id)
          CROSS JOIN (${PUBLISHED_ITEMS}) AS i
-         LEFT JOIN LATERAL (SELECT e.id, CASE WHEN e.state = 'complete' THEN e.completed_at END AS completed_at FROM catalog.enrollments e
-                             WHERE e.account_id = $1 AND e.user_id = u.user_id AND e.enrollable_type = i.kind
-                               AND e.enrollable_id = i.item_id AND e.deleted_at IS NULL
-                             ORDER BY e.completed_at DESC NULLS LAST LIMIT 1) AS e ON true
+         -- One pass over the learners' live enrollments (at most one an item: enrollments_live_learner), joined
+         -- by hash. A lateral lookup per learner and item let a planner without statistics (fresh rows) walk
+         -- each item's whole course index per pair: 1,000 learners of 20 courses took 5.5 s, 20,000 never ended.
+         LEFT JOIN (SELECT e.id, e.user_id, e.enrollable_type, e.enrollable_id,
+                           CASE WHEN e.state = 'complete' THEN e.completed_at END AS completed_at
+                      FROM catalog.enrollments e
+                     WHERE e.account_id = $1 AND e.user_id = ANY($3::int[]) AND e.deleted_at IS NULL) AS e
+                ON e.user_id = u.user_id AND e.enrollable_type = i.kind AND e.enrollable_id = i.item_id
         -- An item the learner was taken out of (the enrollment this program brought, removed) is not theirs to do.
         WHERE e.id IS NOT NULL
            OR NOT EXISTS (SELECT 1 FROM catalog.enrollments r
