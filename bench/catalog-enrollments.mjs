@@ -6,11 +6,11 @@
 // re_enroll; and scheduling's two (bench/scheduling-long-writes.mjs). Target ≤ 2.5 s each. Seeding goes straight
 // to the schemas (learners in identity, enrollments in catalog): the rows the API would have written.
 // Alone: `npm run build && node bench/catalog-enrollments.mjs` (an all-in-one on a fresh bench database).
-import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { bootstrapOwner, withClient } from './infra.mjs';
 import { requestJson, runLoad } from './load.mjs';
 import { runAlone, startAllInOne } from './topologies.mjs';
+import { LONG_WRITE_TARGET_MS, onceRow, timed } from './long-writes.mjs';
 import { benchUserLeavesLiveCourses, benchWaitlistPromotion } from './scheduling-long-writes.mjs';
 
 export const COURSE_ENROLLMENTS_TARGET_P99_MS = 25;
@@ -67,46 +67,6 @@ async function insertCourse(client, { accountId, subAccountId, adminId }, title)
   return courseId;
 }
 
-/** The outcome of one long write as a bench row: `ms` against `targetMs`, once. */
-export function onceRow(topology, operation, ms, targetMs, log) {
-  const within = ms <= targetMs;
-  log(`${topology.name} / ${operation}: ${ms.toFixed(0)} ms: ${within ? 'within' : 'OVER'} the ${targetMs} ms target`);
-  return {
-    topology: topology.name,
-    operation: `${operation}, once`,
-    concurrency: 1,
-    ok: 1,
-    errors: 0,
-    errorsByKind: {},
-    elapsedMs: ms,
-    rps: 1000 / ms,
-    p50Ms: ms,
-    p99Ms: ms,
-    meanMs: ms,
-    maxMs: ms,
-    clientCpuPct: NaN,
-    serverCpuMsPerRequest: NaN,
-    warmupErrors: 0,
-    warmupErrorsByKind: {},
-    targetP99Ms: targetMs,
-    withinTarget: within,
-  };
-}
-
-/** Sends one request and times it; anything but `status` fails the row. */
-export async function timed(topology, method, path, body, status) {
-  const started = performance.now();
-  const res = await fetch(`${topology.baseUrl}${path}`, {
-    method,
-    headers: { ...topology.headers, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const text = await res.text();
-  const ms = performance.now() - started;
-  if (res.status !== status) throw new Error(`${method} ${path} answered ${res.status}: ${text.slice(0, 300)}`);
-  return ms;
-}
-
 const liveCount = async (client, accountId, type, id) =>
   (await client.query('SELECT live FROM catalog.enrollment_counters WHERE account_id = $1 AND enrollable_type = $2 AND enrollable_id = $3', [accountId, type, id])).rows[0]?.live;
 
@@ -153,9 +113,6 @@ export async function benchReEnrollOnPublish(topology, databaseUrl, seeded, log)
   if (live !== userIds.length || history !== userIds.length) throw new Error(`after re-enrolling: ${live} counted live, ${history} kept as history, for ${userIds.length}`);
   return onceRow(topology, `course of ${userIds.length} completions published with re_enroll`, ms, LONG_WRITE_TARGET_MS, log);
 }
-
-/** Long writes that must finish within one request: half the gateway's 5 s RPC timeout. */
-export const LONG_WRITE_TARGET_MS = 2_500;
 
 /**
  * A published task of the bootstrap account with one open enrollment for each of `userIds`, then deleted through

@@ -5,7 +5,7 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { withClient } from './infra.mjs';
-import { LONG_WRITE_TARGET_MS, onceRow, timed } from './catalog-enrollments.mjs';
+import { LONG_WRITE_TARGET_MS, onceRow, timed } from './long-writes.mjs';
 
 /** Live courses of the user deleted by `benchUserLeavesLiveCourses`. */
 const LIVE_COURSES_OF_ONE_USER = 2_000;
