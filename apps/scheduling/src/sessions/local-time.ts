@@ -14,16 +14,23 @@ function offsetAt(zone: string, utcMs: number): number {
   return wall.getTime() - Math.floor(utcMs / 1000) * 1000;
 }
 
+/** Wider than any zone's offset (±14 h) and narrower than the time between two of its changes. */
+const DAY_MS = 86_400_000;
+
 /**
  * The instant a session time names: as given when it carries an offset, else the wall-clock time in
- * `zone` (UTC without one). A wall time a DST jump skips resolves forward, one it repeats to the first.
+ * `zone` (UTC without one). A wall time a DST change repeats resolves to the first of its instants; one
+ * it skips is read on the offset before the change, so it moves forward by the gap (02:30 EST is 03:30
+ * EDT), as `Temporal`'s "compatible" disambiguation does. The offsets a day either side of the wall time
+ * are the only ones it can have been on.
  */
 export function resolveSessionTime(text: string, zone: string | undefined): Date {
   const normalized = text.replace(' ', 'T');
   if (HAS_OFFSET.test(normalized)) return new Date(normalized);
   const asUtc = new Date(`${normalized}Z`).getTime();
   if (!zone) return new Date(asUtc);
-  const first = asUtc - offsetAt(zone, asUtc);
-  const second = asUtc - offsetAt(zone, first);
-  return new Date(Math.min(first, second) === first && offsetAt(zone, first) === asUtc - first ? first : second);
+  const before = offsetAt(zone, asUtc - DAY_MS);
+  const after = offsetAt(zone, asUtc + DAY_MS);
+  const instants = [asUtc - before, asUtc - after].filter((at) => offsetAt(zone, at) === asUtc - at);
+  return new Date(instants.length > 0 ? Math.min(...instants) : asUtc - before);
 }
