@@ -73,6 +73,13 @@ describe('live course sessions and parts, end to end', () => {
       { sessions: [{ start_at: '9999-12-31T23:30' }], timezone: 'America/New_York' },
       { sessions: [{ timezone: 'Europe/Paris ' }] },
       { sessions: [{ start_at: 'tomorrow' }] },
+      // Days and times the calendar and clock do not have, with an offset, without, and in a zone.
+      { sessions: [{ start_at: '2030-02-31T10:00:00Z' }] },
+      { sessions: [{ start_at: '2030-02-31T10:00' }], timezone: 'Europe/Paris' },
+      { sessions: [{ end_at: '2030-13-01T10:00' }], timezone: 'Europe/Paris' },
+      { sessions: [{ start_at: '2030-01-01T25:00', timezone: 'Asia/Tokyo' }] },
+      { sessions: [{ start_at: '2030-01-01T24:00' }] },
+      { sessions: [{ start_at: '2030-01-01T10:60:00' }], timezone: 'UTC' },
       { sessions: [{ start_at: '2030-01-02T10:00:00Z', end_at: '2030-01-02T09:00:00Z' }] },
       { sessions: [{ seats: -1 }] },
       { sessions: [{ instructor_ids: [999999] }] },
@@ -98,6 +105,11 @@ describe('live course sessions and parts, end to end', () => {
     const zoned = await f.admin.patch(`${SESSIONS_OF(course.id)}/${session.id}`, { session: { timezone: 'Asia/Kolkata' } });
     expect([zoned.status, zoned.body.sessions?.[0]]).toEqual([200, expect.objectContaining({ timezone: 'Asia/Kolkata', start_at: '2031-01-01T15:00:00.000Z' })]);
     expect((await f.admin.patch(`${SESSIONS_OF(course.id)}/${session.id}`, { session: { end_at: '2030-01-01T00:00:00Z' } })).status).toBe(400);
+    // In the session's stored zone (Asia/Kolkata now): a month 13 is refused, not a 500.
+    for (const body of [{ session: { end_at: '2031-13-01T10:00' } }, { session: { end_at: '2031-02-29T10:00' } }]) {
+      const res = await f.admin.patch(`${SESSIONS_OF(course.id)}/${session.id}`, body);
+      expect([body, res.status, res.headers.get('content-type')]).toEqual([body, 400, expect.stringContaining('application/problem+json')]);
+    }
     expect((await f.admin.patch(`${SESSIONS_OF(course.id)}/999999`, { session: { notes: 'x' } })).status).toBe(404);
     const other = await f.createCourse();
     expect((await f.admin.get(`${SESSIONS_OF(other.id)}/${session.id}`)).status).toBe(404);

@@ -38,6 +38,10 @@ describe('resolveSessionTime', () => {
     }
   });
 
+  it('answers an invalid date for a wall time no calendar has, in a zone as without one', () => {
+    for (const zone of ['Europe/Paris', undefined]) expect(Number.isNaN(resolveSessionTime('2030-13-01T10:00:00', zone).getTime())).toBe(true);
+  });
+
   it('places wall times of the years 1 to 99 in those years', () => {
     // Paris kept its local mean time (+0:09:21) until 1891.
     expect(resolveSessionTime('0050-06-01T10:00:00', 'Europe/Paris').toISOString()).toBe('0050-06-01T09:50:39.000Z');

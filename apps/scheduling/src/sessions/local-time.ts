@@ -28,7 +28,8 @@ export function resolveSessionTime(text: string, zone: string | undefined): Date
   const normalized = text.replace(' ', 'T');
   if (HAS_OFFSET.test(normalized)) return new Date(normalized);
   const asUtc = new Date(`${normalized}Z`).getTime();
-  if (!zone) return new Date(asUtc);
+  // Not a time (month 13): NaN for the caller to refuse, not a RangeError from Intl.
+  if (!zone || Number.isNaN(asUtc)) return new Date(asUtc);
   const before = offsetAt(zone, asUtc - DAY_MS);
   const after = offsetAt(zone, asUtc + DAY_MS);
   const instants = [asUtc - before, asUtc - after].filter((at) => offsetAt(zone, at) === asUtc - at);

@@ -27,7 +27,7 @@ export function asRfc3339(value: unknown, withoutOffset: 'utc' | 'local' = 'utc'
 }
 
 /** Whether the date of an RFC 3339 text is a day of the calendar: the format allows 31 days in any month. */
-function isCalendarDay(value: unknown): boolean {
+export function isCalendarDay(value: unknown): boolean {
   const match = typeof value === 'string' ? /^(\d{4})-(\d{2})-(\d{2})/.exec(value) : null;
   if (!match) return false;
   const [year, month, day] = match.slice(1).map(Number);

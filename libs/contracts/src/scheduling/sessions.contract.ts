@@ -3,7 +3,7 @@ import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsDefined, IsInt, IsO
 import { JSONSchema } from 'class-validator-jsonschema';
 import { IsText } from '../catalog/text.js';
 import { MAX_ID, QueryInt } from '../common/query.js';
-import { asRfc3339 } from '../common/timestamp.js';
+import { asRfc3339, isCalendarDay } from '../common/timestamp.js';
 import type { JsonSchema } from '../routes/route.js';
 import { DatedListQuery, LiveCourseParams } from './live-courses.contract.js';
 
@@ -27,11 +27,16 @@ export const SESSION_PUBLISHED_EVENT = 'scheduling.session.published';
 /** The registered users of a publish beyond the first batch (data: SessionPublishRecipientsData). */
 export const SESSION_PUBLISH_RECIPIENTS_EVENT = 'scheduling.session.publish_recipients';
 
-/** An RFC 3339 date-time, or one without an offset that the request's `timezone` (else UTC) places. */
-const LOCAL_OR_OFFSET = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})?$/i;
+/**
+ * An RFC 3339 date-time, or one without an offset that the request's `timezone` (else UTC) places; its hours,
+ * minutes and seconds those of a clock (no 24:00, no leap second, which `Date` reads as another time or none).
+ */
+const LOCAL_OR_OFFSET = /^\d{4}-\d{2}-\d{2}[T ]([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,6})?)?(Z|[+-]([01]\d|2[0-3]):[0-5]\d)?$/i;
 const IsSessionTime = (): PropertyDecorator => (target, key) => {
   Transform(({ value }) => asRfc3339(value, 'local'))(target, String(key));
   Matches(LOCAL_OR_OFFSET, { message: '$property must be a date-time (RFC 3339, or without an offset to use timezone)' })(target, key);
+  // As IsTimestamp: `2030-02-31` passes the format, and `new Date` would read it as March 3rd.
+  ValidateBy({ name: 'isCalendarDay', validator: { validate: isCalendarDay, defaultMessage: () => `${String(key)} names a day the calendar does not have` } })(target, key);
 };
 
 /** Names, not offsets: `Intl` also takes `+01:00`, which the time zone database does not name. */
