@@ -379,6 +379,10 @@ describe('live course session registrations and waitlist, end to end', () => {
     // Check-ins are final: clearing one now would leave a completed enrollment without a presence.
     const cleared = await f.admin.patch(`${REGISTRATIONS_OF(session.id)}/${presentRow.id}`, { live_course_session_registration: { marked_complete_at: null } });
     expect([cleared.status, cleared.body.code]).toEqual([400, 'SESSION_CONCLUDED']);
+    // So is unregistering it: the check-in would go with the registration.
+    const unregistered = await f.admin.delete(`${REGISTRATIONS_OF(session.id)}/${presentRow.id}`);
+    expect([unregistered.status, unregistered.body?.code]).toEqual([400, 'SESSION_CONCLUDED']);
+    expect(await registeredIds(session.id)).toEqual([present.userId]);
     expect((await f.admin.get(`${SESSIONS_OF(course.id)}/${session.id}`)).body.sessions[0]).toMatchObject({ present_count: 1 });
 
     // Deleting the present user keeps what they did: the completed enrollment and the concluded session's

@@ -20,6 +20,10 @@ import { registrationEventData, SeatRelease } from './seat-release.js';
 import { WaitlistPlace } from './waitlist-place.entity.js';
 
 const cannotRegister = (code: string, detail: string) => badRequest(code, detail, [{ field: 'user_id', message: detail }]);
+const concluded = (session: Session, field: string) => {
+  const detail = `Session ${session.id} is concluded; its check-ins are final.`;
+  return badRequest('SESSION_CONCLUDED', detail, [{ field, message: detail }]);
+};
 const registrationNotFound = (id: number) => notFound('REGISTRATION_NOT_FOUND', `Registration ${id} does not exist.`);
 
 @Injectable()
@@ -136,10 +140,7 @@ export class RegistrationsService {
       const row = await this.registrations.findOne(ctx, { id, sessionId, deletedAt: IsNull() });
       if (!row) throw registrationNotFound(id);
       // Concluding completed the enrollments of the checked-in: a check-in changed after it would disagree with them.
-      if (session.concludedAt) {
-        const detail = `Session ${session.id} is concluded; its check-ins are final.`;
-        throw badRequest('SESSION_CONCLUDED', detail, [{ field: 'live_course_session_registration.marked_complete_at', message: detail }]);
-      }
+      if (session.concludedAt) throw concluded(session, 'live_course_session_registration.marked_complete_at');
       row.markedCompleteAt = at === null ? null : new Date(at);
       const saved = await this.registrations.save(ctx, row);
       await this.outbox.add(ctx, REGISTRATION_UPDATED_EVENT, registrationEventData(session, saved), String(sessionId));
@@ -153,6 +154,8 @@ export class RegistrationsService {
       const session = await this.lockSession(ctx, sessionId);
       const row = await this.registrations.findOne(ctx, { id, sessionId, deletedAt: IsNull() });
       if (!row) throw registrationNotFound(id);
+      // What concluding left is the record of who was there (their check-ins completed their enrollments).
+      if (session.concludedAt) throw concluded(session, 'id');
       await this.seats.unregister(ctx, session, row);
     });
   }
