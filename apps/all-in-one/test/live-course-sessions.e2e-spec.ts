@@ -178,6 +178,22 @@ describe('live course sessions and parts, end to end', () => {
     expect((await f.admin.post(`${SESSIONS_OF(course.id)}/999999/clone`)).status).toBe(404);
   });
 
+  it('adds no part to a concluded session, by create or by clone (400): nothing could conclude it', async () => {
+    const course = await f.createCourse();
+    const session = await f.createSession(course.id, { start_at: '2021-06-01T09:00:00Z' });
+    const part = await f.createSession(course.id, { start_at: '2021-06-01T09:00:00Z' }, { parent_id: session.id });
+    expect((await f.admin.post(`${SESSIONS_OF(course.id)}/${session.id}/conclude`)).status).toBe(200);
+    const created = await f.admin.post(SESSIONS_OF(course.id), { parent_id: session.id, sessions: [{ start_at: '2021-06-01T13:00:00Z' }] });
+    expect([created.status, created.body.code]).toEqual([400, 'SESSION_CONCLUDED']);
+    const cloned = await f.admin.post(`${SESSIONS_OF(course.id)}/${part.id}/clone`);
+    expect([cloned.status, cloned.body.code]).toEqual([400, 'SESSION_CONCLUDED']);
+    const parts = (await f.admin.get(`${SESSIONS_OF(course.id)}?parent_id=${session.id}`)).body.sessions;
+    expect(parts.map((p: { id: number; concluded_at: string | null }) => [p.id, typeof p.concluded_at])).toEqual([[part.id, 'string']]);
+    // The concluded session itself still copies: a new, open session with open parts.
+    const copy = await f.admin.post(`${SESSIONS_OF(course.id)}/${session.id}/clone`);
+    expect([copy.status, copy.body.sessions?.[0].concluded_at, copy.body.sessions?.[0].parts_count]).toEqual([201, null, 1]);
+  });
+
   it("answers 404 for another account's sessions", async () => {
     const course = await f.createCourse();
     const session = await f.createSession(course.id);

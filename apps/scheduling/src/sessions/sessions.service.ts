@@ -85,6 +85,8 @@ export class SessionsService {
         if (!parent || parent.deletedAt || parent.parentId !== null) {
           throw invalidSession('SESSION_PARENT_INVALID', `parent_id ${body.parent_id} is not a session of live course ${courseId} (parts have no parts)`, 'parent_id');
         }
+        // Its parts concluded with it, and nothing concludes a part on its own.
+        if (parent.concludedAt) throw invalidSession('SESSION_CONCLUDED', `Session ${parent.id} is concluded; it takes no more parts.`, 'parent_id');
       }
       const created: Session[] = [];
       // The creator's saved conference details (`default_session=true`) go to each session they make.
@@ -202,6 +204,10 @@ export class SessionsService {
   async clone(ctx: RequestContext, courseId: number, id: number): Promise<Session> {
     return this.db.transaction(async () => {
       const source = await this.lock(ctx, courseId, id);
+      // A part's copy is a part of the same session, which must still be open (see create).
+      if (source.parentId !== null && (await this.sessions.findOne(ctx, { id: source.parentId }))?.concludedAt) {
+        throw invalidSession('SESSION_CONCLUDED', `Session ${source.parentId} is concluded; it takes no more parts.`);
+      }
       const copy = await this.copyOf(ctx, source, source.parentId);
       if (source.parentId === null) {
         for (const part of await this.sessions.find(ctx, { where: { parentId: id, deletedAt: IsNull() }, order: { id: 'ASC' } })) await this.copyOf(ctx, part, copy.id);

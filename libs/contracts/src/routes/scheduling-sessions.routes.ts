@@ -41,6 +41,6 @@ export const SCHEDULING_SESSION_ROUTES = [
   }),
   defineRoute({
     method: 'POST', path: `${PATH}/:id/clone`, subject: S.clone, status: 201,
-    summary: 'Copy a session with its parts and web conference, without registrations', params: SessionParams, response: sessions,
+    summary: 'Copy a session with its parts and web conference, without registrations; 400 for a part of a concluded session', params: SessionParams, response: sessions,
   }),
 ];
