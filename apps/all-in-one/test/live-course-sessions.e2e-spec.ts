@@ -111,6 +111,15 @@ describe('live course sessions and parts, end to end', () => {
       expect([body, res.status, res.headers.get('content-type')]).toEqual([body, 400, expect.stringContaining('application/problem+json')]);
     }
     expect((await f.admin.patch(`${SESSIONS_OF(course.id)}/999999`, { session: { notes: 'x' } })).status).toBe(404);
+    // instructor_ids is a list, never null: a 400, neither a 500 nor a session without its instructors' column.
+    for (const [method, path, body] of [
+      ['patch', `${SESSIONS_OF(course.id)}/${session.id}`, { session: { instructor_ids: null } }],
+      ['post', SESSIONS_OF(course.id), { sessions: [{ instructor_ids: null }] }],
+    ] as const) {
+      const res = await f.admin[method](path, body);
+      expect([body, res.status, res.body.code]).toEqual([body, 400, 'VALIDATION_FAILED']);
+    }
+    expect((await f.admin.get(`${SESSIONS_OF(course.id)}/${session.id}`)).body.sessions[0].instuctors).toEqual([]);
     const other = await f.createCourse();
     expect((await f.admin.get(`${SESSIONS_OF(other.id)}/${session.id}`)).status).toBe(404);
     expect((await f.admin.delete(`${SESSIONS_OF(course.id)}/${session.id}`)).status).toBe(204);

@@ -1,5 +1,5 @@
 import { Transform, Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsDefined, IsInt, IsObject, IsOptional, Matches, Max, Min, ValidateBy, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsDefined, IsInt, IsObject, IsOptional, Matches, Max, Min, ValidateBy, ValidateIf, ValidateNested } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
 import { IsText } from '../catalog/text.js';
 import { MAX_ID, QueryInt } from '../common/query.js';
@@ -86,7 +86,8 @@ export class SessionRequest {
   @IsOptional() @IsTimeZone()
   timezone?: string;
 
-  @IsOptional() @IsArray() @ArrayMaxSize(50) @ArrayUnique() @IsInt({ each: true }) @Min(1, { each: true }) @Max(MAX_ID, { each: true })
+  /** Absent leaves them as they are; null is refused, as the column is a list (`[]` for none). */
+  @ValidateIf((_, value) => value !== undefined) @IsArray() @ArrayMaxSize(50) @ArrayUnique() @IsInt({ each: true }) @Min(1, { each: true }) @Max(MAX_ID, { each: true })
   instructor_ids?: number[];
 }
 
