@@ -45,6 +45,10 @@ describe('live course sessions and parts, end to end', () => {
     const parts = await f.admin.post(SESSIONS_OF(course.id), { parent_id: day.id, sessions: [{ start_at: '2030-07-01T09:00:00Z' }, { start_at: '2030-07-01T13:00:00Z' }] });
     expect(parts.status).toBe(201);
     expect(parts.body.sessions.map((p: { parent_id: number }) => p.parent_id)).toEqual([day.id, day.id]);
+    // parent_id null, as a session shows it, is no parent: a session, not a 500.
+    const topLevel = await f.admin.post(SESSIONS_OF(course.id), { parent_id: null, sessions: [{ start_at: '2030-07-02T09:00:00Z' }] });
+    expect([topLevel.status, topLevel.body.sessions?.[0].parent_id]).toEqual([201, null]);
+    await f.admin.delete(`${SESSIONS_OF(course.id)}/${topLevel.body.sessions[0].id}`);
     const shown = await f.admin.get(`${SESSIONS_OF(course.id)}/${day.id}`);
     expect(shown.status).toBe(200);
     expect(shown.body.sessions[0].parts_count).toBe(2);

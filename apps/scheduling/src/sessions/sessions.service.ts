@@ -80,10 +80,12 @@ export class SessionsService {
     await this.assertInstructors(ctx, instructors);
     return this.db.transaction(async () => {
       await this.courses.lock(ctx, courseId);
-      if (body.parent_id !== undefined) {
-        const parent = await this.sessions.findOne(ctx, { id: body.parent_id, liveCourseId: courseId });
+      // null, as a session shows it, is no parent.
+      const parentId = body.parent_id ?? null;
+      if (parentId !== null) {
+        const parent = await this.sessions.findOne(ctx, { id: parentId, liveCourseId: courseId });
         if (!parent || parent.deletedAt || parent.parentId !== null) {
-          throw invalidSession('SESSION_PARENT_INVALID', `parent_id ${body.parent_id} is not a session of live course ${courseId} (parts have no parts)`, 'parent_id');
+          throw invalidSession('SESSION_PARENT_INVALID', `parent_id ${parentId} is not a session of live course ${courseId} (parts have no parts)`, 'parent_id');
         }
         // Its parts concluded with it, and nothing concludes a part on its own.
         if (parent.concludedAt) throw invalidSession('SESSION_CONCLUDED', `Session ${parent.id} is concluded; it takes no more parts.`, 'parent_id');
@@ -94,7 +96,7 @@ export class SessionsService {
       for (const [i, input] of body.sessions.entries()) {
         const fields = this.fieldsOf(input, body.timezone, `sessions[${i}]`);
         this.assertOrder({ startAt: fields.startAt ?? null, endAt: fields.endAt ?? null }, `sessions[${i}]`);
-        const session = await this.sessions.insert(ctx, { instructorIds: [], ...fields, liveCourseId: courseId, parentId: body.parent_id ?? null });
+        const session = await this.sessions.insert(ctx, { instructorIds: [], ...fields, liveCourseId: courseId, parentId });
         if (defaults) {
           const { accountId: _account, userId: _user, createdAt: _c, updatedAt: _u, ...details } = defaults;
           await this.conferences.insert(ctx, { ...details, sessionId: session.id });

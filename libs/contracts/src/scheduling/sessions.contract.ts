@@ -2,6 +2,7 @@ import { Transform, Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsDefined, IsInt, IsObject, IsOptional, Matches, Max, Min, ValidateBy, ValidateIf, ValidateNested } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
 import { IsText } from '../catalog/text.js';
+import { NullAllowed } from '../common/documented.js';
 import { MAX_ID, QueryInt } from '../common/query.js';
 import { asRfc3339, isCalendarDay } from '../common/timestamp.js';
 import type { JsonSchema } from '../routes/route.js';
@@ -95,9 +96,9 @@ export class CreateSessionsBody {
   @IsDefined() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(100) @IsObject({ each: true }) @ValidateNested({ each: true }) @Type(() => SessionRequest)
   sessions: SessionRequest[];
 
-  /** The session the new ones are parts of. */
-  @IsOptional() @IsInt() @Min(1) @Max(MAX_ID)
-  parent_id?: number;
+  /** The session the new ones are parts of; null (as a session shows it) or absent: none. */
+  @NullAllowed() @IsOptional() @IsInt() @Min(1) @Max(MAX_ID)
+  parent_id?: number | null;
 
   @IsOptional() @IsTimeZone()
   timezone?: string;
