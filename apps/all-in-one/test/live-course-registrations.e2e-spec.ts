@@ -179,6 +179,20 @@ describe('live course session registrations and waitlist, end to end', () => {
     await f.eventOf('scheduling.live_course_enrollment.removed', (d) => d.user_id === a.userId && d.live_course_id === Number(course.id));
   });
 
+  it("identity.user.deleted gives a deleted live course's seats to nobody: its waitlist is told of no seat", async () => {
+    const course = await f.createCourse();
+    const session = await f.createSession(course.id, { seats: 1 });
+    const [a, b] = await f.enrolledLearners(course.id, 2);
+    await f.admin.post(REGISTRATIONS_OF(session.id), { user_id: a.userId });
+    await f.admin.post(waitlistOf(session.id), { user_id: b.userId });
+    expect((await f.admin.delete(`${LIVE_COURSES}/${course.id}`)).status).toBe(204);
+    expect((await f.admin.delete(`/api/admin/users/${a.userId}`)).status).toBe(204);
+    await f.eventOf('scheduling.live_course_enrollment.removed', (d) => d.user_id === a.userId && d.live_course_id === Number(course.id));
+    const live = await f.t.db.query<{ user_id: number }>('SELECT user_id FROM scheduling.registrations WHERE session_id = $1 AND deleted_at IS NULL', [session.id]);
+    expect(live).toEqual([]);
+    expect(f.events.filter((e) => e.type === 'scheduling.waitlist.promoted' && (e.data as { session_id: number }).session_id === session.id)).toEqual([]);
+  });
+
   it('identity.user.deleted takes a user of 400 live courses out of all of them: registrations, waitlists moved up, open enrollments; completions and check-ins stay', async () => {
     const [gone, next] = [await f.t.factory.user(f.cast.accountId, ['learner']), await f.t.factory.user(f.cast.accountId, ['learner'])];
     // Straight into the tables: 400 courses through the API would be most of this suite's time. In every course the

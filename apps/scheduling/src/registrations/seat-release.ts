@@ -10,6 +10,7 @@ import {
 } from '@lms/contracts';
 import { Database, InjectTenantRepository, Outbox, queryResult, type TenantRepository, type TenantScope } from '@lms/platform';
 import { LiveCourseEnrollment } from '../learners/live-course-enrollment.entity.js';
+import { LiveCourse } from '../live-courses/live-course.entity.js';
 import { Session } from '../sessions/session.entity.js';
 import { Registration } from './registration.entity.js';
 import { WaitlistPlace } from './waitlist-place.entity.js';
@@ -44,6 +45,7 @@ export class SeatRelease {
     @InjectTenantRepository(Registration) private readonly registrations: TenantRepository<Registration>,
     @InjectTenantRepository(WaitlistPlace) private readonly waitlist: TenantRepository<WaitlistPlace>,
     @InjectTenantRepository(LiveCourseEnrollment) private readonly enrollments: TenantRepository<LiveCourseEnrollment>,
+    @InjectTenantRepository(LiveCourse) private readonly courses: TenantRepository<LiveCourse>,
   ) {}
 
   /** Locks a session row for the transaction (parts included); null when unknown. */
@@ -125,7 +127,11 @@ export class SeatRelease {
     await this.outbox.addAll(ctx, REGISTRATION_DELETED_EVENT, rows.map((row) => ({ data: registrationEventData(byId.get(row.sessionId)!, row), subject: String(row.sessionId) })));
     const waitlisted: { session_id: number }[] = await this.waitlist.query(ctx, 'w').select('DISTINCT w.session_id', 'session_id').andWhere('w.session_id = ANY(:ids)', { ids: registeredIn }).getRawMany();
     const waiting = new Set(waitlisted.map((w) => Number(w.session_id)));
-    for (const session of sessions) if (waiting.has(session.id)) await this.promote(ctx, session);
+    if (waiting.size === 0) return;
+    // A deleted course's sessions are not live (every route answers 404 for them): a user deleted leaves them, but
+    // their seats go to nobody, and nobody is told of one. Every other caller has found its course live.
+    const live = new Set((await this.courses.find(ctx, { where: { id: Any(courseIds), deletedAt: IsNull() } })).map((c) => c.id));
+    for (const session of sessions) if (waiting.has(session.id) && live.has(session.liveCourseId)) await this.promote(ctx, session);
   }
 
   /**
