@@ -55,9 +55,16 @@ describe('web conferences and waitlist promotion on request, end to end', () => 
   it('apply_all copies to every session of the course; default_session saves the caller\'s defaults, which new sessions take', async () => {
     const course = await f.createCourse();
     const sessions = [await f.createSession(course.id), await f.createSession(course.id), await f.createSession(course.id)];
+    // One has a conference of its own, which is replaced whole; another course's is left as it is.
+    const own = { provider: 'Other', other_provider: 'Own', meeting_url: 'https://own.example/1' };
+    expect((await f.author.patch(conferenceOf(course.id, sessions[2].id), { web_conference: own })).status).toBe(200);
+    const elsewhere = await f.createCourse();
+    const outside = await f.createSession(elsewhere.id);
+    expect((await f.author.patch(conferenceOf(elsewhere.id, outside.id), { web_conference: own })).status).toBe(200);
     const res = await f.author.put(conferenceOf(course.id, sessions[0].id), { web_conference: { ...details, apply_all: true, default_session: true } });
     expect(res.status).toBe(200);
-    for (const s of sessions) expect((await f.author.get(conferenceOf(course.id, s.id))).body.web_conferences[0]).toMatchObject(details);
+    for (const s of sessions) expect((await f.author.get(conferenceOf(course.id, s.id))).body.web_conferences[0]).toEqual({ id: expect.any(Number), live_course_session_id: Number(s.id), other_provider: null, ...details });
+    expect((await f.author.get(conferenceOf(elsewhere.id, outside.id))).body.web_conferences[0]).toMatchObject(own);
     const defaults = await f.author.get(`/api/author/web_conferences?default_session=true`);
     expect(defaults.body.web_conferences).toEqual([{ id: null, live_course_session_id: null, other_provider: null, ...details }]);
     // Another author has no defaults.

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { IsNull } from 'typeorm';
 import { type ListWebConferencesQuery, pageWindow, type RequestContext, type WebConferenceRequest, type WebConferenceView } from '@lms/contracts';
 import { Database, InjectTenantRepository, notFound, type TenantRepository, type TenantScope, unprocessable } from '@lms/platform';
 import { LiveCoursesService } from '../live-courses/live-courses.service.js';
@@ -102,10 +101,7 @@ export class WebConferencesService {
         const [created] = await this.defaults.insertNew(ctx, [{ ...complete, userId: ctx.userId }], ['user_id']);
         if (!created) await this.defaults.update(ctx, { userId: ctx.userId }, complete);
       }
-      if (input.apply_all) {
-        const others = await this.sessionRows.find(ctx, { where: { liveCourseId: courseId, deletedAt: IsNull() } });
-        for (const other of others) if (other.id !== sessionId) await this.upsert(ctx, other.id, complete);
-      }
+      if (input.apply_all) await this.applyToOthers(ctx, courseId, sessionId, complete);
       return saved;
     });
   }
@@ -117,6 +113,23 @@ export class WebConferencesService {
       if (!existing) throw conferenceNotFound(sessionId);
       await this.conferences.delete(ctx, { id: existing.id });
     });
+  }
+
+  /**
+   * `apply_all`: the conference of every other live session of the course becomes `details`, made where missing,
+   * in one statement whatever the course's number of sessions (two a session took seconds past a thousand).
+   */
+  private async applyToOthers(scope: TenantScope, courseId: number, sessionId: number, details: Details): Promise<void> {
+    const metadata = this.db.manager.connection.getMetadata(WebConference);
+    const columns = FIELDS.map(([, key]) => metadata.findColumnWithPropertyName(key)!.databaseName);
+    await this.db.manager.query(
+      `INSERT INTO scheduling.web_conferences (account_id, session_id, ${columns.join(', ')})
+       SELECT s.account_id, s.id, ${columns.map((_, i) => `$${i + 4}::text`).join(', ')} FROM scheduling.sessions s
+        WHERE s.account_id = $1 AND s.live_course_id = $2 AND s.id <> $3 AND s.deleted_at IS NULL
+        ORDER BY s.id
+       ON CONFLICT (account_id, session_id) DO UPDATE SET ${columns.map((c) => `${c} = EXCLUDED.${c}`).join(', ')}, updated_at = now()`,
+      [scope.accountId, courseId, sessionId, ...FIELDS.map(([, key]) => details[key])],
+    );
   }
 
   private async upsert(scope: TenantScope, sessionId: number, details: Details): Promise<WebConference> {
