@@ -1,4 +1,4 @@
-import { eventually } from '@lms/testing';
+import { eventually, holdingLock } from '@lms/testing';
 import { COURSES, PROGRAMS } from './catalog-fixture.js';
 import { type EnrollmentFixture, startEnrollmentFixture } from './enrollment-fixture.js';
 
@@ -134,6 +134,37 @@ describe('learner courses and learning items, end to end', () => {
     expect((await f.admin.patch(`${COURSES}/${course.id}`, { course_template: { is_published: true } })).status).toBe(200);
     expect((await open.api.get(LEARNER_COURSES)).body.courses).toEqual([expect.objectContaining({ id: open.enrollment.id, state: 'assigned' })]);
     expect((await open.api.post(`${LEARNER_COURSES}/${open.enrollment.id}/complete`)).status).toBe(200);
+  });
+
+  it('does not complete an enrollment whose course is unpublished (404) or archived (400) while the completion waits for its row, and changes nothing', async () => {
+    /** The completion passes its first look, then waits for the enrollment's row while `meanwhile` commits. */
+    const completingHeld = (api: typeof f.admin, enrollmentId: number, meanwhile: () => Promise<unknown>) =>
+      holdingLock(f.t.db.url, 'SELECT 1 FROM catalog.enrollments WHERE id = $1 FOR UPDATE', [enrollmentId], async (held) => {
+        const completing = api.post(`${LEARNER_COURSES}/${enrollmentId}/complete`);
+        await held.waiters();
+        await meanwhile();
+        await held.release();
+        return completing;
+      });
+    const stateOf = async (courseId: string, id: number) => (await f.admin.get(`${COURSES}/${courseId}/enrollments`)).body.enrollments.find((e: { id: number }) => e.id === id);
+
+    const course = await courseWithSlides({ title: 'Unpublished meanwhile' });
+    const open = await learnerIn(course.id);
+    const unpublished = await completingHeld(open.api, open.enrollment.id, async () => {
+      expect((await f.admin.patch(`${COURSES}/${course.id}`, { course_template: { is_published: false } })).status).toBe(200);
+    });
+    expect([unpublished.status, unpublished.body.code]).toEqual([404, 'LEARNER_COURSE_NOT_FOUND']);
+    expect(await stateOf(course.id, open.enrollment.id)).toMatchObject({ state: 'assigned', completed_at: null });
+
+    const archivedCourse = await courseWithSlides({ title: 'Archived meanwhile' });
+    const other = await learnerIn(archivedCourse.id);
+    const archived = await completingHeld(other.api, other.enrollment.id, async () => {
+      expect((await f.admin.delete(`${COURSES}/${archivedCourse.id}`)).status).toBe(204);
+    });
+    expect([archived.status, archived.body.code]).toEqual([400, 'COURSE_TEMPLATE_ARCHIVED']);
+    expect(await stateOf(archivedCourse.id, other.enrollment.id)).toMatchObject({ state: 'assigned', completed_at: null });
+    // Its enrollment stays listed, with the course's archival, as an archived course's enrollments do.
+    expect((await other.api.get(`${LEARNER_COURSES}/${other.enrollment.id}`)).body.courses[0]).toMatchObject({ state: 'assigned', deleted_at: expect.any(String) });
   });
 
   it('shows the program fields for a course enrolled through a program', async () => {

@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import OAuth from 'oauth-1.0a';
+import { holdingLock } from '@lms/testing';
 import { COURSES, PROGRAMS, TASKS } from './catalog-fixture.js';
 import { type EnrollmentFixture, startEnrollmentFixture } from './enrollment-fixture.js';
 
@@ -106,6 +107,28 @@ describe('LTI content items and launches, end to end', () => {
     const added = await f.author.post(`${COURSES}/${course.id}/lti_content_items`, { lti_content_items: [{ title: 'Late', launch_url: LAUNCH_URL, consumer_key: 'k', consumer_secret: 's' }] });
     expect([added.status, added.body.code]).toEqual([400, 'COURSE_TEMPLATE_ARCHIVED']);
     expect((await f.admin.get(`${COURSES}/${course.id}/enrollments`)).body.enrollments[0]).toMatchObject({ id: enrollment.id, state: 'assigned' });
+  });
+
+  it('completes nothing through an item whose course is unpublished or archived while the completion waits for the enrollment (404)', async () => {
+    for (const takeAway of [
+      (id: string) => f.author.patch(`${COURSES}/${id}`, { course_template: { is_published: false } }),
+      (id: string) => f.author.delete(`${COURSES}/${id}`),
+    ]) {
+      const course = await f.createCourse({ is_published: true }, f.author);
+      const item = await itemOf(course.id);
+      const user = await f.newLearner();
+      const [enrollment] = (await f.enroll(course.id, [{ user_id: user.userId }])).enrollments;
+      // The completion finds the item served, then waits for the enrollment's row while the course is taken away.
+      const completed = await holdingLock(f.t.db.url, 'SELECT 1 FROM catalog.enrollments WHERE id = $1 FOR UPDATE', [enrollment.id], async (held) => {
+        const completing = f.admin.as(user.token).post(`${ITEMS}/${item.id}/complete`);
+        await held.waiters();
+        expect((await takeAway(course.id)).status).toBeLessThan(300);
+        await held.release();
+        return completing;
+      });
+      expect([completed.status, completed.body?.code]).toEqual([404, 'LTI_CONTENT_ITEM_NOT_FOUND']);
+      expect((await f.admin.get(`${COURSES}/${course.id}/enrollments`)).body.enrollments[0]).toMatchObject({ id: enrollment.id, state: 'assigned', completed_at: null });
+    }
   });
 
   it('completing a quiz course through an item takes the quiz score, as /complete does (0 with nothing answered)', async () => {

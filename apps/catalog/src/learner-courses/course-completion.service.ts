@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type { RequestContext } from '@lms/contracts';
-import { Database, InjectTenantRepository, type TenantRepository } from '@lms/platform';
+import { Database, type DomainError, InjectTenantRepository, type TenantRepository } from '@lms/platform';
 import { CourseTemplate } from '../course-templates/course-template.entity.js';
 import { EnrollmentLifecycle } from '../enrollments/enrollment-lifecycle.service.js';
 import { Enrollment } from '../enrollments/enrollment.entity.js';
 import { ProgramGate } from '../programs/program-gate.js';
-import { SlideResponsesService } from '../slide-responses/slide-responses.service.js';
+import { servedCourse, SlideResponsesService } from '../slide-responses/slide-responses.service.js';
 import { publishedFacts } from './learner-course.views.js';
 
 /**
@@ -22,25 +22,31 @@ export class CourseCompletion {
     @InjectTenantRepository(CourseTemplate) private readonly courses: TenantRepository<CourseTemplate>,
   ) {}
 
-  /** Completes the caller's course enrollment (one not withdrawn) once; a completed one is answered as it is. */
-  async complete(ctx: RequestContext, e: Enrollment): Promise<Enrollment> {
+  /**
+   * Completes the caller's course enrollment (one not withdrawn) once; a completed one is answered as it is.
+   * An open one completes only while its course is served to learners (published, not archived); else
+   * `refused` says, in the caller's terms, why not.
+   */
+  async complete(ctx: RequestContext, e: Enrollment, refused: (course: CourseTemplate | null) => DomainError): Promise<Enrollment> {
     if (e.state === 'complete') return e;
     // A course after an incomplete blocking checkpoint of the learner's programs cannot be done yet.
     await this.gate.assertStartable(ctx, e);
-    return this.withScore(ctx, e.id);
+    return this.withScore(ctx, e.id, refused);
   }
 
   /**
    * A native course completes with the score of the learner's answers to its questions as published now (a
    * publish since the last answer may have added or dropped one), counted under the enrollment's row lock so
    * no answer lands between the count and the completion. A course without questions keeps the score it has,
-   * and an enrollment a concurrent call completed keeps the score it completed with.
+   * and an enrollment a concurrent call completed keeps the score it completed with. The course is read
+   * again under the lock: one unpublished or archived since the caller looked is not completed.
    */
-  private async withScore(ctx: RequestContext, id: number): Promise<Enrollment> {
+  private async withScore(ctx: RequestContext, id: number, refused: (course: CourseTemplate | null) => DomainError): Promise<Enrollment> {
     return this.db.transaction(async () => {
       const e = await this.lifecycle.lockLive(ctx, id);
       if (e.state === 'complete') return e;
       const course = await this.courses.findOne(ctx, { id: e.enrollableId });
+      if (!course || !servedCourse(course)) throw refused(course);
       const score = course && publishedFacts(course).courseType === 'native' ? await this.responses.quizScore(ctx, e.id, course.id) : undefined;
       return this.lifecycle.update(ctx, e.id, { state: 'complete', ...(score === undefined ? {} : { score }) });
     });

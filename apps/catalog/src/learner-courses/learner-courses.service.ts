@@ -3,6 +3,7 @@ import { In, IsNull } from 'typeorm';
 import { type ExternalInfoView, type LearnerCourseView, LIVE_TRAINING, type RequestContext } from '@lms/contracts';
 import { InjectTenantRepository, type TenantRepository } from '@lms/platform';
 import { CourseTemplate } from '../course-templates/course-template.entity.js';
+import { courseTemplateArchived } from '../course-templates/course-template.errors.js';
 import { DEFAULT_SCORM_SETTINGS } from '../course-templates/course-template.views.js';
 import { EnrollmentLifecycle } from '../enrollments/enrollment-lifecycle.service.js';
 import { Enrollment } from '../enrollments/enrollment.entity.js';
@@ -77,7 +78,8 @@ export class LearnerCoursesService {
   async complete(ctx: RequestContext, id: number): Promise<{ view: LearnerCourseView; enrollment: Enrollment }> {
     const own = await this.own(ctx, id);
     if (own.kind === 'live') throw liveTrainingNotCompletable(id);
-    const enrollment = await this.completion.complete(ctx, own.enrollment);
+    // Unpublished since `own` looked: the 404 it answers now; archived (its enrollment stays listed): the 400 of an archived item.
+    const enrollment = await this.completion.complete(ctx, own.enrollment, (course) => (course?.isPublished ? courseTemplateArchived(course.id) : learnerCourseNotFound(id)));
     return { view: (await this.presentCourses(ctx, [enrollment]))[0], enrollment };
   }
 

@@ -90,7 +90,8 @@ export class LtiService {
   /** Completes the caller's enrollment in the item's course as `POST /api/learner/courses/:id/complete` does (once: a completed one stays as it is). */
   async complete(ctx: RequestContext, id: number): Promise<void> {
     const { enrollment } = await this.forLearner(ctx, id);
-    await this.completion.complete(ctx, enrollment);
+    // Taken away from learners since `forLearner` looked: the 404 it answers now.
+    await this.completion.complete(ctx, enrollment, () => ltiContentItemNotFound(id));
   }
 
   /**
