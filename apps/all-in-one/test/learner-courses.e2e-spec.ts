@@ -167,6 +167,23 @@ describe('learner courses and learning items, end to end', () => {
     expect((await other.api.get(`${LEARNER_COURSES}/${other.enrollment.id}`)).body.courses[0]).toMatchObject({ state: 'assigned', deleted_at: expect.any(String) });
   });
 
+  it('does not let a learner leave a course unpublished while the leave waits for the enrollment (404), and changes nothing', async () => {
+    const course = await courseWithSlides({ title: 'Unpublished while leaving' });
+    const { api, enrollment } = await learnerIn(course.id, { required: false });
+    // The leave passes its first look, then waits for the enrollment's row while the unpublish commits.
+    const left = await holdingLock(f.t.db.url, 'SELECT 1 FROM catalog.enrollments WHERE id = $1 FOR UPDATE', [enrollment.id], async (held) => {
+      const leaving = api.delete(`${LEARNER_COURSES}/${enrollment.id}`);
+      await held.waiters();
+      expect((await f.admin.patch(`${COURSES}/${course.id}`, { course_template: { is_published: false } })).status).toBe(200);
+      await held.release();
+      return leaving;
+    });
+    expect([left.status, left.body?.code]).toEqual([404, 'LEARNER_COURSE_NOT_FOUND']);
+    // Published again, the enrollment is back as it was: live, not removed.
+    expect((await f.admin.patch(`${COURSES}/${course.id}`, { course_template: { is_published: true } })).status).toBe(200);
+    expect((await api.get(`${LEARNER_COURSES}/${enrollment.id}`)).body.courses[0]).toMatchObject({ id: enrollment.id, state: 'assigned' });
+  });
+
   it('shows the program fields for a course enrolled through a program', async () => {
     const [a, b] = [await courseWithSlides({ title: 'First' }), await courseWithSlides({ title: 'Second' })];
     const program = (await f.author.post(PROGRAMS, { programs: [{ title: 'Path', is_published: true, course_template_ids: [Number(a.id), Number(b.id)] }] })).body.programs[0];

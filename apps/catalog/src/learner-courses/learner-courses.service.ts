@@ -5,16 +5,16 @@ import { InjectTenantRepository, type TenantRepository } from '@lms/platform';
 import { CourseTemplate } from '../course-templates/course-template.entity.js';
 import { courseTemplateArchived } from '../course-templates/course-template.errors.js';
 import { DEFAULT_SCORM_SETTINGS } from '../course-templates/course-template.views.js';
-import { EnrollmentLifecycle } from '../enrollments/enrollment-lifecycle.service.js';
 import { Enrollment } from '../enrollments/enrollment.entity.js';
 import { ProgramCourse } from '../programs/program-course.entity.js';
 import { ProgramGate, toBlockedByView } from '../programs/program-gate.js';
 import { Program } from '../programs/program.entity.js';
 import { Slide } from '../slides/slide.entity.js';
 import { CourseCompletion } from './course-completion.service.js';
-import { learnerCourseNotFound, liveTrainingNotCompletable, liveTrainingNotLeavable, notExternal, previewNotFound, requiredCourse } from './learner-course.errors.js';
+import { learnerCourseNotFound, liveTrainingNotCompletable, liveTrainingNotLeavable, notExternal, previewNotFound } from './learner-course.errors.js';
 import { type ProgramPlace, publishedFacts, type SlideTotals, stillTheirs, toLearnerCourseView, toLiveTrainingView, totalsOf } from './learner-course.views.js';
 import { LearnerLiveEnrollment } from './learner-live-enrollment.entity.js';
+import { LearningItemsService } from './learning-items.service.js';
 import { SchedulingLiveCourses } from './scheduling-live-courses.js';
 
 /** One of the caller's learner courses: a course enrollment or a live training. */
@@ -27,8 +27,8 @@ export type OwnCourse = { kind: 'course'; enrollment: Enrollment } | { kind: 'li
 @Injectable()
 export class LearnerCoursesService {
   constructor(
-    private readonly lifecycle: EnrollmentLifecycle,
     private readonly completion: CourseCompletion,
+    private readonly items: LearningItemsService,
     private readonly scheduling: SchedulingLiveCourses,
     private readonly gate: ProgramGate,
     @InjectTenantRepository(Enrollment) private readonly enrollments: TenantRepository<Enrollment>,
@@ -83,12 +83,14 @@ export class LearnerCoursesService {
     return { view: (await this.presentCourses(ctx, [enrollment]))[0], enrollment };
   }
 
-  /** The caller leaves an optional course: the enrollment is removed (history, like an author's removal). */
+  /**
+   * The caller leaves an optional course: the enrollment is removed (history, like an author's removal), as a
+   * learning item is left: under the enrollment's row lock, so a course unpublished since `own` looked is its 404.
+   */
   async leave(ctx: RequestContext, id: number): Promise<void> {
     const own = await this.own(ctx, id);
     if (own.kind === 'live') throw liveTrainingNotLeavable(id);
-    if (own.enrollment.required) throw requiredCourse(id);
-    await this.lifecycle.remove(ctx, id);
+    await this.items.leave(ctx, id);
   }
 
   async externalInfo(ctx: RequestContext, id: number): Promise<ExternalInfoView> {
