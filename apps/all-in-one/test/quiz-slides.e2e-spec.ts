@@ -334,6 +334,26 @@ describe('quiz slides, end to end', () => {
     expect((await ann.get(`/api/learner/courses/${enrollment}`)).body.courses[0].score).toBe(100);
   });
 
+  it('neither records an answer nor moves progress in a course unpublished while the request waits for the enrollment (404)', async () => {
+    const s = await quizCourse({}, 1);
+    const [ann] = s.clients;
+    const enrollment = s.enrollments[0].id as number;
+    for (const act of [() => answer(ann, s.course.id, s.quiz, ['blue']), () => ann.post(`/api/learner/courses/${s.course.id}/slides/${s.primes}/view`)]) {
+      // The request finds the course served, then waits for the enrollment's row while the unpublish commits.
+      const res = await holdingLock(f.t.db.url, 'SELECT 1 FROM catalog.enrollments WHERE id = $1 FOR UPDATE', [enrollment], async (held) => {
+        const acting = act();
+        await held.waiters();
+        expect((await f.author.patch(`${COURSES}/${s.course.id}`, { course_template: { is_published: false } })).status).toBe(200);
+        await held.release();
+        return acting;
+      });
+      expect([res.status, res.body?.code]).toEqual([404, 'SLIDE_NOT_FOUND']);
+      expect((await f.author.patch(`${COURSES}/${s.course.id}`, { course_template: { is_published: true } })).status).toBe(200);
+    }
+    expect(await storedAnswers(s.quiz)).toBe(0);
+    expect((await ann.get(`/api/learner/courses/${enrollment}`)).body.courses[0]).toMatchObject({ state: 'assigned', progress: 0, score: null });
+  });
+
   it("moves a native course's progress to a slide its learner has seen, never back, and starts the enrollment; refuses others' and unpublished slides", async () => {
     const s = await quizCourse({}, 2);
     const [ann, bob] = s.clients;

@@ -190,17 +190,17 @@ export class SlideResponsesService {
 
   /**
    * The caller's live enrollment in a published, live course (any state: a completed learner may review), or
-   * the one 404 of design §10 for everything else: not enrolled, an unknown or another account's course.
+   * the one 404 of design §10 for everything else: not enrolled, an unknown or another account's course. With `lock`,
+   * the course is read once the enrollment is held: one unpublished or archived while the write waited is the 404.
    */
   private async learnerEnrollment(ctx: RequestContext, courseId: number, notYours: () => Error, lock = false): Promise<{ course: CourseTemplate; enrollment: Enrollment }> {
-    const course = await this.courses.findOne(ctx, { id: courseId });
-    if (!course || !servedCourse(course)) throw notYours();
     const enrollment = await this.enrollments.findOne(
       ctx,
       { userId: ctx.userId, enrollableType: 'CourseTemplate', enrollableId: courseId, deletedAt: IsNull() },
       lock ? { lock: 'update' } : undefined,
     );
-    if (!enrollment) throw notYours();
+    const course = enrollment ? await this.courses.findOne(ctx, { id: courseId }) : null;
+    if (!enrollment || !course || !servedCourse(course)) throw notYours();
     return { course, enrollment };
   }
 
