@@ -79,6 +79,18 @@ describe('mobile learner items, end to end', () => {
     expect((await f.stranger.get(`${MOBILE}/courses?course_template_ids=${enrolled.id}`)).body).toEqual({ meta: {}, items: [] });
   });
 
+  it("shows a course's description as last published, also when it was published without one: a draft description reaches no learner", async () => {
+    const api = f.admin.as((await f.newLearner()).token);
+    const bare = await f.createCourse({ title: 'No description yet', is_published: true });
+    const described = await coverCourse({ description: 'As published' });
+    for (const course of [bare, described]) {
+      expect((await f.admin.patch(`${COURSES}/${course.id}`, { course_template: { description: 'Draft, not for learners' } })).status).toBe(200);
+    }
+    const items = (await api.get(`${MOBILE}/courses?course_template_ids=${bare.id},${described.id}`)).body.items;
+    expect(items.map((i: { template: { description: string | null } }) => i.template.description)).toEqual([null, 'As published']);
+    expect((await api.get(`${MOBILE}/courses/${bare.id}`)).body.template.description).toBeNull();
+  });
+
   it('400 when the ids are missing or not integers', async () => {
     for (const query of ['', '?course_template_ids=', '?course_template_ids=a,b', '?course_template_ids=1,x', '?course_template_ids=1.5', '?course_template_ids=-1', '?course_template_ids[]=a', '?other=1']) {
       const res = await f.learner.get(`${MOBILE}/courses${query}`);

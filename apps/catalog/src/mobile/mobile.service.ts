@@ -3,7 +3,7 @@ import { In, IsNull } from 'typeorm';
 import { type BlockedByView, type MobileCourseItem, type MobileTaskItem, QUIZ_SLIDE_TYPES, type RequestContext, shownApprovalState, type SlideAttributesView } from '@lms/contracts';
 import { notFound, InjectTenantRepository, type TenantRepository } from '@lms/platform';
 import { CourseTemplate } from '../course-templates/course-template.entity.js';
-import { enrollUrl } from '../course-templates/course-template.views.js';
+import { enrollUrl, lastPublished } from '../course-templates/course-template.views.js';
 import { Enrollment } from '../enrollments/enrollment.entity.js';
 import { publishedFacts, toLearnerCourseView } from '../learner-courses/learner-course.views.js';
 import { LearnerCoursesService } from '../learner-courses/learner-courses.service.js';
@@ -92,7 +92,8 @@ export class MobileService {
   private courseItem(course: CourseTemplate, e: Enrollment | undefined, totals: Parameters<typeof toLearnerCourseView>[2], facts: SlideFacts | undefined, blockedBy: BlockedByView | null): MobileCourseItem {
     const published = publishedFacts(course);
     const learner = toLearnerCourseView(course, e, totals);
-    const description = ((course.published ?? {}) as { description?: string | null }).description ?? course.description;
+    // As last published, null included: a course published without a description shows none, not the authors' draft.
+    const description = lastPublished(course)('description', course.description);
     const external = published.courseType !== 'native';
     const launchUrl = e ? (external ? `/api/learner/courses/${e.id}/launch_url` : `/api/learner/courses/${e.id}`) : `/api/learner/courses/${course.id}/preview`;
     return {
