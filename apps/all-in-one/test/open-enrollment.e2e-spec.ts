@@ -1,4 +1,4 @@
-import { eventually } from '@lms/testing';
+import { eventually, holdingLock } from '@lms/testing';
 import { COURSES, PROGRAMS, TASKS } from './catalog-fixture.js';
 import { type EnrollmentFixture, startEnrollmentFixture } from './enrollment-fixture.js';
 
@@ -168,6 +168,23 @@ describe('open enrollment, end to end', () => {
     const open = await program({ is_published: true, open_enrollment: true, course_template_ids: [Number(course.id)] });
     expect((await f.stranger.post(openProgram(open.uuid))).status).toBe(404);
     expect((await f.learner.get(openProgram(closed.id))).body.enrollments).toEqual([]);
+  });
+
+  it('enrolls nobody in a program whose open enrollment is turned off while the request waits for the program (400)', async () => {
+    const course = await f.publishedCourse({ title: 'Closing' });
+    const p = await program({ is_published: true, open_enrollment: true, course_template_ids: [Number(course.id)] });
+    const user = await f.newLearner();
+    const api = f.admin.as(user.token);
+    // An author's change of the program, not committed yet, holds its row: the request reads it open, then waits for it.
+    const res = await holdingLock(f.t.db.url, 'UPDATE catalog.programs SET open_enrollment = false WHERE id = $1', [Number(p.id)], async (held) => {
+      const enrolling = api.post(p.enroll_url);
+      await held.waiters();
+      await held.release();
+      return enrolling;
+    });
+    expect([res.status, res.body.code]).toEqual([400, 'NOT_OPEN_FOR_ENROLLMENT']);
+    expect((await api.get(openProgram(p.id))).body.enrollments).toEqual([]);
+    expect((await api.get('/api/learner/courses')).body.courses).toEqual([]);
   });
 
   it('answers 404 for a deleted program, by id or uuid, to GET and POST, as for an unknown one', async () => {

@@ -78,10 +78,14 @@ export class OpenEnrollmentService {
 
   async enrollInProgram(ctx: RequestContext, key: string): Promise<LearningItemView[]> {
     const program = await this.findProgram(ctx, key);
-    if (!program.isPublished || !program.openEnrollment) throw notOpen('program', key);
+    const assertOpen = (p: Program) => {
+      if (!p.isPublished || !p.openEnrollment) throw notOpen('program', key);
+    };
+    assertOpen(program);
     const created = await this.db.transaction(async () => {
       if (await this.inProgram(ctx, program.id)) throw alreadyEnrolled('program', key);
-      const result = await this.programEnrollments.enrollEntries(ctx, program.id, [{ user_id: ctx.userId, required: false }]).catch((err: unknown) => {
+      // Open still once the program is held: an author closing or unpublishing it meanwhile enrolls nobody.
+      const result = await this.programEnrollments.enrollEntries(ctx, program.id, [{ user_id: ctx.userId, required: false }], assertOpen).catch((err: unknown) => {
         throw isCallerRefused(err) ? callerDeleted() : err;
       });
       if (result.departed.size > 0) throw callerDeleted();

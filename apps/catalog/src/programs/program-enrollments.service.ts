@@ -55,8 +55,11 @@ export class ProgramEnrollmentsService {
     return this.enrollEntries(ctx, programId, entries);
   }
 
-  /** Enrolls without the authors' check: for callers with their own rule (open enrollment: the learner enrolls themselves). */
-  async enrollEntries(ctx: RequestContext, programId: number, entries: ProgramEnrollmentEntry[]): Promise<ProgramEnrollResult> {
+  /**
+   * Enrolls without the authors' check: for callers with their own rule (open enrollment: the learner enrolls
+   * themselves), which `admit` checks again on the program as held, so a change committed meanwhile is seen.
+   */
+  async enrollEntries(ctx: RequestContext, programId: number, entries: ProgramEnrollmentEntry[], admit: (program: Program) => void = () => undefined): Promise<ProgramEnrollResult> {
     // Another account's (or a deleted) program is a 404 before anything about the learners is told.
     if (!(await this.programRows.findOne(ctx, { id: programId, deletedAt: IsNull() }))) throw programNotFound(programId);
     // Checked with identity before anything is written (the courses' own path checks again): an unknown user enrolls nobody.
@@ -66,6 +69,7 @@ export class ProgramEnrollmentsService {
       // published meanwhile waits for them, so its own reach finds these learners (the programs' lock order).
       const held = await this.programs.holdWithItems(ctx, programId);
       if (!held) throw programNotFound(programId);
+      admit(held.program);
       if (!held.program.isPublished) throw programNotPublished(programId);
       // Written in one order whatever the program's (courses, then tasks, each by id): two programs holding the
       // same courses in other orders took their counter rows and enrollment keys in opposite orders, a deadlock.
