@@ -112,6 +112,22 @@ describe('content markets, end to end', () => {
     expect([noUrl.status, noUrl.body.code]).toEqual([400, 'NO_LAUNCH_URL']);
   });
 
+  it('launches a third-party course as last published: a draft change of its course type reaches no learner', async () => {
+    const course = (await f.author.post(`${MARKETS}/third_party_a/items/a-1/add`)).body.course_templates[0];
+    expect((await f.author.post(`${COURSES}/${course.id}/publish`)).status).toBe(200);
+    const user = await f.t.factory.user(f.cast.accountId, ['learner']);
+    const enrolled = await f.admin.post(`${COURSES}/${course.id}/enrollments`, { enrollments: [{ user_id: user.userId }] });
+    expect(enrolled.status).toBe(201);
+    const enrollment = enrolled.body.enrollments[0].id as number;
+    expect((await f.author.patch(`${COURSES}/${course.id}`, { course_template: { course_type: 'native' } })).status).toBe(200);
+    const learner = f.admin.as(user.token);
+    expect((await learner.get(`/api/learner/courses/${enrollment}`)).body.courses[0].course_type).toBe('third_party_a');
+    const res = await learner.get(`/api/learner/courses/${enrollment}/launch_url`);
+    expect([res.status, res.body]).toEqual([200, { url: 'https://a.test/play/a-1?from=lms', player_launch_type: 'new_window' }]);
+    // The draft goes back: the item's course stays the market's for the specs after this one.
+    expect((await f.author.patch(`${COURSES}/${course.id}`, { course_template: { course_type: 'third_party_a' } })).status).toBe(200);
+  });
+
   it('makes one course when the same item is added concurrently', async () => {
     const answers = await Promise.all(Array.from({ length: 8 }, () => f.author.post(`${MARKETS}/third_party_a/items/a-2/add`)));
     expect(answers.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 200, 200, 200, 201]);

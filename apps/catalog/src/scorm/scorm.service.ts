@@ -29,6 +29,7 @@ import { Enrollment } from '../enrollments/enrollment.entity.js';
 import { MarketItem } from '../markets/market.entity.js';
 import { ProgramGate } from '../programs/program-gate.js';
 import { learnerCourseNotFound } from '../learner-courses/learner-course.errors.js';
+import { publishedFacts } from '../learner-courses/learner-course.views.js';
 import { servedCourse } from '../slide-responses/slide-responses.service.js';
 import { reuses } from './attempts.js';
 import { PackageError, ScormPackageFile } from './package-reader.js';
@@ -171,8 +172,10 @@ export class ScormService implements OnApplicationBootstrap {
     const course = await this.courses.findOne(ctx, { id: enrollment.enrollableId });
     // A course taken away from learners (unpublished, archived) plays for nobody, as its slides show to nobody.
     if (!course || !servedCourse(course)) throw learnerCourseNotFound(enrollmentId);
-    const market = kinds === 'external' ? MARKET_IDS.find((id) => id === course.courseType) : undefined;
-    if (!market && (course.courseType !== 'scorm' || !course.scormPackageId)) throw notLaunchable(enrollmentId, kinds);
+    // Its type as last published, as learners see it: a draft change of type plays nothing before a publish.
+    const courseType = publishedFacts(course).courseType;
+    const market = kinds === 'external' ? MARKET_IDS.find((id) => id === courseType) : undefined;
+    if (!market && (courseType !== 'scorm' || !course.scormPackageId)) throw notLaunchable(enrollmentId, kinds);
     // Behind an incomplete blocking checkpoint of the learner's programs: not startable (a completed course still replays).
     await this.gate.assertStartable(ctx, enrollment);
     if (market) return { url: await this.vendorUrl(enrollmentId, market, course.thirdPartyCourseId), playerLaunchType: 'new_window' };
