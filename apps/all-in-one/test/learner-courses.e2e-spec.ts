@@ -328,6 +328,16 @@ describe('learner courses and learning items, end to end', () => {
     expect((await api.get(`${LEARNER_COURSES}/999999/external_info`)).status).toBe(404);
   });
 
+  it("answers external_info as last published: an author's draft external_course_id or type reaches no learner", async () => {
+    const scorm = await courseWithSlides({ course_type: 'scorm', external_course_id: 'pkg-1' });
+    const { api, enrollment } = await learnerIn(scorm.id);
+    const before = (await api.get(`${LEARNER_COURSES}/${enrollment.id}/external_info`)).body.external_info;
+    expect((await f.admin.patch(`${COURSES}/${scorm.id}`, { course_template: { external_course_id: 'pkg-2-draft', course_type: 'native' } })).status).toBe(200);
+    const res = await api.get(`${LEARNER_COURSES}/${enrollment.id}/external_info`);
+    expect([res.status, res.body.external_info]).toEqual([200, before]);
+    expect(before).toMatchObject({ course_type: 'scorm', external_course_id: 'pkg-1', external_status: 'pending' });
+  });
+
   it('lists live trainings with location, future sessions_count and next_session_start_at from scheduling', async () => {
     const user = await f.newLearner();
     const api = f.admin.as(user.token);

@@ -4,7 +4,7 @@ import { type ExternalInfoView, type LearnerCourseView, LIVE_TRAINING, type Requ
 import { InjectTenantRepository, type TenantRepository } from '@lms/platform';
 import { CourseTemplate } from '../course-templates/course-template.entity.js';
 import { courseTemplateArchived } from '../course-templates/course-template.errors.js';
-import { DEFAULT_SCORM_SETTINGS } from '../course-templates/course-template.views.js';
+import { DEFAULT_SCORM_SETTINGS, externalStatusOf, lastPublished } from '../course-templates/course-template.views.js';
 import { Enrollment } from '../enrollments/enrollment.entity.js';
 import { ProgramCourse } from '../programs/program-course.entity.js';
 import { ProgramGate, toBlockedByView } from '../programs/program-gate.js';
@@ -104,9 +104,10 @@ export class LearnerCoursesService {
       enrollment_id: id,
       course_template_id: course.id,
       course_type: type,
-      external_course_id: course.externalCourseId,
+      // As last published, as the type (and the status it brings): an author's draft link is not the learners' yet.
+      external_course_id: lastPublished(course)('external_course_id', course.externalCourseId),
       third_party_course_id: course.thirdPartyCourseId,
-      external_status: course.externalStatus,
+      external_status: externalStatusOf(type as CourseTemplate['courseType']),
       external_status_message: course.externalStatusMessage,
       available_offline: type === 'scorm',
       external_learning_standard: type === 'scorm' ? 'scorm_1_2' : type,
