@@ -167,6 +167,20 @@ describe('learner courses and learning items, end to end', () => {
     expect((await other.api.get(`${LEARNER_COURSES}/${other.enrollment.id}`)).body.courses[0]).toMatchObject({ state: 'assigned', deleted_at: expect.any(String) });
   });
 
+  it('answers the 404 of its own path to a completion whose enrollment an author removes while it waits for the row', async () => {
+    const course = await courseWithSlides({ title: 'Removed meanwhile' });
+    const { api, enrollment } = await learnerIn(course.id);
+    // An author's removal, not committed yet, holds the row: the completion finds the enrollment live, then waits.
+    const removal = "UPDATE catalog.enrollments SET deleted_at = now(), removal_reason = 'removed' WHERE id = $1";
+    const res = await holdingLock(f.t.db.url, removal, [enrollment.id], async (held) => {
+      const completing = api.post(`${LEARNER_COURSES}/${enrollment.id}/complete`);
+      await held.waiters();
+      await held.release();
+      return completing;
+    });
+    expect([res.status, res.body.code]).toEqual([404, 'LEARNER_COURSE_NOT_FOUND']);
+  });
+
   it('does not let a learner leave a course unpublished while the leave waits for the enrollment (404), and changes nothing', async () => {
     const course = await courseWithSlides({ title: 'Unpublished while leaving' });
     const { api, enrollment } = await learnerIn(course.id, { required: false });

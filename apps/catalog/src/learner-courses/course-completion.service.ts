@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { RequestContext } from '@lms/contracts';
-import { Database, type DomainError, InjectTenantRepository, type TenantRepository } from '@lms/platform';
+import { Database, DomainError, InjectTenantRepository, type TenantRepository } from '@lms/platform';
 import { CourseTemplate } from '../course-templates/course-template.entity.js';
 import { EnrollmentLifecycle } from '../enrollments/enrollment-lifecycle.service.js';
 import { Enrollment } from '../enrollments/enrollment.entity.js';
@@ -25,7 +25,7 @@ export class CourseCompletion {
   /**
    * Completes the caller's course enrollment (one not withdrawn) once; a completed one is answered as it is.
    * An open one completes only while its course is served to learners (published, not archived); else
-   * `refused` says, in the caller's terms, why not.
+   * `refused` says, in the caller's terms, why not (`null`: the enrollment is gone).
    */
   async complete(ctx: RequestContext, e: Enrollment, refused: (course: CourseTemplate | null) => DomainError): Promise<Enrollment> {
     if (e.state === 'complete') return e;
@@ -43,7 +43,8 @@ export class CourseCompletion {
    */
   private async withScore(ctx: RequestContext, id: number, refused: (course: CourseTemplate | null) => DomainError): Promise<Enrollment> {
     return this.db.transaction(async () => {
-      const e = await this.lifecycle.lockLive(ctx, id);
+      // Removed while the call waited for it: the caller's own 404, as any later call gets.
+      const e = await this.lifecycle.lockLive(ctx, id).catch((err: unknown) => Promise.reject(err instanceof DomainError && err.status === 404 ? refused(null) : err));
       if (e.state === 'complete') return e;
       const course = await this.courses.findOne(ctx, { id: e.enrollableId });
       if (!course || !servedCourse(course)) throw refused(course);
