@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { ROUTES, type RouteDefinition, UID_PREFIX } from '@lms/contracts';
+import { ROUTES, type RouteDefinition, UID_PREFIX, unsafeInput } from '@lms/contracts';
 import { isEntrypoint, NestLogger, runStandalone, type Deployable, type HealthIndicator, type Runtime } from '@lms/platform';
 import type { GatewayDeps } from './gateway-deps.js';
 import { GatewayModule } from './gateway.module.js';
@@ -10,6 +10,7 @@ import { busIndicator } from './health/health.controller.js';
 import { answerClientError } from './http/client-error.js';
 import { acceptUploads } from './http/uploads.js';
 import { acceptFormBodies } from './http/compat-input.js';
+import { ProblemError } from './http/problem.js';
 import { ProblemFilter } from './http/problem.filter.js';
 import { replyWithProblem } from './http/problem-reply.js';
 import { RequestDrain } from './http/request-drain.js';
@@ -35,6 +36,22 @@ export interface Gateway extends Deployable {
   /** Base URL the gateway listens on, e.g. `http://127.0.0.1:41234` (port 0 resolved). */
   url: string;
   app: NestFastifyApplication;
+}
+
+/**
+ * Fastify's parser refuses `__proto__` (and `constructor.prototype`) keys with the error of broken JSON,
+ * "Body is not valid JSON": when the text is valid JSON, the answer names the key instead. Runs only on a
+ * refused body.
+ */
+function prototypeKeys(text: string, error: Error): Error {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return error;
+  }
+  const errors = unsafeInput(parsed).filter((e) => /^the key "(__proto__|constructor)"/.test(e.message));
+  return errors.length === 0 ? error : new ProblemError(400, 'MALFORMED_REQUEST', 'The JSON body has a key named like a prototype member (__proto__, constructor); no field is named so.', errors);
 }
 
 function baseUrl(address: AddressInfo | string | null, host: string): string {
@@ -79,7 +96,7 @@ export async function start(runtime: Runtime, routes: RouteDefinition[] = ROUTES
   const parseJson = fastify.getDefaultJsonParser('error', 'error');
   fastify.removeContentTypeParser('application/json');
   fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) =>
-    body === '' ? done(null, undefined) : parseJson(request, body as string, done),
+    body === '' ? done(null, undefined) : parseJson(request, body as string, (err, parsed) => done(err && prototypeKeys(body as string, err), parsed)),
   );
   // Forms, as clients of the original service send bodies (docs/compatibility.md); validated like JSON.
   acceptFormBodies(fastify);

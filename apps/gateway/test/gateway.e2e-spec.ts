@@ -344,6 +344,20 @@ describe('gateway (e2e)', () => {
       expectProblem(await api.request('POST', '/api/author/widgets', '{"__proto__": {"x": 1}}'), 400, 'MALFORMED_REQUEST');
     });
 
+    it('names a prototype key of a JSON body as the reason, not "not valid JSON" (the JSON is valid)', async () => {
+      const before = calls[S.create]?.length ?? 0;
+      const proto = await api.request('POST', '/api/author/widgets', '{"widget": {"name": "a", "__proto__": {"x": 1}}}');
+      expectProblem(proto, 400, 'MALFORMED_REQUEST');
+      expect(proto.body.detail).not.toMatch(/not valid JSON/);
+      expect(proto.body.errors).toEqual([{ field: 'widget.__proto__', message: 'the key "__proto__" is a reserved name, not a field' }]);
+      const ctor = await api.request('POST', '/api/author/widgets', '{"constructor": {"prototype": {"x": 1}}}');
+      expectProblem(ctor, 400, 'MALFORMED_REQUEST');
+      expect(ctor.body.errors).toEqual([{ field: 'constructor', message: 'the key "constructor" is a reserved name, not a field' }]);
+      // Broken JSON is still named as such.
+      expect((await api.request('POST', '/api/author/widgets', '{"__proto__": {')).body.detail).toMatch(/not valid JSON/);
+      expect(calls[S.create]?.length ?? 0).toBe(before);
+    });
+
     it('refuses a body of 110,000 unknown keys with one short error, the service untouched (issue 11, finding 3)', async () => {
       const before = calls[S.create]?.length ?? 0;
       // Under the 1 MiB limit: short keys, as the finding's body had.
