@@ -74,7 +74,8 @@ export async function start(runtime: Runtime, routes: RouteDefinition[] = ROUTES
     requestIdHeader: false,
     logger: false,
     // `/api/author/course_templates/` is the list, as the original service's router took it.
-    routerOptions: { maxParamLength: MAX_PARAM_LENGTH, ignoreTrailingSlash: true },
+    // `//api/…` (a base URL ending in `/` joined to `/api/…`) is `/api/…`, as Rails' router squeezed slashes.
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH, ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
     clientErrorHandler: answerClientError,
     // Behind an ingress every client would otherwise share its address (docs/rate-limits.md "Client address").
     trustProxy: runtime.config.trustedProxies.length > 0 ? runtime.config.trustedProxies : false,

@@ -292,6 +292,15 @@ describe('gateway (e2e)', () => {
       expect([one.status, one.body.widgets]).toEqual([200, [expect.objectContaining({ id: '4' })]]);
     });
 
+    it('takes doubled slashes as one, as the original service’s router did (a base URL ending in / joined to /api/…)', async () => {
+      const list = await api.get('//api/author/widgets?per_page=2');
+      expect([list.status, list.body.widgets?.length]).toEqual([200, 2]);
+      const one = await api.get('/api/author//widgets/4');
+      expect([one.status, one.body.widgets]).toEqual([200, [expect.objectContaining({ id: '4' })]]);
+      expectProblem(await api.get('//api/author/widgets?extra=1'), 400, 'VALIDATION_FAILED');
+      expectProblem(await api.as('learner-token').get('//api/author/widgets'), 403, 'FORBIDDEN');
+    });
+
     it('answers a redirect with the service’s Location', async () => {
       const res = await api.get('/api/downloads/7/file');
       expect(res.status).toBe(302);
