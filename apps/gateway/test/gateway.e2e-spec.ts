@@ -505,6 +505,17 @@ describe('gateway (e2e)', () => {
       }
       expectProblem(await api.as('admin-token').get('/api/admin/secrets?as_user_id=101'), 400, 'VALIDATION_FAILED');
     });
+
+    it('is never dropped unread: a bracketed or percent-encoded as_user_id is a 400, not a request run as the caller', async () => {
+      const before = calls[S.show]?.length ?? 0;
+      for (const query of ['as_user_id[]=101', 'as_user_id%5B%5D=101', 'as%5Fuser%5Fid=101', 'as_user_id[]=101&as_user_id[]=104']) {
+        for (const token of ['admin-token', 'author-token']) {
+          const res = await api.as(token).get(`/api/author/widgets/5?${query}`);
+          expect([query, token, res.status >= 400 && res.status < 500, res.body?.errors?.[0]?.field ?? res.body?.code]).toEqual([query, token, true, expect.stringMatching(/as_user_id|MASQUERADE_FORBIDDEN/)]);
+        }
+      }
+      expect(calls[S.show]?.length ?? 0).toBe(before);
+    });
   });
 
   describe('routing errors', () => {

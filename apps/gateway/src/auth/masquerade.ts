@@ -32,16 +32,19 @@ export class Masquerade {
     if (!takesAsUser(route)) return caller;
     const search = searchOf(request.url);
     if (!search.includes(AS_USER_PARAM)) return caller;
-    const values = new URLSearchParams(search).getAll(AS_USER_PARAM);
+    // `as_user_id[]=5` is the query's `as_user_id` too (normaliseQuery): a list, so never one user.
+    const params = new URLSearchParams(search);
+    const listed = params.getAll(`${AS_USER_PARAM}[]`);
+    const values = [...params.getAll(AS_USER_PARAM), ...listed];
     if (values.length === 0) return caller;
-    return this.actingAs(route, caller, request, values);
+    return this.actingAs(route, caller, request, values, listed.length > 0);
   }
 
-  private async actingAs(route: RouteDefinition, caller: Principal, request: FastifyRequest, values: string[]): Promise<Principal> {
+  private async actingAs(route: RouteDefinition, caller: Principal, request: FastifyRequest, values: string[], listed: boolean): Promise<Principal> {
     if (!caller.roles.includes('admin')) {
       throw new ProblemError(403, 'MASQUERADE_FORBIDDEN', 'Only an administrator may act as another user (as_user_id).');
     }
-    if (values.length > 1 || !isUserReference(values[0])) {
+    if (listed || values.length > 1 || !isUserReference(values[0])) {
       throw new ProblemError(400, 'VALIDATION_FAILED', 'The request has invalid or unknown fields.', [
         { field: AS_USER_PARAM, message: `${AS_USER_PARAM} must be one user id or "uid:<uid>"` },
       ]);

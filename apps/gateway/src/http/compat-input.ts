@@ -142,8 +142,12 @@ export function compatInput(route: RouteDefinition, request: FastifyRequest): Co
   const { query, bodyPairs } = splitQuery(searchOf(request.url), plan);
   const limit = aliasLimit(route, query);
   capPerPage(route, query);
-  // Already acted on when the request was authenticated (Masquerade).
-  if (takesAsUser(route)) delete query[AS_USER_PARAM];
+  // Already acted on when the request was authenticated (Masquerade), unless spelled so that it did not see it
+  // (`as%5Fuser%5Fid`): then the request would run as the caller, so it is refused.
+  if (takesAsUser(route) && Object.hasOwn(query, AS_USER_PARAM)) {
+    if (request.principal?.actorId === undefined) throw invalid([{ field: AS_USER_PARAM, message: `${AS_USER_PARAM} must be sent as as_user_id=<user id or "uid:<uid>">` }]);
+    delete query[AS_USER_PARAM];
+  }
 
   let body: unknown = request.body;
   if (body instanceof FormBody) {
