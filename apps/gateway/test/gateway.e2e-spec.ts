@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { connect } from 'node:net';
 import { Writable } from 'node:stream';
 import { ROUTES, type Principal, type RpcReply, type RpcRequest } from '@lms/contracts';
 import { pino } from 'pino';
@@ -295,6 +296,17 @@ describe('gateway (e2e)', () => {
     it('takes doubled slashes as one, as the original service’s router did (a base URL ending in / joined to /api/…)', async () => {
       const list = await api.get('//api/author/widgets?per_page=2');
       expect([list.status, list.body.widgets?.length]).toEqual([200, 2]);
+      // The links name the list as the router read it: a `//api` after a missing Host would name another host.
+      expect(list.headers.get('link')).toContain(`<${gateway.url}/api/author/widgets?page=2&per_page=2>; rel="next"`);
+      // HTTP/1.0 without Host: the links stay path-absolute, and `//api/…` would be a network-path reference.
+      const hostless = await new Promise<string>((resolve, reject) => {
+        const { port } = new URL(gateway.url);
+        const socket = connect(Number(port), '127.0.0.1', () => socket.write('GET //api/author/widgets?per_page=2 HTTP/1.0\r\nAuthorization: Bearer author-token\r\n\r\n'));
+        let text = '';
+        socket.on('data', (chunk: Buffer) => (text += chunk.toString())).on('end', () => resolve(text)).on('error', reject);
+      });
+      expect(hostless).toMatch(/^HTTP\/1\.1 200/);
+      expect(hostless).toMatch(/\r\nlink: <\/api\/author\/widgets\?page=1&per_page=2>; rel="first"/i);
       const one = await api.get('/api/author//widgets/4');
       expect([one.status, one.body.widgets]).toEqual([200, [expect.objectContaining({ id: '4' })]]);
       expectProblem(await api.get('//api/author/widgets?extra=1'), 400, 'VALIDATION_FAILED');

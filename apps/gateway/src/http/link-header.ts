@@ -1,7 +1,7 @@
 export interface PageLinkInput {
   /** Where the links start: the API's public base URL, e.g. `https://lms.example.com` (`publicBase`). */
   base: string;
-  /** Path of the list as requested, e.g. `/api/author/custom_fields`. */
+  /** Path of the list as requested, e.g. `/api/author/custom_fields` (doubled slashes are made one). */
   path: string;
   /** The request's query without `?`; every parameter but `page`, `per_page` and `limit` is kept as sent. */
   search: string;
@@ -57,7 +57,9 @@ export function publicBase(publicUrl: string | undefined, protocol: string, host
 /** RFC 8288 `Link` value with first, prev, next and (for a counted list) last, as absolute URLs. */
 export function pageLinks({ base, path, search, page, perPage, size, next }: PageLinkInput): string {
   const kept = search.split('&').filter((pair) => pair !== '' && !PAGING_KEYS.has(keyOf(pair)));
-  const url = (n: number | string) => `${base}${path}?${[...kept, `page=${n}`, `per_page=${perPage}`].join('&')}`;
+  // `//api/…` as the router read it (`/api/…`): without a base, `//api` would name a host.
+  const list = path.includes('//') ? path.replace(/\/{2,}/g, '/') : path;
+  const url = (n: number | string) => `${base}${list}?${[...kept, `page=${n}`, `per_page=${perPage}`].join('&')}`;
   const last = typeof size === 'number' ? lastPage(size, perPage) : undefined;
   const links: [string, number | string][] = [['first', 1]];
   if (page > 1) links.push(['prev', last === undefined ? page - 1 : Math.min(page - 1, last)]);
