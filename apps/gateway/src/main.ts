@@ -15,6 +15,7 @@ import { ProblemFilter } from './http/problem.filter.js';
 import { replyWithProblem } from './http/problem-reply.js';
 import { RequestDrain } from './http/request-drain.js';
 import { generateRequestId } from './http/request-id.js';
+import { utf8Text } from './http/utf8.js';
 import { declareRequestState } from './http/request-state.js';
 import { HttpMetrics } from './metrics/http-metrics.js';
 
@@ -96,9 +97,16 @@ export async function start(runtime: Runtime, routes: RouteDefinition[] = ROUTES
   // not malformed JSON. Everything else goes through Fastify's own parser (prototype-poisoning checks included).
   const parseJson = fastify.getDefaultJsonParser('error', 'error');
   fastify.removeContentTypeParser('application/json');
-  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) =>
-    body === '' ? done(null, undefined) : parseJson(request, body as string, (err, parsed) => done(err && prototypeKeys(body as string, err), parsed)),
-  );
+  fastify.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, raw, done) => {
+    if ((raw as Buffer).length === 0) return done(null, undefined);
+    let body: string;
+    try {
+      body = utf8Text(raw as Buffer);
+    } catch (err) {
+      return done(err as Error);
+    }
+    parseJson(request, body, (err, parsed) => done(err && prototypeKeys(body, err), parsed));
+  });
   // Forms, as clients of the original service send bodies (docs/compatibility.md); validated like JSON.
   acceptFormBodies(fastify);
   // Files (SCORM packages) for the upload routes, streamed to the file store unread.

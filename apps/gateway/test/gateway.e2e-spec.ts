@@ -394,6 +394,36 @@ describe('gateway (e2e)', () => {
       expect(calls[S.create]?.length ?? 0).toBe(before);
     });
 
+    it('refuses text that is not UTF-8, in a body or percent-encoded, instead of storing U+FFFD for it (as Rails answered 400)', async () => {
+      const before = { create: calls[S.create]?.length ?? 0, list: calls[S.list]?.length ?? 0 };
+      const latin1 = (text: string) => Buffer.from(text, 'latin1');
+      const form = { 'content-type': 'application/x-www-form-urlencoded' };
+      for (const [body, headers] of [
+        [latin1('{"widget": {"name": "café"}}'), { 'content-type': 'application/json; charset=iso-8859-1' }],
+        [latin1('{"widget": {"name": "café"}}'), {}],
+        [latin1('widget[name]=café'), form],
+        ['widget[name]=caf%E9', form],
+      ] as const) {
+        const res = await api.request('POST', '/api/author/widgets', new Uint8Array(body instanceof Buffer ? body : Buffer.from(body)), headers);
+        expectProblem(res, 400, 'MALFORMED_REQUEST');
+        expect(res.body.detail).toMatch(/UTF-8/);
+      }
+      expectProblem(await api.request('POST', '/api/author/widgets?widget[name]=caf%E9', undefined, { 'content-type': 'application/json' }), 400, 'MALFORMED_REQUEST');
+      expectProblem(await api.get('/api/author/widgets?sort=caf%E9'), 400, 'MALFORMED_REQUEST');
+      expect({ create: calls[S.create]?.length ?? 0, list: calls[S.list]?.length ?? 0 }).toEqual(before);
+      // UTF-8 passes, U+FFFD itself included, however it is sent.
+      for (const [body, headers] of [
+        [Buffer.from('{"widget": {"name": "café \uFFFD"}}'), {}],
+        [Buffer.from('widget[name]=café \uFFFD'), form],
+        [Buffer.from('widget[name]=caf%C3%A9%20%EF%BF%BD'), form],
+      ] as const) {
+        const res = await api.request('POST', '/api/author/widgets', new Uint8Array(body), headers);
+        expect(res.status).toBe(201);
+        expect(calls[S.create].at(-1)?.body).toEqual({ widget: { name: 'café \uFFFD' } });
+      }
+      expect((await api.get('/api/author/widgets?sort=name&per_page=1&includes=%C3%A9')).body.errors).toEqual([{ field: 'includes', message: expect.any(String) }]);
+    });
+
     it('answers 415 for a body that is neither JSON nor a form', async () => {
       expectProblem(await api.request('POST', '/api/author/widgets', '--b\r\n\r\n--b--', { 'content-type': 'multipart/form-data; boundary=b' }), 415, 'UNSUPPORTED_MEDIA_TYPE');
       expectProblem(await api.request('POST', '/api/author/widgets', 'hello', { 'content-type': 'text/plain' }), 415, 'UNSUPPORTED_MEDIA_TYPE');

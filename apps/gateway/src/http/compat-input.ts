@@ -5,6 +5,7 @@ import { AS_USER_PARAM, takesAsUser } from '../auth/masquerade.js';
 import { DtoSchemas } from '../openapi/dto-schemas.js';
 import { ProblemError } from './problem.js';
 import { normaliseQuery, searchOf, type RawQuery } from './query-normaliser.js';
+import { assertPercentUtf8, utf8Text } from './utf8.js';
 import { buildParams, compileCoercer, formPairs, type ParamNode, ParamsError, rootOf, type Coercer } from './rails-params.js';
 
 /**
@@ -28,7 +29,15 @@ export class FormBody {
 
 /** Form bodies are read as text (within the same size limit as JSON) and built per route in compatInput. */
 export function acceptFormBodies(fastify: FastifyInstance): void {
-  fastify.addContentTypeParser(FORM_CONTENT_TYPE, { parseAs: 'string' }, (_request, body, done) => done(null, new FormBody(body as string)));
+  fastify.addContentTypeParser(FORM_CONTENT_TYPE, { parseAs: 'buffer' }, (_request, raw, done) => {
+    try {
+      const text = utf8Text(raw as Buffer);
+      assertPercentUtf8(text, 'form body');
+      done(null, new FormBody(text));
+    } catch (err) {
+      done(err as Error);
+    }
+  });
 }
 
 /** What a route's body looks like to the parameter builder: its top-level names, and how to type their values. */
@@ -139,7 +148,9 @@ function mergeQueryIntoBody(body: unknown, bodyPairs: [string, string][], coerce
 
 export function compatInput(route: RouteDefinition, request: FastifyRequest): CompatInput {
   const plan = planOf(route);
-  const { query, bodyPairs } = splitQuery(searchOf(request.url), plan);
+  const search = searchOf(request.url);
+  assertPercentUtf8(search, 'query string');
+  const { query, bodyPairs } = splitQuery(search, plan);
   const limit = aliasLimit(route, query);
   capPerPage(route, query);
   // Already acted on when the request was authenticated (Masquerade), unless spelled so that it did not see it
