@@ -51,6 +51,9 @@ describe('gateway (e2e)', () => {
   // Held replies: released at the end so no handler outlives the suite.
   const held = deferred();
   const slowArrivals: Deferred[] = [];
+  // A create of a widget named 'waits' is answered once the gate opens.
+  const createArrived = deferred();
+  const createGate = deferred();
 
   // The main gateway logs into this list, so the request log can be checked.
   const logLines: Record<string, unknown>[] = [];
@@ -113,7 +116,14 @@ describe('gateway (e2e)', () => {
         ? { ok: false, error: { status: 404, code: 'WIDGET_NOT_FOUND', title: 'Not Found', detail: 'There is no widget 404.' } }
         : { ok: true, body: { meta: {}, widgets: [widget(req.params.id)] } },
     );
-    serve(S.create, (req) => ({ ok: true, body: { meta: {}, widgets: [{ id: '9', ...(req.body as { widget: object }).widget }] } }));
+    serve(S.create, async (req) => {
+      const created = (req.body as { widget: { name?: string } }).widget;
+      if (created.name === 'waits') {
+        createArrived.resolve();
+        await createGate.promise;
+      }
+      return { ok: true, body: { meta: {}, widgets: [{ id: '9', ...created }] } };
+    });
     serve(S.update, (req) => ({ ok: true, body: { meta: {}, widgets: [{ id: String(req.params.id), ...(req.body as { widget: object }).widget }] } }));
     serve(S.delete, () => ({ ok: true, status: 204 }));
     serve(S.sync, (req) => ({ ok: true, body: { widget: widget(req.params.id) } }));
@@ -567,6 +577,28 @@ describe('gateway (e2e)', () => {
 
     it('answers 400 problem for a malformed URL', async () => {
       expectProblem(await api.get('/api/author/widgets/%E0%A4%A'), 400, 'MALFORMED_REQUEST');
+    });
+
+    it('answers a request before refusing the bytes that follow it on the connection (a Content-Length shorter than the body)', async () => {
+      const before = calls[S.create]?.length ?? 0;
+      const body = JSON.stringify({ widget: { name: 'waits' } });
+      const { port } = new URL(gateway.url);
+      const socket = connect(Number(port), '127.0.0.1');
+      const answers = new Promise<string>((resolve, reject) => {
+        let text = '';
+        socket.on('data', (chunk: Buffer) => (text += chunk.toString())).on('close', () => resolve(text)).on('error', reject);
+      });
+      socket.write(`POST /api/author/widgets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer author-token\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+      // The rest of a longer body arrives while the service works on the request the Content-Length delimited.
+      await createArrived.promise;
+      socket.write(', "more": 1}\r\n\r\n');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      createGate.resolve();
+      const text = await answers;
+      // The widget was created: the client is told so first, then that the rest was not HTTP.
+      expect(calls[S.create]?.length ?? 0).toBe(before + 1);
+      expect(text.match(/HTTP\/1\.1 \d+ /g)).toEqual(['HTTP/1.1 201 ', 'HTTP/1.1 400 ']);
+      expect(text).toContain('"name":"waits"');
     });
 
     it('answers 405 with Allow for a known path and another method', async () => {

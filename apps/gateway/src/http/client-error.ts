@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { SECURITY_HEADERS } from '@lms/platform';
 import { PROBLEM_CONTENT_TYPE, problemDocument, statusTitle } from './problem.js';
@@ -17,6 +18,24 @@ const MALFORMED = { status: 400, code: 'MALFORMED_REQUEST', detail: 'The request
  */
 export function answerClientError(error: Error & { code?: string }, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  // Bytes after a request the parser took (a Content-Length shorter than the body): that request may be at work
+  // (a write). Its answer goes first, as Node's own handler lets it; the refusal follows, then the close.
+  const inFlight = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+  if (inFlight && !inFlight.writableFinished) {
+    let answered = false;
+    const answer = () => {
+      if (answered || socket.destroyed) return;
+      answered = true;
+      refuse(error, socket);
+    };
+    // Once that answer is sent: the connection is still open (kept alive) for the refusal to follow it.
+    inFlight.once('finish', answer).once('close', answer);
+    return;
+  }
+  refuse(error, socket);
+}
+
+function refuse(error: Error & { code?: string }, socket: Socket): void {
   const { status, code, detail } = (error.code && CLIENT_ERRORS[error.code]) || MALFORMED;
   const requestId = randomUUID();
   const body = JSON.stringify(problemDocument({ status, code, title: statusTitle(status), detail, headers: {}, unexpected: false }, requestId));
