@@ -15,7 +15,7 @@ import { ProblemFilter } from './http/problem.filter.js';
 import { replyWithProblem } from './http/problem-reply.js';
 import { RequestDrain } from './http/request-drain.js';
 import { generateRequestId } from './http/request-id.js';
-import { utf8Text } from './http/utf8.js';
+import { assertIdentityCoding, utf8Text } from './http/utf8.js';
 import { declareRequestState } from './http/request-state.js';
 import { HttpMetrics } from './metrics/http-metrics.js';
 
@@ -101,6 +101,7 @@ export async function start(runtime: Runtime, routes: RouteDefinition[] = ROUTES
     if ((raw as Buffer).length === 0) return done(null, undefined);
     let body: string;
     try {
+      assertIdentityCoding(request.headers['content-encoding']);
       body = utf8Text(raw as Buffer);
     } catch (err) {
       return done(err as Error);

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { connect } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import { Writable } from 'node:stream';
 import { ROUTES, type Principal, type RpcReply, type RpcRequest } from '@lms/contracts';
 import { pino } from 'pino';
@@ -432,6 +433,19 @@ describe('gateway (e2e)', () => {
         expect(calls[S.create].at(-1)?.body).toEqual({ widget: { name: 'café \uFFFD' } });
       }
       expect((await api.get('/api/author/widgets?sort=name&per_page=1&includes=%C3%A9')).body.errors).toEqual([{ field: 'includes', message: expect.any(String) }]);
+    });
+
+    it('answers 415 naming the coding for a compressed body, which it does not inflate', async () => {
+      const before = calls[S.create]?.length ?? 0;
+      const zipped = new Uint8Array(gzipSync(JSON.stringify({ widget: { name: 'zipped' } })));
+      for (const headers of [{ 'content-encoding': 'gzip' }, { 'content-encoding': 'br', 'content-type': 'application/x-www-form-urlencoded' }] as Record<string, string>[]) {
+        const res = await api.request('POST', '/api/author/widgets', zipped, headers);
+        expectProblem(res, 415, 'UNSUPPORTED_MEDIA_TYPE');
+        expect(res.body.detail).toMatch(/Content-Encoding/);
+        expect(res.headers.get('accept-encoding')).toBe('identity');
+      }
+      expect(calls[S.create]?.length ?? 0).toBe(before);
+      expect((await api.request('POST', '/api/author/widgets', { widget: { name: 'plain' } }, { 'content-encoding': 'identity' })).status).toBe(201);
     });
 
     it('answers 415 for a body that is neither JSON nor a form', async () => {

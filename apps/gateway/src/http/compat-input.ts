@@ -5,7 +5,7 @@ import { AS_USER_PARAM, takesAsUser } from '../auth/masquerade.js';
 import { DtoSchemas } from '../openapi/dto-schemas.js';
 import { ProblemError } from './problem.js';
 import { normaliseQuery, searchOf, type RawQuery } from './query-normaliser.js';
-import { assertPercentUtf8, utf8Text } from './utf8.js';
+import { assertIdentityCoding, assertPercentUtf8, utf8Text } from './utf8.js';
 import { buildParams, compileCoercer, formPairs, type ParamNode, ParamsError, rootOf, type Coercer } from './rails-params.js';
 
 /**
@@ -29,8 +29,9 @@ export class FormBody {
 
 /** Form bodies are read as text (within the same size limit as JSON) and built per route in compatInput. */
 export function acceptFormBodies(fastify: FastifyInstance): void {
-  fastify.addContentTypeParser(FORM_CONTENT_TYPE, { parseAs: 'buffer' }, (_request, raw, done) => {
+  fastify.addContentTypeParser(FORM_CONTENT_TYPE, { parseAs: 'buffer' }, (request, raw, done) => {
     try {
+      assertIdentityCoding(request.headers['content-encoding']);
       const text = utf8Text(raw as Buffer);
       assertPercentUtf8(text, 'form body');
       done(null, new FormBody(text));

@@ -4,6 +4,15 @@ import { ProblemError } from './problem.js';
 const notUtf8 = (detail: string) => new ProblemError(400, 'MALFORMED_REQUEST', detail);
 
 /**
+ * A compressed body (`Content-Encoding: gzip`) is not inflated (Rails did not either): 415 naming the coding,
+ * with `Accept-Encoding: identity` (RFC 9110 §15.5.16), rather than a 400 about its bytes.
+ */
+export function assertIdentityCoding(coding: string | undefined): void {
+  if (coding === undefined || coding === '' || coding.trim().toLowerCase() === 'identity') return;
+  throw new ProblemError(415, 'UNSUPPORTED_MEDIA_TYPE', `A body with Content-Encoding ${coding.slice(0, 40)} is not read: send it uncompressed.`, undefined, { 'accept-encoding': 'identity' });
+}
+
+/**
  * A body's text, refused (400) when its bytes are not UTF-8: decoding would put U+FFFD in their place and the
  * service would store that (`café` sent in Latin-1 became `caf�`). Rails answered such a body 400 too. Only a
  * text holding U+FFFD can have had bytes replaced, so the exact check runs only then.
