@@ -490,6 +490,18 @@ describe('gateway (e2e)', () => {
       expect(calls[S.update].at(-1)?.body).toEqual({ widget: { name: 'x' }, tags: [{ label: 'p' }, { label: 'q' }] });
     });
 
+    it('names the Content-Type as the fault of a JSON body sent as a form (curl -d), instead of an unknown field named like the JSON', async () => {
+      const before = calls[S.create]?.length ?? 0;
+      for (const body of ['{"widget": {"name": "x"}}', ' [{"widget": {}}]']) {
+        const res = await api.request('POST', '/api/author/widgets', body, FORM);
+        expectProblem(res, 400, 'MALFORMED_REQUEST');
+        expect(res.body.detail).toMatch(/Content-Type: application\/json/);
+      }
+      expect(calls[S.create]?.length ?? 0).toBe(before);
+      // A form that only starts like JSON is a form.
+      expectProblem(await api.request('POST', '/api/author/widgets', '{x}=1&widget[name]=y', FORM), 400, 'VALIDATION_FAILED');
+    });
+
     it('validates a built body exactly as a JSON body, without calling the service', async () => {
       const before = calls[S.create]?.length ?? 0;
       const json = await api.post('/api/author/widgets', { widget: { name: '', size: 'big', colour: 'red' } });

@@ -34,11 +34,24 @@ export function acceptFormBodies(fastify: FastifyInstance): void {
       assertIdentityCoding(request.headers['content-encoding']);
       const text = utf8Text(raw as Buffer);
       assertPercentUtf8(text, 'form body');
+      if (isJsonText(text)) throw new ProblemError(400, 'MALFORMED_REQUEST', 'The body is JSON but is sent as a form (Content-Type: application/x-www-form-urlencoded, curl -d’s default): send it with Content-Type: application/json.');
       done(null, new FormBody(text));
     } catch (err) {
       done(err as Error);
     }
   });
+}
+
+/** A form's text that is a JSON object or array (its first character says so before any parse). */
+function isJsonText(text: string): boolean {
+  const first = text.trimStart()[0];
+  if (first !== '{' && first !== '[') return false;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** What a route's body looks like to the parameter builder: its top-level names, and how to type their values. */
