@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { tenantRepositoryProvider } from '@lms/platform';
+import { CustomField } from '../custom-fields/custom-field.entity.js';
 import { UserCustomFieldValue } from '../users/user-custom-field-value.entity.js';
 import { User } from '../users/user.entity.js';
 import { UsersModule } from '../users/users.module.js';
@@ -10,6 +11,6 @@ import { UserImportService } from './user-import.service.js';
 @Module({
   imports: [UsersModule],
   controllers: [UserImportHandlers],
-  providers: [UserImportService, tenantRepositoryProvider(User), tenantRepositoryProvider(UserCustomFieldValue)],
+  providers: [UserImportService, tenantRepositoryProvider(User), tenantRepositoryProvider(UserCustomFieldValue), tenantRepositoryProvider(CustomField)],
 })
 export class UserImportModule {}
