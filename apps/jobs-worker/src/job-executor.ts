@@ -1,4 +1,4 @@
-import type { Database, FileStore, Logger, MessageBus } from '@lms/platform';
+import { type Database, DomainError, type FileStore, type Logger, type MessageBus } from '@lms/platform';
 
 /** A job as the worker reads it from the jobs schema. */
 export interface Job {
@@ -32,6 +32,9 @@ export interface JobResult {
  * instead of being retried. The executor has already undone what it must.
  */
 export class JobFailed extends Error {}
+
+/** A service's answer that no retry changes: it looked at the request and refused it (4xx). Timeouts, 503s and 500s are retried. */
+export const isRefusal = (err: unknown): err is DomainError => err instanceof DomainError && err.status < 500;
 
 /**
  * Runs one kind of job. `run` may be called again for the same job after a worker died mid-run, so it

@@ -1,6 +1,6 @@
 import { CLONE_OBJECT_JOB, CLONE_STEP_SUBJECTS as S, type CloneCopyReply, type CloneSubAccountReply, type CloneUndoReply, type RequestContext, systemContext } from '@lms/contracts';
-import { type ContextSeal, DomainError, type MessageBus, requestSigned, signedRequestsTo } from '@lms/platform';
-import { type Job, type JobContext, type JobExecutor, JobFailed, type JobResult } from '../job-executor.js';
+import { type ContextSeal, type MessageBus, requestSigned, signedRequestsTo } from '@lms/platform';
+import { isRefusal, type Job, type JobContext, type JobExecutor, JobFailed, type JobResult } from '../job-executor.js';
 
 export interface CloneObjectOptions {
   seal: ContextSeal;
@@ -20,9 +20,6 @@ interface CloneParams {
   subdomain: string;
   name: string;
 }
-
-/** A step's answer that no retry changes: the service looked at the request and refused it (4xx). Timeouts, 503s and 500s are retried. */
-const isFinal = (err: unknown): err is DomainError => err instanceof DomainError && err.status < 500;
 
 /**
  * A sub-account clone (docs/jobs.md "Sub-account clones"), a saga over the bus keyed by the job id:
@@ -53,7 +50,7 @@ export class CloneObjectExecutor implements JobExecutor {
       context.logger.info({ copied: { ...catalog.copied, ...scheduling.copied } }, 'sub-account cloned');
       return { result: { destination_id: made.sub_account_id, destination_type: 'SubAccount', copied: { ...catalog.copied, ...scheduling.copied } } };
     } catch (err) {
-      if (!isFinal(err)) throw err; // retried: the steps done stay done, the next attempt resumes
+      if (!isRefusal(err)) throw err; // retried: the steps done stay done, the next attempt resumes
       await this.compensate(job, context);
       throw new JobFailed(`${err.code}: ${err.detail ?? err.title}`);
     }

@@ -8,7 +8,7 @@ import {
   type RequestContext,
 } from '@lms/contracts';
 import { type ContextSeal, type MessageBus, reportLine, requestSigned, type SignedRequestOptions, signedRequestsTo } from '@lms/platform';
-import { type Job, type JobContext, type JobExecutor, jobFileKey, type JobResult } from '../job-executor.js';
+import { isRefusal, type Job, type JobContext, type JobExecutor, JobFailed, jobFileKey, type JobResult } from '../job-executor.js';
 import { pagesAhead } from '../pages-ahead.js';
 
 /** Rows asked per page; with user names added, one directory look-up (at most 1,000 ids) per page. */
@@ -40,8 +40,15 @@ export class DownloadExecutor implements JobExecutor {
     const ctx: RequestContext = { requestId: `job-${job.id}`, accountId: job.accountId, subAccountId: null, userId: job.createdBy ?? 0, roles: params.roles };
     const name = source.fileName(params.info);
     const key = jobFileKey(job, name);
-    const stored = await context.files.put(key, this.csv(context, ctx, params, source.withUsers === true));
-    return { file: { key, name, size: stored.size } };
+    try {
+      const stored = await context.files.put(key, this.csv(context, ctx, params, source.withUsers === true));
+      return { file: { key, name, size: stored.size } };
+    } catch (err) {
+      // The source refused (what the download names was deleted, or its creator may no longer read it since it
+      // was accepted): no retry changes that, so the download fails at once, saying why.
+      if (isRefusal(err)) throw new JobFailed(`${err.code}: ${err.detail ?? err.title}`);
+      throw err;
+    }
   }
 
   private async *csv(context: JobContext, ctx: RequestContext, params: DownloadJobParams, withUsers: boolean): AsyncGenerator<Uint8Array> {
