@@ -144,6 +144,15 @@ describe('scheduled CSV imports', () => {
     for (const uid of ['imp-grace', 'imp-existing', 'imp-same']) expect((await user(uid)).status).toBe(200);
   });
 
+  it('reports a row whose cell holds a NUL character (no text column can store one) by its line, and imports the others', async () => {
+    csvBody = ['uid,first_name,last_name,email,region', 'imp-nul,Nul\u0000Byte,Row,nul@imp.test,', 'imp-after-nul,After,Nul,after-nul@imp.test,', ''].join('\n');
+    const run = await runNow(admin);
+    expect(run).toMatchObject({ status: 'complete', rows: 2, counts: { created: 1, updated: 0, unchanged: 0, failed: 1 }, error: null });
+    expect(run.errors).toEqual([{ line: 2, field: 'first_name', message: expect.stringMatching(/NUL/) }]);
+    expect((await user('imp-nul')).status).toBe(404);
+    expect((await user('imp-after-nul')).body.users[0]).toMatchObject({ first_name: 'After' });
+  });
+
   // The rows as jobs-worker hands them to identity, so the race meets the pass that writes (a run's dry pass,
   // which counts the changes first, would otherwise be the one to wait).
   (testNatsUrl() ? it : it.skip)('makes a row an update of the user an administrator creates while it is imported, not a failure', async () => {

@@ -8,6 +8,7 @@ import {
   type ImportRunCounts,
   type ImportSourceReply,
   type RequestContext,
+  unsafeInput,
   USER_IMPORT_SUBJECTS,
   systemContext,
 } from '@lms/contracts';
@@ -98,8 +99,11 @@ export class CsvImportExecutor implements JobExecutor {
     let accountUsers = 0;
     for (let at = 0; at < rows.length || at === 0; at += IMPORT_BATCH_ROWS) {
       const batch = rows.slice(at, at + IMPORT_BATCH_ROWS);
-      const reply = await requestSigned<ImportRowsReply>(this.ask(context.bus), ctx, USER_IMPORT_SUBJECTS.rows, { dry_run: dryRun, rows: batch });
-      outcomes.push(...reply.outcomes);
+      // A cell no text can store (a NUL character) fails its row here: sent, it would make identity refuse the whole batch.
+      const refused = batch.flatMap((row) => refusedRow(row) ?? []);
+      const sent = batch.filter((row) => !refused.some((r) => r.line === row.line));
+      const reply = await requestSigned<ImportRowsReply>(this.ask(context.bus), ctx, USER_IMPORT_SUBJECTS.rows, { dry_run: dryRun, rows: sent });
+      outcomes.push(...[...reply.outcomes, ...refused].sort((a, b) => a.line - b.line));
       accountUsers = reply.account_users;
       await context.progress(from + ((to - from) * Math.min(at + IMPORT_BATCH_ROWS, rows.length)) / Math.max(rows.length, 1));
       if (rows.length === 0) break;
@@ -110,6 +114,14 @@ export class CsvImportExecutor implements JobExecutor {
   private ask(bus: MessageBus): SignedRequestOptions {
     return signedRequestsTo('identity', { bus, seal: this.options.seal, timeoutMs: this.options.timeoutMs });
   }
+}
+
+/** The row's outcome when one of its cells holds text the services refuse whole requests for (`unsafeInput`), else undefined. */
+function refusedRow(row: ImportRowInput): ImportRowOutcome | undefined {
+  const problems = unsafeInput(row.user);
+  if (problems.length === 0) return undefined;
+  const uid = typeof row.user.uid === 'string' && !problems.some((p) => p.field === 'uid') ? row.user.uid : null;
+  return { line: row.line, uid, outcome: 'failed', errors: problems.map((p) => ({ field: p.field, message: p.message })) };
 }
 
 function summarize(rows: number, outcomes: ImportRowOutcome[]): Outcome & { counts: ImportRunCounts } {
