@@ -14,14 +14,16 @@ export interface WorkerProcessOptions {
   natsUrl: string;
   namespace: string;
   healthPort: number;
+  /** More settings of the worker's (`IMPORT_ALLOW_PRIVATE_ADDRESSES`, ...). */
+  env?: Record<string, string>;
 }
 
 /**
  * Starts a worker script (a jobs-worker with a spec's job kinds) as its own process on the spec's database
  * and NATS namespace, as a replica runs in Kubernetes, so a spec can kill it with SIGKILL mid-job.
  */
-export function spawnWorkerProcess(script: string, { databaseUrl, natsUrl, namespace, healthPort }: WorkerProcessOptions): WorkerProcess {
-  const env = { PATH: process.env.PATH, DATABASE_URL: databaseUrl, NATS_URL: natsUrl, NATS_NAMESPACE: namespace, CONTEXT_SIGNING_KEY: TEST_CONTEXT_SIGNING_KEY, LOG_LEVEL: 'error', HOST: '127.0.0.1', HEALTH_PORT: String(healthPort) };
+export function spawnWorkerProcess(script: string, { databaseUrl, natsUrl, namespace, healthPort, env: more = {} }: WorkerProcessOptions): WorkerProcess {
+  const env = { ...more, PATH: process.env.PATH, DATABASE_URL: databaseUrl, NATS_URL: natsUrl, NATS_NAMESPACE: namespace, CONTEXT_SIGNING_KEY: TEST_CONTEXT_SIGNING_KEY, LOG_LEVEL: 'error', HOST: '127.0.0.1', HEALTH_PORT: String(healthPort) };
   const child = spawn(process.execPath, [script], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   const output: string[] = [];
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => output.push(...chunk.split('\n').filter(Boolean)));

@@ -19,8 +19,13 @@ import { fetchCsv, type Resolver } from './csv-fetch.js';
 import { csvRows } from './csv-rows.js';
 import { ImportFailure } from './import-failure.js';
 
-/** Rows identity takes per request (well inside a NATS message and the RPC timeout). */
+/** Rows identity takes per request (well inside the RPC timeout). */
 export const IMPORT_BATCH_ROWS = 100;
+/**
+ * The most a batch's rows may weigh (their JSON): a request must fit one NATS message (1 MiB by default) with its
+ * context. A row heavier than this alone fails without being sent (no field of a user takes that much).
+ */
+export const IMPORT_BATCH_BYTES = 256 * 1024;
 /** What a run keeps: the first errors and the first changes. */
 export const MAX_RUN_ERRORS = 50;
 export const MAX_RUN_CHANGES = 100;
@@ -97,16 +102,16 @@ export class CsvImportExecutor implements JobExecutor {
   private async send(ctx: RequestContext, context: JobContext, rows: ImportRowInput[], dryRun: boolean, from: number, to: number) {
     const outcomes: ImportRowOutcome[] = [];
     let accountUsers = 0;
-    for (let at = 0; at < rows.length || at === 0; at += IMPORT_BATCH_ROWS) {
-      const batch = rows.slice(at, at + IMPORT_BATCH_ROWS);
-      // A cell no text can store (a NUL character) fails its row here: sent, it would make identity refuse the whole batch.
+    let done = 0;
+    for (const batch of importBatches(rows)) {
+      // A row identity would refuse whole batches for (a NUL character in a cell, a row past IMPORT_BATCH_BYTES) fails here, unsent.
       const refused = batch.flatMap((row) => refusedRow(row) ?? []);
       const sent = batch.filter((row) => !refused.some((r) => r.line === row.line));
       const reply = await requestSigned<ImportRowsReply>(this.ask(context.bus), ctx, USER_IMPORT_SUBJECTS.rows, { dry_run: dryRun, rows: sent });
       outcomes.push(...[...reply.outcomes, ...refused].sort((a, b) => a.line - b.line));
       accountUsers = reply.account_users;
-      await context.progress(from + ((to - from) * Math.min(at + IMPORT_BATCH_ROWS, rows.length)) / Math.max(rows.length, 1));
-      if (rows.length === 0) break;
+      done += batch.length;
+      await context.progress(from + ((to - from) * done) / Math.max(rows.length, 1));
     }
     return { outcomes, accountUsers };
   }
@@ -116,9 +121,29 @@ export class CsvImportExecutor implements JobExecutor {
   }
 }
 
-/** The row's outcome when one of its cells holds text the services refuse whole requests for (`unsafeInput`), else undefined. */
+const weight = (row: ImportRowInput) => Buffer.byteLength(JSON.stringify(row));
+
+/** The rows in batches of at most IMPORT_BATCH_ROWS rows and IMPORT_BATCH_BYTES, in order; at least one (empty without rows: it still counts the users). */
+export function importBatches(rows: ImportRowInput[]): ImportRowInput[][] {
+  const batches: ImportRowInput[][] = [[]];
+  let bytes = 0;
+  for (const row of rows) {
+    const size = weight(row);
+    const current = batches[batches.length - 1];
+    if (current.length > 0 && (current.length >= IMPORT_BATCH_ROWS || bytes + size > IMPORT_BATCH_BYTES)) {
+      batches.push([row]);
+      bytes = size;
+    } else {
+      current.push(row);
+      bytes += size;
+    }
+  }
+  return batches;
+}
+
+/** The row's outcome when identity would refuse a batch holding it (a text `unsafeInput` refuses, a row past IMPORT_BATCH_BYTES), else undefined. */
 function refusedRow(row: ImportRowInput): ImportRowOutcome | undefined {
-  const problems = unsafeInput(row.user);
+  const problems = weight(row) > IMPORT_BATCH_BYTES ? [{ field: null, message: `the row is larger than ${IMPORT_BATCH_BYTES / 1024} KiB` }] : unsafeInput(row.user);
   if (problems.length === 0) return undefined;
   const uid = typeof row.user.uid === 'string' && !problems.some((p) => p.field === 'uid') ? row.user.uid : null;
   return { line: row.line, uid, outcome: 'failed', errors: problems.map((p) => ({ field: p.field, message: p.message })) };
