@@ -309,6 +309,80 @@ describe('edit locks on course templates and tasks, end to end', () => {
     expect((await f.admin.get(courseLock(course.id))).status).toBe(404);
     expect((await otherAdmin.post(courseLock(course.id))).status).toBe(200);
   });
+
+  /** How many course-author removals locking has handled (its consumer's inbox), to wait for the next one. */
+  const removalsHeard = async () =>
+    (await f.t.db.query<{ n: number }>("SELECT count(*)::int AS n FROM locking.inbox WHERE consumer = 'locking-author-removed'"))[0].n;
+  /** The status of GET on a course's lock once it answers 404, or the last one within a few seconds. */
+  const lockStatusSoon = async (courseId: string) => {
+    let status = 0;
+    await eventually(async () => ((status = (await f.admin.get(courseLock(courseId))).status) === 404 ? true : undefined), 5_000).catch(() => undefined);
+    return status;
+  };
+
+  it('an author removed from a course keeps no lock on it: the removal releases it, others write and take it, and the author added again takes it again', async () => {
+    const course = await f.createCourse({ title: 'Its author leaves' }, f.author);
+    const authors = `${COURSES}/${course.id}/authors`;
+    const author = f.cast.author.userId;
+    expect((await f.author.post(authors, { users: [{ user_id: f.otherAuthorUser.userId }] })).status).toBe(201);
+    const lockId = (await f.author.post(courseLock(course.id))).body.lock.id;
+    // Removing the holder is a fenced write: only the holder itself gets through, by leaving the course.
+    expect((await f.admin.delete(`${authors}/${author}`)).status).toBe(409);
+    expect((await f.author.delete(`${authors}/${author}`, lockHeader(lockId))).status).toBe(204);
+
+    expect(await lockStatusSoon(course.id)).toBe(404);
+    const released = await eventually(async () => ofLease(lockEvents, 'released', lockId)[0]);
+    expect(released.data).toMatchObject({ reason: 'author_removed', holder_id: author, lockable_type: 'CourseTemplate', lockable_id: Number(course.id) });
+    expect((await f.admin.patch(`${COURSES}/${course.id}`, { course_template: { title: 'Its author left' } })).status).toBe(200);
+    expect((await f.author.post(courseLock(course.id))).status).toBe(403);
+
+    // Removing an author who holds nothing leaves the holder's lock alone.
+    expect((await f.admin.post(authors, { users: [{ user_id: author }] })).status).toBe(201);
+    const other = (await f.otherAuthor.post(courseLock(course.id))).body.lock;
+    expect(other).toMatchObject({ holder_id: String(f.otherAuthorUser.userId) });
+    const heard = await removalsHeard();
+    expect((await f.otherAuthor.delete(`${authors}/${author}`)).status).toBe(204);
+    await eventually(async () => ((await removalsHeard()) > heard ? true : undefined));
+    expect((await f.admin.get(courseLock(course.id))).body.lock).toMatchObject({ holder_id: String(f.otherAuthorUser.userId) });
+
+    // Added again, the author takes the lock again once it is free.
+    expect((await release(f.otherAuthor, courseLock(course.id), lockHeader(other.id))).status).toBe(204);
+    expect((await f.admin.post(authors, { users: [{ user_id: author }] })).status).toBe(201);
+    expect((await f.author.post(courseLock(course.id))).status).toBe(200);
+  });
+
+  it('a lock taken while its taker is removed from the course\'s authors does not outlive the removal: the removal waits for the take, then releases it', async () => {
+    const course = await f.createCourse({ title: 'Taken while its taker is removed' }, f.author);
+    const authors = `${COURSES}/${course.id}/authors`;
+    const taker = f.otherAuthorUser.userId;
+    expect((await f.author.post(authors, { users: [{ user_id: taker }] })).status).toBe(201);
+    const heard = await removalsHeard();
+    // Catalog has said the taker is an author; the take then waits on the item's first lock row, which a
+    // transaction of the test's own is inserting. Meanwhile an administrator removes the taker from the course
+    // (nothing is locked yet, so the write goes through) and locking hears of it.
+    const taken = await holdingLock(
+      f.t.db.url,
+      `INSERT INTO locking.locks (account_id, lockable_type, lockable_id, id, holder_id, fencing_token, acquired_at, updated_at, expires_at)
+       VALUES ($1, 'CourseTemplate', $2, gen_random_uuid(), $3, 1, now(), now(), now())`,
+      [f.cast.accountId, Number(course.id), f.cast.author.userId],
+      async (held) => {
+        const taking = f.otherAuthor.post(courseLock(course.id));
+        await held.waiters(1);
+        expect((await f.admin.delete(`${authors}/${taker}`)).status).toBe(204);
+        // The removal's consumer waits behind the take (two backends behind this one). With no meeting point nothing
+        // waits: give up well within the take's RPC timeout (5 s), and the take commits after the removal was handled.
+        await held.waiters(2, 2_000).catch(() => undefined);
+        await held.release('rollback');
+        return taking;
+      },
+    );
+    expect(taken.status).toBe(200);
+    expect(await lockStatusSoon(course.id)).toBe(404);
+    expect(await removalsHeard()).toBeGreaterThan(heard);
+    expect((await eventually(async () => ofLease(lockEvents, 'released', taken.body.lock.id)[0])).data).toMatchObject({ reason: 'author_removed', holder_id: taker });
+    expect((await f.admin.patch(`${COURSES}/${course.id}`, { course_template: { title: 'Its taker was removed' } })).status).toBe(200);
+    expect((await otherAdmin.post(courseLock(course.id))).status).toBe(200);
+  });
 });
 
 describe('edit locks as leases (LOCK_TTL_SECONDS=1), end to end', () => {

@@ -1,12 +1,13 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { COURSE_TEMPLATE_DELETED_EVENT, TASK_DELETED_EVENT, USER_DELETED_EVENT, UserEventData } from '@lms/contracts';
+import { COURSE_AUTHOR_REMOVED_EVENT, COURSE_TEMPLATE_DELETED_EVENT, TASK_DELETED_EVENT, USER_DELETED_EVENT, UserEventData } from '@lms/contracts';
 import { CONSUMER_RETRY, Database, eventData, eventDataId, MESSAGE_BUS, type MessageBus, type Subscription, subscribeWithInbox } from '@lms/platform';
 import { LocksService } from './locks.service.js';
 
 export const USER_DELETED_CONSUMER = 'locking-user-deleted';
 export const ITEM_DELETED_CONSUMER = 'locking-item-deleted';
+export const AUTHOR_REMOVED_CONSUMER = 'locking-author-removed';
 
-/** Locks end with their holder (identity.user.deleted) and with their item (catalog's deletions). */
+/** Locks end with their holder (identity.user.deleted), with their item (catalog's deletions) and with the holder's authorship of it. */
 @Injectable()
 export class LockEventConsumers implements OnApplicationBootstrap, OnModuleDestroy {
   private subscriptions: Subscription[] = [];
@@ -27,6 +28,10 @@ export class LockEventConsumers implements OnApplicationBootstrap, OnModuleDestr
       await subscribeWithInbox(this.db, events, { durable: ITEM_DELETED_CONSUMER, types: [COURSE_TEMPLATE_DELETED_EVENT, TASK_DELETED_EVENT], ...CONSUMER_RETRY }, async (event) => {
         const type = event.type === TASK_DELETED_EVENT ? 'Task' : 'CourseTemplate';
         await this.locks.releaseItem({ accountId: event.accountid }, { type, id: eventDataId(event, 'id') });
+      }),
+      await subscribeWithInbox(this.db, events, { durable: AUTHOR_REMOVED_CONSUMER, types: [COURSE_AUTHOR_REMOVED_EVENT], ...CONSUMER_RETRY }, async (event) => {
+        const course = { type: 'CourseTemplate' as const, id: eventDataId(event, 'course_template_id') };
+        await this.locks.releaseRemovedAuthor({ accountId: event.accountid }, course, eventDataId(event, 'user_id'));
       }),
     );
   }

@@ -142,6 +142,24 @@ export class LockRepository {
     );
   }
 
+  /**
+   * Where a take and the end of its taker's right to the item meet (an author removed from the course): held
+   * to the end of the transaction, by a take from before it asks catalog until it commits, and by the
+   * consumer that ends the removed author's lease. Every other lock of either comes after it.
+   */
+  async meetTakes(scope: TenantScope, item: LockKey): Promise<void> {
+    await this.db.manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`locking.item:${scope.accountId}:${item.type}:${item.id}`]);
+  }
+
+  /** Ends the live lease a user holds on one item (they were removed from its authors). */
+  releaseHeldOn(scope: TenantScope, item: LockKey, holderId: number): Promise<LockRow[]> {
+    return this.rows(
+      `UPDATE ${T} SET released_at = clock_timestamp(), updated_at = clock_timestamp()
+       WHERE ${KEY} AND holder_id = $4 AND released_at IS NULL AND expires_at > clock_timestamp() RETURNING ${COLUMNS}`,
+      [...this.key(scope, item), holderId],
+    );
+  }
+
   /** Ends every live lease a user holds in the account (the user was deleted). */
   releaseHeldBy(scope: TenantScope, holderId: number): Promise<LockRow[]> {
     return this.rows(

@@ -88,8 +88,11 @@ export class LocksService {
 
   /** The lock for the caller: a new lease on a free item, the caller's own live lease again, or a 409 naming the holder. */
   async acquire(ctx: RequestContext, item: LockKey): Promise<LockGrantView> {
-    await this.assertEditable(ctx, item);
     return this.db.transaction(async () => {
+      // Catalog is asked under the item's meeting lock: an author removed after it answered is released by the
+      // removal's consumer, which waits for this take to commit; removed before, catalog says so (403).
+      await this.locks.meetTakes(ctx, item);
+      await this.assertEditable(ctx, item);
       // A caller deleted since the gateway let them in takes no lock: its deletion, heard before this commits,
       // waits for it and then releases it (releaseHeldBy); heard earlier, it is here (DepartedUsers).
       if ((await this.departed.among(ctx, [ctx.userId])).size > 0) throw holderDeleted();
@@ -152,6 +155,15 @@ export class LocksService {
   async releaseHeldBy(scope: TenantScope, userId: number): Promise<void> {
     await this.departed.record(scope, userId);
     for (const row of await this.locks.releaseHeldBy(scope, userId)) await this.record(scope, LOCK_RELEASED_EVENT, row, 'holder_deleted');
+  }
+
+  /**
+   * An author removed from a course keeps no lock on it. Under the course's meeting lock: a take of theirs that
+   * catalog answered before the removal commits first and is released here; one that asks after is a 403.
+   */
+  async releaseRemovedAuthor(scope: TenantScope, item: LockKey, userId: number): Promise<void> {
+    await this.locks.meetTakes(scope, item);
+    for (const row of await this.locks.releaseHeldOn(scope, item, userId)) await this.record(scope, LOCK_RELEASED_EVENT, row, 'author_removed');
   }
 
   /** A deleted course or task keeps no lock. */

@@ -106,5 +106,5 @@ export interface LockEventData {
   /** When the lease ends (acquired, renewed) or ended (released, expired), ISO 8601 on the database clock. */
   expires_at: string;
   /** On `released`: why (the holder let go, the holder was deleted, the item was deleted). */
-  reason?: 'released' | 'holder_deleted' | 'item_deleted';
+  reason?: 'released' | 'holder_deleted' | 'item_deleted' | 'author_removed';
 }
