@@ -383,6 +383,31 @@ describe('edit locks on course templates and tasks, end to end', () => {
     expect((await f.admin.patch(`${COURSES}/${course.id}`, { course_template: { title: 'Its taker was removed' } })).status).toBe(200);
     expect((await otherAdmin.post(courseLock(course.id))).status).toBe(200);
   });
+
+  it('a lock taken while its task is deleted does not outlive the task: the deletion waits for the take, then releases it', async () => {
+    const task = (await f.author.post(TASKS, { tasks: [{ title: 'Deleted while taken' }] })).body.tasks[0];
+    // Catalog has said the task is the taker's to edit; the take then waits on the item's first lock row, which a
+    // transaction of the test's own is inserting. Meanwhile the task is deleted (nothing is locked yet, so the
+    // deletion goes through) and locking hears of it.
+    const taken = await holdingLock(
+      f.t.db.url,
+      `INSERT INTO locking.locks (account_id, lockable_type, lockable_id, id, holder_id, fencing_token, acquired_at, updated_at, expires_at)
+       VALUES ($1, 'Task', $2, gen_random_uuid(), $3, 1, now(), now(), now())`,
+      [f.cast.accountId, Number(task.id), f.cast.author.userId],
+      async (held) => {
+        const taking = f.author.post(taskLock(task.id));
+        await held.waiters(1);
+        expect((await f.admin.delete(`${TASKS}/${task.id}`)).status).toBe(204);
+        // The deletion's consumer waits behind the take (two backends behind this one); with no meeting point it
+        // finds nothing to release and goes on: give up well within the take's RPC timeout.
+        await held.waiters(2, 2_000).catch(() => undefined);
+        await held.release('rollback');
+        return taking;
+      },
+    );
+    expect(taken.status).toBe(200);
+    expect((await eventually(async () => ofLease(lockEvents, 'released', taken.body.lock.id)[0])).data).toMatchObject({ reason: 'item_deleted' });
+  });
 });
 
 describe('edit locks as leases (LOCK_TTL_SECONDS=1), end to end', () => {

@@ -143,9 +143,9 @@ export class LockRepository {
   }
 
   /**
-   * Where a take and the end of its taker's right to the item meet (an author removed from the course): held
-   * to the end of the transaction, by a take from before it asks catalog until it commits, and by the
-   * consumer that ends the removed author's lease. Every other lock of either comes after it.
+   * Where a take and the end of its taker's right to the item meet (an author removed from the course, the
+   * item deleted): held to the end of the transaction, by a take from before it asks catalog until it commits,
+   * and by the consumer that ends the lease. Every other lock of either comes after it.
    */
   async meetTakes(scope: TenantScope, item: LockKey): Promise<void> {
     await this.db.manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`locking.item:${scope.accountId}:${item.type}:${item.id}`]);

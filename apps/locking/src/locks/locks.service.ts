@@ -166,8 +166,12 @@ export class LocksService {
     for (const row of await this.locks.releaseHeldOn(scope, item, userId)) await this.record(scope, LOCK_RELEASED_EVENT, row, 'author_removed');
   }
 
-  /** A deleted course or task keeps no lock. */
+  /**
+   * A deleted course or task keeps no lock. Under the item's meeting lock, as an author's removal: a take that
+   * catalog answered before the deletion commits first and is released here; one that asks after is a 404.
+   */
   async releaseItem(scope: TenantScope, item: LockKey): Promise<void> {
+    await this.locks.meetTakes(scope, item);
     for (const row of await this.locks.releaseItem(scope, item)) await this.record(scope, LOCK_RELEASED_EVENT, row, 'item_deleted');
   }
 
