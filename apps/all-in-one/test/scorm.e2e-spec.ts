@@ -60,6 +60,27 @@ describe('SCORM packages, their player and tracking, end to end', () => {
     expect((await f.admin.get(`${COURSES}/${course.id}`)).body.course_templates[0].scorm.scorm_version).toBe('scorm_1_2');
   });
 
+  it('reads the manifest\'s character and entity references (&amp;, &#8211;) in titles, hrefs and parameters, and expands no declared entity', async () => {
+    const course = await scormCourse();
+    const manifest = MANIFESTS.scorm12
+      .replace('<title>Fire safety</title>', '<title>Fire &amp; safety &#8211; basics</title>')
+      .replace('<title>Fire safety lesson</title>', '<title>Q&amp;A &lt;1&gt;</title>')
+      .replace('<item identifier="item-sco" identifierref="res-sco">', '<item identifier="item-sco" identifierref="res-sco" parameters="?lang=en&amp;mode=review">')
+      .replace(/sco\/index\.html/g, 'sco/Q&amp;A.html');
+    const res = await upload(course.id, zip({ 'imsmanifest.xml': manifest, 'sco/Q&A.html': '<p>questions</p>', 'shared/find-api.js': '', 'shared/readme.html': '' }));
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as Json).course_templates[0].scorm).toMatchObject({ package_title: 'Fire & safety \u2013 basics', launch_sco: 'item-sco' });
+    const learner = await f.newLearner();
+    const player = await openPlayer(learner, (await enrollmentOf(course.id, learner)).id);
+    expect(player.scos.map((s: Json) => [s.title, s.href])).toEqual([['Q&A <1>', 'sco/Q&A.html?lang=en&mode=review']]);
+    const sco = await fetch(f.t.api.baseUrl + player.contentUrl);
+    expect([sco.status, await sco.text()]).toEqual([200, '<p>questions</p>']);
+    // An entity the document declares itself is not expanded (no entity tricks), and it is no reason to refuse the package.
+    const declared = MANIFESTS.scorm12.replace('<manifest ', '<!DOCTYPE manifest [<!ENTITY boom "boom">]><manifest ').replace('<title>Fire safety</title>', '<title>&boom;</title>');
+    const kept = await upload(course.id, zip({ 'imsmanifest.xml': declared, 'sco/index.html': '', 'shared/find-api.js': '', 'shared/readme.html': '' }));
+    expect([kept.status, ((await kept.json()) as Json).course_templates[0].scorm.package_title]).toEqual([200, '&boom;']);
+  });
+
   it('refuses bad uploads with 4xx and keeps the previous package', async () => {
     const course = await scormCourse();
     expect((await upload(course.id, scorm2004Package())).status).toBe(200);

@@ -36,6 +36,17 @@ describe('parseManifest', () => {
     });
   });
 
+  it('reads predefined entities and character references in titles, hrefs and parameters, and expands no declared entity', () => {
+    const parsed = parseManifest(
+      manifest(`
+        <organizations default="o"><organization identifier="o"><title>A &amp; B &#8211; &#x41;&boom;</title>
+          <item identifier="s&amp;1" identifierref="r" parameters="?a=1&amp;b=2"><title>&lt;Q&amp;A&gt; &#0; &#1114112;</title></item>
+        </organization></organizations>
+        <resources><resource identifier="r" adlcp:scormtype="sco" href="Q&amp;A.html"/></resources>`),
+    );
+    expect(parsed).toEqual({ version: 'scorm_1_2', title: 'A & B \u2013 A&boom;', scos: [{ identifier: 's&1', title: '<Q&A> &#0; &#1114112;', href: 'Q&A.html?a=1&b=2' }] });
+  });
+
   it('lists every SCO of a multi-SCO organization in document order, with its title, skipping assets and item-less containers', () => {
     const parsed = parseManifest(
       manifest(`

@@ -20,20 +20,33 @@ const parser = new XMLParser({
   parseAttributeValue: false,
   parseTagValue: false,
   trimValues: true,
-  // Entities are not expanded: a manifest cannot make the parser fetch or blow up anything.
+  // Entities are not expanded by the parser (a manifest cannot make it fetch or blow up anything); `unescape`
+  // reads the predefined ones and character references.
   processEntities: false,
   isArray: (name) => LISTS.has(name),
 });
 
+const PREDEFINED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+/**
+ * The text XML means: its five predefined entities and character references (`&amp;`, `&#8211;`) read, as
+ * every XML reader does (`Q&amp;A.html` names `Q&A.html`). An entity the document declares itself stays as
+ * written: nothing is expanded from a DOCTYPE.
+ */
+const unescape = (value: string): string =>
+  value.replace(/&(?:#x([0-9a-fA-F]{1,6})|#([0-9]{1,7})|(amp|lt|gt|quot|apos));/g, (whole, hex: string | undefined, dec: string | undefined, name: string | undefined) => {
+    if (name) return PREDEFINED[name];
+    const code = hex ? parseInt(hex, 16) : Number(dec);
+    return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+  });
 const text = (value: unknown): string => {
-  if (typeof value === 'string') return value.trim();
-  if (value && typeof value === 'object' && '#text' in value) return String((value as Node)['#text']).trim();
+  if (typeof value === 'string') return unescape(value).trim();
+  if (value && typeof value === 'object' && '#text' in value) return unescape(String((value as Node)['#text'])).trim();
   return '';
 };
 const nodes = (value: unknown): Node[] => (Array.isArray(value) ? (value.filter((v) => v && typeof v === 'object') as Node[]) : []);
 const attr = (node: Node, name: string): string | undefined => {
   const hit = Object.keys(node).find((key) => key.toLowerCase() === `@${name.toLowerCase()}`);
-  return hit === undefined ? undefined : String(node[hit]);
+  return hit === undefined ? undefined : unescape(String(node[hit]));
 };
 
 function versionOf(manifest: Node, xml: string): ScormVersion {
