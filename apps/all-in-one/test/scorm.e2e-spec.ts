@@ -89,6 +89,9 @@ describe('SCORM packages, their player and tracking, end to end', () => {
     const escaping = zip({ 'imsmanifest.xml': MANIFESTS.scorm2004, 'index.html': '', '../evil.html': '<script>alert(1)</script>' });
     const missingLaunch = zip({ 'imsmanifest.xml': MANIFESTS.scorm2004 });
     const notXml = zip({ 'imsmanifest.xml': '<manifest><unclosed>', 'index.html': '' });
+    // Two entries of one name (a zip may hold them; which one is the file?): it was a 409 CONCURRENT_CHANGE, so retrying seemed worth it.
+    const twice = zip({ 'imsmanifest.xml': MANIFESTS.scorm2004, 'index.html': '', 'shared/find-api.js': '', 'page-2.html': 'b', 'page-1.html': 'a' });
+    const sameName = Buffer.from(twice.toString('latin1').split('page-2.html').join('page-1.html'), 'latin1');
     for (const [body, detail] of [
       [Buffer.from('not a zip at all'), /not a zip/],
       [noManifest, /no imsmanifest\.xml/],
@@ -96,6 +99,7 @@ describe('SCORM packages, their player and tracking, end to end', () => {
       [escaping, /escapes the package/],
       [missingLaunch, /launch file "index.html"/],
       [notXml, /not well-formed|no <manifest>/],
+      [sameName, /"page-1.html" is in the package twice/],
     ] as const) {
       const res = await upload(course.id, body);
       const problem = (await res.json()) as Json;

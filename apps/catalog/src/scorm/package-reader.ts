@@ -94,12 +94,16 @@ export class ScormPackageFile {
     }
     try {
       const entries: PackageEntry[] = [];
+      const seen = new Set<string>();
       let total = 0;
       let manifestXml: string | undefined;
       for await (const entry of entriesOf(zip)) {
         const path = entry.fileName;
         if (!isSafeEntryPath(path)) throw new PackageError(`the entry "${path.slice(0, 200)}" has a path that escapes the package`);
         if (path.endsWith('/')) continue;
+        // A zip may hold two entries of one name: which is the file is anyone's guess (and a second manifest could hide).
+        if (seen.has(path)) throw new PackageError(`the entry "${path.slice(0, 200)}" is in the package twice`);
+        seen.add(path);
         total += entry.uncompressedSize;
         if (entries.length + 1 > limits.maxEntries) throw new PackageError(`the package has more than ${limits.maxEntries} files`);
         if (total > limits.maxBytes) throw new PackageError(`the package's files add up to more than ${limits.maxBytes} bytes`);
@@ -108,11 +112,10 @@ export class ScormPackageFile {
       }
       if (manifestXml === undefined) throw new PackageError(`the package has no ${MANIFEST} at its root`);
       const manifest = parseManifest(manifestXml);
-      const paths = new Set(entries.map((e) => e.path));
       // Every SCO of the table of contents must open, not only the first.
       for (const [index, sco] of manifest.scos.entries()) {
         const file = sco.href.split(/[?#]/)[0];
-        if (paths.has(file) || paths.has(safeDecode(file))) continue;
+        if (seen.has(file) || seen.has(safeDecode(file))) continue;
         throw new PackageError(index === 0 ? `the launch file "${file}" named by the manifest is not in the package` : `the file "${file}" of the SCO "${sco.identifier}" named by the manifest is not in the package`);
       }
       return new ScormPackageFile(file, manifest, entries);
