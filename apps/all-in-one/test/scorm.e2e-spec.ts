@@ -92,6 +92,8 @@ describe('SCORM packages, their player and tracking, end to end', () => {
     // Two entries of one name (a zip may hold them; which one is the file?): it was a 409 CONCURRENT_CHANGE, so retrying seemed worth it.
     const twice = zip({ 'imsmanifest.xml': MANIFESTS.scorm2004, 'index.html': '', 'shared/find-api.js': '', 'page-2.html': 'b', 'page-1.html': 'a' });
     const sameName = Buffer.from(twice.toString('latin1').split('page-2.html').join('page-1.html'), 'latin1');
+    // Two SCOs of one identifier share one tracking row: the attempt could never complete (it was a 200).
+    const sameSco = zip({ 'imsmanifest.xml': MULTI_SCO_MANIFEST.replace('<item identifier="quiz"', '<item identifier="lesson"'), 'intro.html': '', 'lesson/index.html': '', 'quiz.html': '', 'handout.html': '', 'find-api.js': '' });
     for (const [body, detail] of [
       [Buffer.from('not a zip at all'), /not a zip/],
       [noManifest, /no imsmanifest\.xml/],
@@ -100,6 +102,7 @@ describe('SCORM packages, their player and tracking, end to end', () => {
       [missingLaunch, /launch file "index.html"/],
       [notXml, /not well-formed|no <manifest>/],
       [sameName, /"page-1.html" is in the package twice/],
+      [sameSco, /two items of the default organization have the identifier "lesson"/],
     ] as const) {
       const res = await upload(course.id, body);
       const problem = (await res.json()) as Json;

@@ -47,6 +47,17 @@ describe('parseManifest', () => {
     expect(parsed).toEqual({ version: 'scorm_1_2', title: 'A & B \u2013 A&boom;', scos: [{ identifier: 's&1', title: '<Q&A> &#0; &#1114112;', href: 'Q&A.html?a=1&b=2' }] });
   });
 
+  it('refuses two SCO items of one identifier (or two without one): they would share one tracking record', () => {
+    const of = (a: string, b: string) =>
+      manifest(`<organizations default="o"><organization identifier="o">${a}${b}</organization></organizations>
+        <resources><resource identifier="r" adlcp:scormtype="sco" href="a.html"/><resource identifier="x" adlcp:scormtype="asset" href="b.html"/></resources>`);
+    expect(() => parseManifest(of('<item identifier="s" identifierref="r"/>', '<item identifier="s" identifierref="r"/>'))).toThrow(/two items .* identifier "s"/);
+    expect(() => parseManifest(of('<item identifierref="r"/>', '<item identifierref="r"/>'))).toThrow(/two items .* identifier ""/);
+    // One resource behind two items of their own identifiers is two SCOs; an asset item of the same identifier is no SCO.
+    expect(parseManifest(of('<item identifier="s1" identifierref="r"/>', '<item identifier="s2" identifierref="r"/>')).scos.map((s) => s.identifier)).toEqual(['s1', 's2']);
+    expect(parseManifest(of('<item identifier="s" identifierref="r"/>', '<item identifier="s" identifierref="x"/>')).scos.map((s) => s.identifier)).toEqual(['s']);
+  });
+
   it('lists every SCO of a multi-SCO organization in document order, with its title, skipping assets and item-less containers', () => {
     const parsed = parseManifest(
       manifest(`

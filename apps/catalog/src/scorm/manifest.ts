@@ -93,7 +93,10 @@ export function parseManifest(xml: string): ScormManifest {
       const href = resource ? attr(resource, 'href') : undefined;
       const kind = resource ? (attr(resource, 'scormtype') ?? '').toLowerCase() : '';
       if (resource && href && kind === 'sco') {
-        scos.push({ identifier: attr(item, 'identifier') ?? '', title: text(item.title), href: joinBase(resourcesBase, attr(resource, 'base'), href) + (attr(item, 'parameters') ?? '') });
+        const identifier = attr(item, 'identifier') ?? '';
+        // Each SCO is tracked by its identifier: two of one identifier would share one record, and never both complete.
+        if (scos.some((sco) => sco.identifier === identifier)) throw new ManifestError(`two items of the default organization have the identifier "${identifier.slice(0, 200)}"`);
+        scos.push({ identifier, title: text(item.title), href: joinBase(resourcesBase, attr(resource, 'base'), href) + (attr(item, 'parameters') ?? '') });
       }
       visit(nodes(item.item));
     }
