@@ -81,6 +81,35 @@ describe('SCORM packages, their player and tracking, end to end', () => {
     expect([kept.status, ((await kept.json()) as Json).course_templates[0].scorm.package_title]).toEqual([200, '&boom;']);
   });
 
+  it('reads entry names the way the tool that zipped them wrote them: UTF-8 without the zip\'s UTF-8 flag (as many tools write), else code page 437', async () => {
+    const course = await scormCourse();
+    const manifest = MANIFESTS.scorm12.replace(/sco\/index\.html/g, 'leçon/café.html');
+    /** The zip's entries as a tool that sets no UTF-8 flag (bit 11) writes them: the bytes of the name alone. */
+    const withoutUtf8Flag = (zipped: Buffer) => {
+      const out = Buffer.from(zipped);
+      for (let i = 0; i + 10 < out.length; i += 1) {
+        const signature = out.readUInt32LE(i);
+        const flags = signature === 0x04034b50 ? i + 6 : signature === 0x02014b50 ? i + 8 : -1;
+        if (flags >= 0) out.writeUInt16LE(out.readUInt16LE(flags) & ~0x800, flags);
+      }
+      return out;
+    };
+    const utf8 = withoutUtf8Flag(zip({ 'imsmanifest.xml': manifest, 'leçon/café.html': '<p>bonjour</p>', 'shared/find-api.js': '', 'shared/readme.html': '' }));
+    const res = await upload(course.id, utf8);
+    expect([res.status, ((await res.json()) as Json).code]).toEqual([200, undefined]);
+    const learner = await f.newLearner();
+    const player = await openPlayer(learner, (await enrollmentOf(course.id, learner)).id);
+    const sco = await fetch(f.t.api.baseUrl + player.contentUrl);
+    expect([player.scos[0].href, sco.status, await sco.text()]).toEqual(['leçon/café.html', 200, '<p>bonjour</p>']);
+    // A name that is not UTF-8 is code page 437, as the zip format says (0x87 is ç, 0x82 é there).
+    const placeholder = withoutUtf8Flag(zip({ 'imsmanifest.xml': manifest, 'leXon/cafY.html': '<p>salut</p>', 'shared/find-api.js': '', 'shared/readme.html': '' }));
+    const cp437 = Buffer.from(placeholder.toString('latin1').split('leXon/cafY.html').join('le\u0087on/caf\u0082.html'), 'latin1');
+    expect((await upload(course.id, cp437)).status).toBe(200);
+    const other = await f.newLearner();
+    const played = await fetch(f.t.api.baseUrl + (await openPlayer(other, (await enrollmentOf(course.id, other)).id)).contentUrl);
+    expect([played.status, await played.text()]).toEqual([200, '<p>salut</p>']);
+  });
+
   it('refuses bad uploads with 4xx and keeps the previous package', async () => {
     const course = await scormCourse();
     expect((await upload(course.id, scorm2004Package())).status).toBe(200);

@@ -34,6 +34,24 @@ const safeDecode = (path: string) => {
   }
 };
 
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+/**
+ * An entry's path. A name without the zip's UTF-8 flag is code page 437 by the format, which yauzl reads; but
+ * many tools (macOS's Archive Utility, Java's and others) write UTF-8 and set no flag, so such a name whose
+ * bytes are UTF-8 with some non-ASCII is read as UTF-8, as unzip and libarchive do. An Info-ZIP Unicode path
+ * (extra field 0x7075) still wins.
+ */
+function entryPath(entry: yauzl.Entry): string {
+  const raw = entry.fileNameRaw;
+  if (entry.generalPurposeBitFlag & 0x800 || !raw.some((byte) => byte >= 0x80) || entry.extraFields.some((field) => field.id === 0x7075)) return entry.fileName;
+  try {
+    // yauzl turns a backslash into `/` in names it reads (strictFileNames: false); so does this.
+    return utf8.decode(raw).replace(/\\/g, '/');
+  } catch {
+    return entry.fileName;
+  }
+}
+
 const open = (file: string) =>
   new Promise<yauzl.ZipFile>((resolve, reject) =>
     // Names are checked here (isSafeEntryPath) so the answer can say which entry; sizes yauzl checks itself.
@@ -98,7 +116,7 @@ export class ScormPackageFile {
       let total = 0;
       let manifestXml: string | undefined;
       for await (const entry of entriesOf(zip)) {
-        const path = entry.fileName;
+        const path = entryPath(entry);
         if (!isSafeEntryPath(path)) throw new PackageError(`the entry "${path.slice(0, 200)}" has a path that escapes the package`);
         if (path.endsWith('/')) continue;
         // A zip may hold two entries of one name: which is the file is anyone's guess (and a second manifest could hide).
@@ -137,8 +155,9 @@ export class ScormPackageFile {
     try {
       let index = 0;
       for await (const entry of entriesOf(zip)) {
-        if (entry.fileName.endsWith('/')) continue;
-        await put(index, { path: entry.fileName, size: entry.uncompressedSize }, await readStream(zip, entry));
+        const path = entryPath(entry);
+        if (path.endsWith('/')) continue;
+        await put(index, { path, size: entry.uncompressedSize }, await readStream(zip, entry));
         index += 1;
       }
     } finally {
