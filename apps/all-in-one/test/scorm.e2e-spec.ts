@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { eventually, queryDatabase, type TestUser } from '@lms/testing';
+import pg from 'pg';
 import { type Browser, chromium } from 'playwright-core';
 import { COURSES, courseRequest } from './catalog-fixture.js';
 import { ENROLLMENTS, type EnrollmentFixture, startEnrollmentFixture } from './enrollment-fixture.js';
@@ -345,6 +346,34 @@ describe('SCORM packages, their player and tracking, end to end', () => {
     // Twice the same: nothing changes, nothing is announced again.
     expect((await f.support.post(`${COURSES}/${course.id}/sync`, {})).status).toBe(204);
     expect(await counts()).toEqual({ scored: 1500, complete: 500, completed: 500, updated: 1500 });
+  });
+
+  it('a sync racing a commit takes the commit\'s data: the enrollment ends with the score committed, not one the sync read before (it was overwritten)', async () => {
+    const course = await scormCourse();
+    expect((await upload(course.id, scorm12Package())).status).toBe(200);
+    const learner = await f.newLearner();
+    const e = await enrollmentOf(course.id, learner);
+    const player = await openPlayer(learner, e.id);
+    expect((await commitSco(player, 0, { core: { lesson_status: 'incomplete', score: { raw: '50', min: '0', max: '100' } } })).status).toBe(200);
+    expect(await enrollment(course.id, e.id)).toMatchObject({ state: 'active', score: 50 });
+    // The enrollment's row held: the final commit waits on it, having written its attempt; then a sync comes.
+    const holder = new pg.Client({ connectionString: f.t.db.url });
+    await holder.connect();
+    const waiting = async () =>
+      Number((await holder.query<{ n: string }>("SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")).rows[0].n);
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT id FROM catalog.enrollments WHERE id = $1 FOR UPDATE', [e.id]);
+      const commit = commitSco(player, 0, passed12(90));
+      await eventually(async () => ((await waiting()) >= 1 ? true : undefined));
+      const sync = f.support.post(`${COURSES}/${course.id}/sync`, {});
+      await eventually(async () => ((await waiting()) >= 2 ? true : undefined));
+      await holder.query('COMMIT');
+      expect([(await commit).status, (await sync).status]).toEqual([200, 204]);
+    } finally {
+      await holder.end();
+    }
+    expect(await enrollment(course.id, e.id)).toMatchObject({ state: 'complete', score: 90 });
   });
 
   it('ends a player session while its course is unpublished, and serves it again once published', async () => {

@@ -131,7 +131,9 @@ export class ScormPlayerService {
     for (let start = 0; start < latest.length; start += SYNC_BATCH) {
       const ids = latest.slice(start, start + SYNC_BATCH).map((r) => r.id);
       await this.db.transaction(async () => {
-        const registrations = await this.registrations.find(scope, { where: { id: Any(ids) }, order: { id: 'ASC' } });
+        // Shared locks, in id order: a commit in flight (it holds its attempt FOR UPDATE until its enrollment has
+        // followed) ends first, and this reads what it wrote, instead of putting the enrollment back to what it read before.
+        const registrations = await this.registrations.find(scope, { where: { id: Any(ids) }, order: { id: 'ASC' }, lock: 'share' });
         if (registrations.length === 0) return;
         const packages = new Map((await this.packages.find(scope, { where: { id: Any([...new Set(registrations.map((r) => r.packageId))]) } })).map((p) => [p.id, p]));
         const courses = new Map((await this.courses.find(scope, { where: { id: Any([...new Set(registrations.map((r) => r.courseTemplateId))]) } })).map((c) => [c.id, c]));
