@@ -111,6 +111,39 @@ describe('SCORM packages, their player and tracking, end to end', () => {
     expect([played.status, await played.text()]).toEqual([200, '<p>salut</p>']);
   });
 
+  it('refuses a zip bomb whose headers understate a file, and a file whose data is damaged: 400, the previous package kept, no file recorded (both were a 500)', async () => {
+    const course = await scormCourse();
+    expect((await upload(course.id, scorm2004Package())).status).toBe(200);
+    const files = async () => Number((await queryDatabase<{ n: string }>(f.t.db.url, 'SELECT count(*) AS n FROM catalog.scorm_package_files f JOIN catalog.scorm_packages p ON p.id = f.package_id WHERE p.course_template_id = $1', [Number(course.id)]))[0].n);
+    const before = await files();
+    /** Rewrites the named entry's headers (local and central) with `patch(buffer, headerOffset, central)`. */
+    const patchEntry = (zipped: Buffer, name: string, patch: (out: Buffer, at: number, central: boolean) => void) => {
+      const out = Buffer.from(zipped);
+      for (let i = 0; i + 46 < out.length; i += 1) {
+        const signature = out.readUInt32LE(i);
+        if (signature === 0x04034b50 && out.toString('latin1', i + 30, i + 30 + name.length) === name) patch(out, i, false);
+        if (signature === 0x02014b50 && out.toString('latin1', i + 46, i + 46 + name.length) === name) patch(out, i, true);
+      }
+      return out;
+    };
+    const withBig = (size: number) => zip({ 'imsmanifest.xml': MANIFESTS.scorm2004, 'index.html': '', 'shared/find-api.js': '', 'big.bin': '0'.repeat(size) });
+    // Says 100 bytes, unpacks to a megabyte (past the 4 × 64 KiB this suite allows).
+    const bomb = patchEntry(withBig(1_000_000), 'big.bin', (out, at, central) => out.writeUInt32LE(100, at + (central ? 24 : 22)));
+    // The deflate data of the file broken half-way (its header still right).
+    const damaged = patchEntry(withBig(200_000), 'big.bin', (out, at, central) => {
+      if (central) return;
+      const data = at + 30 + out.readUInt16LE(at + 26) + out.readUInt16LE(at + 28);
+      out.fill(0xff, data + 20, data + 60);
+    });
+    for (const body of [damaged, bomb]) {
+      const res = await upload(course.id, body);
+      const problem = (await res.json()) as Json;
+      expect([res.status, problem.code, problem.detail]).toEqual([400, 'SCORM_PACKAGE_INVALID', expect.stringMatching(/damaged/)]);
+    }
+    expect(await files()).toBe(before);
+    expect((await f.admin.get(`${COURSES}/${course.id}`)).body.course_templates[0].scorm).toMatchObject({ scorm_version: 'scorm_2004_4th' });
+  });
+
   it('refuses bad uploads with 4xx and keeps the previous package', async () => {
     const course = await scormCourse();
     expect((await upload(course.id, scorm2004Package())).status).toBe(200);

@@ -149,17 +149,30 @@ export class ScormPackageFile {
     }
   }
 
-  /** Streams every file to `put(index, path, stream)`, in the zip's order. */
+  /**
+   * Streams every file to `put(index, path, stream)`, in the zip's order. A file whose data is damaged, or
+   * unpacks to more than its header says (a zip bomb `read` could not see: only the manifest is unpacked
+   * there), is a PackageError; what `put` fails with itself stays as it is.
+   */
   async extract(put: (index: number, entry: PackageEntry, stream: Readable) => Promise<void>): Promise<void> {
     const zip = await open(this.file);
+    let damaged: Error | undefined;
+    let storing = false;
     try {
       let index = 0;
       for await (const entry of entriesOf(zip)) {
         const path = entryPath(entry);
         if (path.endsWith('/')) continue;
-        await put(index, { path, size: entry.uncompressedSize }, await readStream(zip, entry));
+        const stream = await readStream(zip, entry);
+        stream.on('error', (err: Error) => (damaged ??= err));
+        storing = true;
+        await put(index, { path, size: entry.uncompressedSize }, stream);
+        storing = false;
         index += 1;
       }
+    } catch (err) {
+      if (damaged || !storing) throw new PackageError(`the zip file is damaged (${(damaged ?? (err as Error)).message})`);
+      throw err;
     } finally {
       zip.close();
     }

@@ -115,16 +115,17 @@ export class ScormService implements OnApplicationBootstrap {
       const opened = await this.uploads.open(upload.key);
       if (!opened) throw invalidPackage('the upload is gone');
       await pipeline(opened.stream, createWriteStream(zipPath));
-      const pkg = await ScormPackageFile.read(zipPath, { maxEntries: MAX_FILES, maxBytes: this.runtime.config.uploadMaxBytes * UNPACKED_FACTOR }).catch((err: unknown) => {
+      const refused = (err: unknown) => {
         throw err instanceof PackageError ? invalidPackage(err.message) : err;
-      });
+      };
+      const pkg = await ScormPackageFile.read(zipPath, { maxEntries: MAX_FILES, maxBytes: this.runtime.config.uploadMaxBytes * UNPACKED_FACTOR }).catch(refused);
       const rows: { path: string; key: string; size: number }[] = [];
       await pkg.extract(async (index, entry, stream) => {
         const key = `scorm/${packageId}/${index}`;
         stored.push(key);
         const file = await this.files.put(key, stream);
         rows.push({ path: entry.path, key, size: file.size });
-      });
+      }).catch(refused);
       const launch = pkg.manifest.scos[0];
       return await this.db.transaction(async (manager) => {
         const locked = await this.courses.findOne(ctx, { id: courseId }, { lock: 'no key update' });
