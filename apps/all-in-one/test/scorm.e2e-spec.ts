@@ -144,6 +144,31 @@ describe('SCORM packages, their player and tracking, end to end', () => {
     expect((await f.admin.get(`${COURSES}/${course.id}`)).body.course_templates[0].scorm).toMatchObject({ scorm_version: 'scorm_2004_4th' });
   });
 
+  it('answers an upload the course was archived under while it unpacked as one to an archived course: 400 COURSE_TEMPLATE_ARCHIVED (it was a 404)', async () => {
+    const course = await scormCourse();
+    const holder = new pg.Client({ connectionString: f.t.db.url });
+    await holder.connect();
+    const waiting = async () =>
+      Number((await holder.query<{ n: string }>("SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")).rows[0].n);
+    try {
+      // The course's row held: the archive waits on it, then the upload (past its first look, which saw a live course).
+      await holder.query('BEGIN');
+      await holder.query('SELECT id FROM catalog.course_templates WHERE id = $1 FOR UPDATE', [Number(course.id)]);
+      const archive = f.admin.delete(`${COURSES}/${course.id}`);
+      await eventually(async () => ((await waiting()) >= 1 ? true : undefined));
+      const stored = upload(course.id, scorm12Package());
+      await eventually(async () => ((await waiting()) >= 2 ? true : undefined));
+      await holder.query('COMMIT');
+      expect((await archive).status).toBe(204);
+      const res = await stored;
+      expect([res.status, ((await res.json()) as Json).code]).toEqual([400, 'COURSE_TEMPLATE_ARCHIVED']);
+    } finally {
+      await holder.end();
+    }
+    // As one sent after the archive is answered.
+    expect(((await (await upload(course.id, scorm12Package())).json()) as Json).code).toBe('COURSE_TEMPLATE_ARCHIVED');
+  });
+
   it('refuses bad uploads with 4xx and keeps the previous package', async () => {
     const course = await scormCourse();
     expect((await upload(course.id, scorm2004Package())).status).toBe(200);

@@ -129,7 +129,9 @@ export class ScormService implements OnApplicationBootstrap {
       const launch = pkg.manifest.scos[0];
       return await this.db.transaction(async (manager) => {
         const locked = await this.courses.findOne(ctx, { id: courseId }, { lock: 'no key update' });
-        if (!locked || locked.deletedAt) throw courseTemplateNotFound(courseId);
+        if (!locked) throw courseTemplateNotFound(courseId);
+        // Archived while the package unpacked: answered as an upload sent after the archive is.
+        if (locked.deletedAt) throw courseTemplateArchived(courseId);
         if (locked.courseType !== 'scorm') throw courseTemplateNotScorm(courseId);
         await this.packages.insert(ctx, {
           id: packageId,
