@@ -1,3 +1,4 @@
+import { MAX_SCOS } from '@lms/contracts';
 import { ManifestError, parseManifest } from './manifest.js';
 import { isSafeEntryPath } from './package-reader.js';
 import { attemptOf, cmiTree, resumeOf, rollUp, type ScoResult, scoreOf, trackingOf } from './rollup.js';
@@ -56,6 +57,14 @@ describe('parseManifest', () => {
     // One resource behind two items of their own identifiers is two SCOs; an asset item of the same identifier is no SCO.
     expect(parseManifest(of('<item identifier="s1" identifierref="r"/>', '<item identifier="s2" identifierref="r"/>')).scos.map((s) => s.identifier)).toEqual(['s1', 's2']);
     expect(parseManifest(of('<item identifier="s" identifierref="r"/>', '<item identifier="s" identifierref="x"/>')).scos.map((s) => s.identifier)).toEqual(['s']);
+  });
+
+  it('refuses more SCOs than the player can address (MAX_SCOS): the ones past it could never be committed to, nor the attempt complete', () => {
+    const of = (count: number) =>
+      manifest(`<organizations default="o"><organization identifier="o">${Array.from({ length: count }, (_, i) => `<item identifier="s${i}" identifierref="r"/>`).join('')}</organization></organizations>
+        <resources><resource identifier="r" adlcp:scormtype="sco" href="a.html"/></resources>`);
+    expect(parseManifest(of(MAX_SCOS)).scos).toHaveLength(MAX_SCOS);
+    expect(() => parseManifest(of(MAX_SCOS + 1))).toThrow(new ManifestError(`the manifest lists more than ${MAX_SCOS} SCOs`));
   });
 
   it('lists every SCO of a multi-SCO organization in document order, with its title, skipping assets and item-less containers', () => {

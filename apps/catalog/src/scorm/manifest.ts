@@ -1,5 +1,5 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import type { ScormVersion } from '@lms/contracts';
+import { MAX_SCOS, type ScormVersion } from '@lms/contracts';
 
 /** What the player needs from `imsmanifest.xml`. */
 export interface ScormManifest {
@@ -87,6 +87,7 @@ export function parseManifest(xml: string): ScormManifest {
   const organization = organizations.find((o) => attr(o, 'identifier') === preferred) ?? organizations[0];
 
   const scos: ScormManifest['scos'] = [];
+  const identifiers = new Set<string>();
   const visit = (items: Node[]) => {
     for (const item of items) {
       const resource = resources.get(attr(item, 'identifierref') ?? '');
@@ -95,7 +96,10 @@ export function parseManifest(xml: string): ScormManifest {
       if (resource && href && kind === 'sco') {
         const identifier = attr(item, 'identifier') ?? '';
         // Each SCO is tracked by its identifier: two of one identifier would share one record, and never both complete.
-        if (scos.some((sco) => sco.identifier === identifier)) throw new ManifestError(`two items of the default organization have the identifier "${identifier.slice(0, 200)}"`);
+        if (identifiers.has(identifier)) throw new ManifestError(`two items of the default organization have the identifier "${identifier.slice(0, 200)}"`);
+        // The player addresses a SCO by its place: one past MAX_SCOS could never commit, nor its attempt complete.
+        if (scos.length === MAX_SCOS) throw new ManifestError(`the manifest lists more than ${MAX_SCOS} SCOs`);
+        identifiers.add(identifier);
         scos.push({ identifier, title: text(item.title), href: joinBase(resourcesBase, attr(resource, 'base'), href) + (attr(item, 'parameters') ?? '') });
       }
       visit(nodes(item.item));

@@ -96,8 +96,10 @@ export class PlayerCall {
   registration_id: number;
 }
 
+/** The SCOs a package may list (a manifest with more is refused): each is addressed by its place, 0 to MAX_SCOS - 1. */
+export const MAX_SCOS = 20_000;
 /** A SCO of the package by its place in the table of contents (0 is the launch SCO). */
-const MAX_SCO_INDEX = 19_999;
+const MAX_SCO_INDEX = MAX_SCOS - 1;
 
 export class PlayerStateCall extends PlayerCall {
   /** Absent: the SCO the learner left off at. */
