@@ -434,6 +434,25 @@ describe('SCORM packages, their player and tracking, end to end', () => {
     expect(await enrollment(course.id, e.id)).toMatchObject({ state: 'complete', score: 90 });
   });
 
+  it('serves a file whose name holds % or ? at its URL (the path decoded once, as every URL is): it was decoded twice and a 404', async () => {
+    const course = await scormCourse();
+    // A manifest's href is a URL: the launch file 100%.html is sco/100%25.html there.
+    const manifest = MANIFESTS.scorm12.replace('href="sco/index.html"', 'href="sco/100%25.html"').replace('<file href="sco/index.html"/>', '<file href="sco/100%25.html"/>');
+    const files = { 'imsmanifest.xml': manifest, 'sco/100%.html': 'hundred', 'sco/50%25.html': 'fifty', 'sco/what?.html': 'question', 'sco/a b.html': 'spaced', 'shared/find-api.js': '', 'shared/readme.html': '' };
+    expect((await upload(course.id, zip(files))).status).toBe(200);
+    const learner = await f.newLearner();
+    const player = await openPlayer(learner, (await enrollmentOf(course.id, learner)).id);
+    const launched = await fetch(f.t.api.baseUrl + player.contentUrl);
+    expect([player.contentUrl.endsWith('/content/sco/100%25.html'), launched.status, await launched.text()]).toEqual([true, 200, 'hundred']);
+    const content = `${f.t.api.baseUrl}${player.sessionUrl}/content/`;
+    for (const [path, text] of [['sco/50%2525.html', 'fifty'], ['sco/what%3F.html', 'question'], ['sco/a%20b.html', 'spaced'], ['sco/a b.html', 'spaced'], ['sco/what%3F.html?lang=en', 'question']]) {
+      const res = await fetch(content + path);
+      expect([path, res.status, await res.text()]).toEqual([path, 200, text]);
+    }
+    // Decoded once, a name is only ever the package's: nothing else is reached.
+    for (const path of ['sco/50%25.html', 'sco/what', '..%2Fimsmanifest.xml', 'sco%2F..%2F..%2Fx']) expect([path, (await fetch(content + path)).status]).toEqual([path, 404]);
+  });
+
   it('ends a player session while its course is unpublished, and serves it again once published', async () => {
     const course = await scormCourse();
     expect((await upload(course.id, scorm12Package())).status).toBe(200);

@@ -219,13 +219,9 @@ nav{display:flex;gap:.5em;align-items:center;padding:.25em .5em;border-bottom:1p
   @Get('s/:token/content/*')
   async content(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<FastifyReply> {
     const claims = this.claims(request, 'session');
-    const raw = (request.params as Record<string, string>)['*'] ?? '';
-    let path: string;
-    try {
-      path = decodeURIComponent(raw.split('?')[0]);
-    } catch {
-      throw new ProblemError(404, 'SCORM_FILE_NOT_FOUND', 'The package has no such file.');
-    }
+    // The router hands the path decoded once, its query left out, as every parameter: decoding it again read
+    // a file named `100%.html` (`100%25.html` in the URL) as something else, and `what%3F.html` as `what`.
+    const path = (request.params as Record<string, string>)['*'] ?? '';
     // The service answers only paths the package lists: nothing outside it can be named.
     const file = await this.call<PlayerFile>(request, claims, SCORM_SUBJECTS.playerFile, { path });
     const opened = await this.files.open(file.file_key);
