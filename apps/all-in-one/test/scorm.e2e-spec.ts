@@ -262,6 +262,25 @@ describe('SCORM packages, their player and tracking, end to end', () => {
     expect(registrations).toEqual([{ n: 1 }]);
   });
 
+  it('names the package\'s SCORM version as the external_learning_standard of external_info and the mobile item (a 2004 package was called scorm_1_2)', async () => {
+    const learner = await f.newLearner();
+    const standards = async (courseId: string) => {
+      const e = await enrollmentOf(courseId, learner);
+      const api = f.admin.as(learner.token);
+      return [(await api.get(`/api/learner/courses/${e.id}/external_info`)).body.external_info.external_learning_standard, (await api.get(`/api/mobile/learner/courses/${courseId}`)).body.template.external_info.external_learning_standard];
+    };
+    const [v2004, v12, none] = [await scormCourse(), await scormCourse(), await scormCourse()];
+    expect((await upload(v2004.id, scorm2004Package())).status).toBe(200);
+    expect((await upload(v12.id, scorm12Package())).status).toBe(200);
+    expect(await standards(v2004.id)).toEqual(['scorm_2004_4th', 'scorm_2004_4th']);
+    expect(await standards(v12.id)).toEqual(['scorm_1_2', 'scorm_1_2']);
+    // No package yet: SCORM 1.2, as before there were packages.
+    expect(await standards(none.id)).toEqual(['scorm_1_2', 'scorm_1_2']);
+    // The list answers each course's own.
+    const list = await f.admin.as(learner.token).get(`/api/mobile/learner/courses?course_template_ids=${v12.id},${v2004.id}`);
+    expect(list.body.items.map((item: Json) => item.template.external_info.external_learning_standard)).toEqual(['scorm_1_2', 'scorm_2004_4th']);
+  });
+
   it('answers launch_url (GET and POST) and the mobile redirect for the caller\'s own SCORM enrollment only', async () => {
     const course = await scormCourse();
     expect((await upload(course.id, scorm12Package())).status).toBe(200);

@@ -35,6 +35,12 @@ export function publishedFacts(c: CourseTemplate): LearnerCourseFacts {
  * slides, launches and items as well: `servedCourse`) until it is published again, but a completion is the record
  * of what they did and stays, as it does when a task is deleted. An archived course's enrollments stay listed.
  */
+/**
+ * The learning standard an app plays an external course by: a SCORM course's is its current package's version
+ * (`scorm_2004_4th`...; SCORM 1.2 before a package is uploaded), a third-party course's its catalogue's type.
+ */
+export const learningStandardOf = (courseType: string, packageVersion: string | undefined): string => (courseType === 'scorm' ? (packageVersion ?? 'scorm_1_2') : courseType);
+
 export const stillTheirs = (course: CourseTemplate, e: Enrollment) => course.isPublished || e.state === 'complete';
 
 /** Published slides of a course: their count, minutes and attachments. */

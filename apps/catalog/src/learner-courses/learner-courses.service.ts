@@ -9,10 +9,11 @@ import { Enrollment } from '../enrollments/enrollment.entity.js';
 import { ProgramCourse } from '../programs/program-course.entity.js';
 import { ProgramGate, toBlockedByView } from '../programs/program-gate.js';
 import { Program } from '../programs/program.entity.js';
+import { ScormPackage } from '../scorm/scorm-package.entity.js';
 import { Slide } from '../slides/slide.entity.js';
 import { CourseCompletion } from './course-completion.service.js';
 import { learnerCourseNotFound, liveTrainingNotCompletable, liveTrainingNotLeavable, notExternal, previewNotFound } from './learner-course.errors.js';
-import { type ProgramPlace, publishedFacts, type SlideTotals, stillTheirs, toLearnerCourseView, toLiveTrainingView, totalsOf } from './learner-course.views.js';
+import { learningStandardOf, type ProgramPlace, publishedFacts, type SlideTotals, stillTheirs, toLearnerCourseView, toLiveTrainingView, totalsOf } from './learner-course.views.js';
 import { LearnerLiveEnrollment } from './learner-live-enrollment.entity.js';
 import { LearningItemsService } from './learning-items.service.js';
 import { SchedulingLiveCourses } from './scheduling-live-courses.js';
@@ -37,7 +38,16 @@ export class LearnerCoursesService {
     @InjectTenantRepository(Slide) private readonly slides: TenantRepository<Slide>,
     @InjectTenantRepository(Program) private readonly programs: TenantRepository<Program>,
     @InjectTenantRepository(ProgramCourse) private readonly programCourses: TenantRepository<ProgramCourse>,
+    @InjectTenantRepository(ScormPackage) private readonly scormPackages: TenantRepository<ScormPackage>,
   ) {}
+
+  /** The SCORM version of each course's current package, by course id (courses without one are left out). */
+  async packageVersions(ctx: RequestContext, courses: CourseTemplate[]): Promise<Map<number, string>> {
+    const ids = courses.flatMap((c) => (c.courseType === 'scorm' && c.scormPackageId ? [c.scormPackageId] : []));
+    if (ids.length === 0) return new Map();
+    const versions = new Map((await this.scormPackages.find(ctx, { where: { id: In(ids) } })).map((p) => [p.id, p.version as string]));
+    return new Map(courses.flatMap((c) => (c.scormPackageId && versions.has(c.scormPackageId) ? [[c.id, versions.get(c.scormPackageId)!] as const] : [])));
+  }
 
   /** Every live course enrollment and live training of the caller, oldest enrollment first. */
   async list(ctx: RequestContext): Promise<LearnerCourseView[]> {
@@ -110,7 +120,7 @@ export class LearnerCoursesService {
       external_status: externalStatusOf(type as CourseTemplate['courseType']),
       external_status_message: course.externalStatusMessage,
       available_offline: type === 'scorm',
-      external_learning_standard: type === 'scorm' ? 'scorm_1_2' : type,
+      external_learning_standard: learningStandardOf(type, (await this.packageVersions(ctx, [course])).get(course.id)),
       // The spec gives no version counter: a published course is version 1, an unpublished one 0.
       external_version: course.publishedAt ? 1 : 0,
       scorm: type === 'scorm' ? { ...(course.scorm ?? DEFAULT_SCORM_SETTINGS) } : null,

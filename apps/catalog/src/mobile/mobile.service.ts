@@ -5,7 +5,7 @@ import { notFound, InjectTenantRepository, type TenantRepository } from '@lms/pl
 import { CourseTemplate } from '../course-templates/course-template.entity.js';
 import { enrollUrl, lastPublished } from '../course-templates/course-template.views.js';
 import { Enrollment } from '../enrollments/enrollment.entity.js';
-import { publishedFacts, toLearnerCourseView } from '../learner-courses/learner-course.views.js';
+import { learningStandardOf, publishedFacts, toLearnerCourseView } from '../learner-courses/learner-course.views.js';
 import { LearnerCoursesService } from '../learner-courses/learner-courses.service.js';
 import { ProgramGate, toBlockedByView } from '../programs/program-gate.js';
 import { Slide } from '../slides/slide.entity.js';
@@ -43,17 +43,18 @@ export class MobileService {
     const rows = await this.courses.find(ctx, { where: { id: In(wanted), isPublished: true, deletedAt: IsNull() } });
     if (rows.length === 0) return [];
     const found = rows.map((c) => c.id);
-    const [enrollments, totals, facts, blockers] = await Promise.all([
+    const [enrollments, totals, facts, blockers, versions] = await Promise.all([
       this.enrollments.find(ctx, { where: { userId: ctx.userId, enrollableType: 'CourseTemplate', enrollableId: In(found), deletedAt: IsNull() } }),
       this.learnerCourses.slideTotals(ctx, found),
       this.slideFacts(ctx, found),
       this.gate.blockers(ctx, ctx.userId, found.map((id) => ({ type: 'CourseTemplate' as const, id }))),
+      this.learnerCourses.packageVersions(ctx, rows),
     ]);
     const byCourse = new Map(rows.map((c) => [c.id, c]));
     const mine = new Map(enrollments.map((e) => [e.enrollableId, e]));
     return wanted.flatMap((id) => {
       const course = byCourse.get(id);
-      return course ? [this.courseItem(course, mine.get(id), totals.get(id), facts.get(id), toBlockedByView(blockers.get(`CourseTemplate:${id}`)))] : [];
+      return course ? [this.courseItem(course, mine.get(id), totals.get(id), facts.get(id), toBlockedByView(blockers.get(`CourseTemplate:${id}`)), versions.get(id))] : [];
     });
   }
 
@@ -89,7 +90,7 @@ export class MobileService {
     return { ...item, type: 'Task' };
   }
 
-  private courseItem(course: CourseTemplate, e: Enrollment | undefined, totals: Parameters<typeof toLearnerCourseView>[2], facts: SlideFacts | undefined, blockedBy: BlockedByView | null): MobileCourseItem {
+  private courseItem(course: CourseTemplate, e: Enrollment | undefined, totals: Parameters<typeof toLearnerCourseView>[2], facts: SlideFacts | undefined, blockedBy: BlockedByView | null, packageVersion: string | undefined): MobileCourseItem {
     const published = publishedFacts(course);
     const learner = toLearnerCourseView(course, e, totals);
     // As last published, null included: a course published without a description shows none, not the authors' draft.
@@ -118,7 +119,7 @@ export class MobileService {
         estimated_time: learner.estimated_time,
         has_quizzes: facts?.hasQuizzes ?? false,
         external_info: external
-          ? { available_offline: published.courseType === 'scorm', external_learning_standard: published.courseType === 'scorm' ? 'scorm_1_2' : published.courseType, external_version: course.publishedAt ? 1 : 0 }
+          ? { available_offline: published.courseType === 'scorm', external_learning_standard: learningStandardOf(published.courseType, packageVersion), external_version: course.publishedAt ? 1 : 0 }
           : null,
         title: published.title,
         ...(facts?.backgroundImageUrl ? { cover_slide_data: { background_image_url: facts.backgroundImageUrl } } : {}),
