@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { eventually, queryDatabase, type TestUser } from '@lms/testing';
+import { strToU8, zipSync } from 'fflate';
 import pg from 'pg';
 import { type Browser, chromium } from 'playwright-core';
 import { COURSES, courseRequest } from './catalog-fixture.js';
@@ -167,6 +168,24 @@ describe('SCORM packages, their player and tracking, end to end', () => {
     }
     // As one sent after the archive is answered.
     expect(((await (await upload(course.id, scorm12Package())).json()) as Json).code).toBe('COURSE_TEMPLATE_ARCHIVED');
+  });
+
+  it('reads a manifest in the encoding it declares (ISO-8859-1) or marks (a UTF-16 byte order mark), not as UTF-8 whatever it says', async () => {
+    const course = await scormCourse();
+    const manifest = MANIFESTS.scorm12.replace('encoding="UTF-8"', 'encoding="ISO-8859-1"').replace('<title>Fire safety</title>', '<title>Sécurité incendie</title>').replace(/sco\/index\.html/g, 'sco/leçon.html');
+    const others = { 'sco/leçon.html': '<p>leçon</p>', 'shared/find-api.js': '', 'shared/readme.html': '' };
+    const latin1 = zipSync({ 'imsmanifest.xml': Buffer.from(manifest, 'latin1'), ...Object.fromEntries(Object.entries(others).map(([path, text]) => [path, strToU8(text)])) });
+    const res = await upload(course.id, Buffer.from(latin1));
+    const body = (await res.json()) as Json;
+    expect([res.status, body.course_templates?.[0].scorm.package_title ?? body.detail]).toEqual([200, 'Sécurité incendie']);
+    const learner = await f.newLearner();
+    const player = await openPlayer(learner, (await enrollmentOf(course.id, learner)).id);
+    expect([player.scos[0].href, (await fetch(f.t.api.baseUrl + player.contentUrl)).status]).toEqual(['sco/leçon.html', 200]);
+    // UTF-16 (little-endian, with its byte order mark), as some authoring tools write it.
+    const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(manifest.replace('encoding="ISO-8859-1"', 'encoding="UTF-16"').replace('Sécurité incendie', 'Sécurité (UTF-16)'), 'utf16le')]);
+    const wide = await upload(course.id, Buffer.from(zipSync({ 'imsmanifest.xml': utf16, ...Object.fromEntries(Object.entries(others).map(([path, text]) => [path, strToU8(text)])) })));
+    const wideBody = (await wide.json()) as Json;
+    expect([wide.status, wideBody.course_templates?.[0].scorm.package_title ?? wideBody.detail]).toEqual([200, 'Sécurité (UTF-16)']);
   });
 
   it('refuses bad uploads with 4xx and keeps the previous package', async () => {

@@ -1,6 +1,6 @@
 import { MAX_SCOS } from '@lms/contracts';
 import { ManifestError, parseManifest } from './manifest.js';
-import { isSafeEntryPath } from './package-reader.js';
+import { isSafeEntryPath, xmlText } from './package-reader.js';
 import { attemptOf, cmiTree, resumeOf, rollUp, type ScoResult, scoreOf, trackingOf } from './rollup.js';
 import { reuses, startingSco } from './attempts.js';
 
@@ -65,6 +65,19 @@ describe('parseManifest', () => {
         <resources><resource identifier="r" adlcp:scormtype="sco" href="a.html"/></resources>`);
     expect(parseManifest(of(MAX_SCOS)).scos).toHaveLength(MAX_SCOS);
     expect(() => parseManifest(of(MAX_SCOS + 1))).toThrow(new ManifestError(`the manifest lists more than ${MAX_SCOS} SCOs`));
+  });
+
+  it('reads a manifest by its byte order mark, else its declared encoding, else as UTF-8', () => {
+    const doc = (encoding: string) => `<?xml version="1.0" encoding="${encoding}"?><t>Sécurité</t>`;
+    expect(xmlText(Buffer.from(doc('ISO-8859-1'), 'latin1'))).toBe(doc('ISO-8859-1'));
+    expect(xmlText(Buffer.from(doc('windows-1252'), 'latin1'))).toBe(doc('windows-1252'));
+    expect(xmlText(Buffer.from(doc('UTF-8')))).toBe(doc('UTF-8'));
+    expect(xmlText(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(doc('UTF-16'), 'utf16le')]))).toBe(doc('UTF-16'));
+    expect(xmlText(Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(doc('UTF-16'), 'utf16le').swap16()]))).toBe(doc('UTF-16'));
+    // Mislabelled: UTF-16 declared without a mark on UTF-8 bytes, an unknown name, and a UTF-8 mark over a declaration.
+    expect(xmlText(Buffer.from(doc('UTF-16')))).toBe(doc('UTF-16'));
+    expect(xmlText(Buffer.from(doc('x-unknown')))).toBe(doc('x-unknown'));
+    expect(xmlText(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(doc('ISO-8859-1'))]))).toBe(`\uFEFF${doc('ISO-8859-1')}`);
   });
 
   it('lists every SCO of a multi-SCO organization in document order, with its title, skipping assets and item-less containers', () => {

@@ -80,6 +80,26 @@ async function* entriesOf(zip: yauzl.ZipFile): AsyncGenerator<yauzl.Entry> {
   }
 }
 
+/**
+ * An XML document's text by XML's rules: its byte order mark, else the encoding its declaration names
+ * (`ISO-8859-1`, `windows-1252`...), else UTF-8 (also for a name TextDecoder does not know).
+ */
+export function xmlText(bytes: Buffer): string {
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return new TextDecoder('utf-16le').decode(bytes);
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return new TextDecoder('utf-16be').decode(bytes);
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return bytes.toString('utf8');
+  const declared = /^<\?xml[^>]*?\sencoding\s*=\s*["']([A-Za-z0-9._:-]{1,40})["']/.exec(bytes.subarray(0, 256).toString('latin1'))?.[1];
+  // A declaration readable byte by byte is in no wide encoding, whatever it says (UTF-16 without its mark).
+  if (declared && !/^(utf-?8|utf-?16.*|utf-?32.*|ucs-?[24]|unicode)$/i.test(declared)) {
+    try {
+      return new TextDecoder(declared).decode(bytes);
+    } catch {
+      // Not an encoding TextDecoder knows: read as UTF-8, as before.
+    }
+  }
+  return bytes.toString('utf8');
+}
+
 async function text(stream: Readable, limit: number): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -88,7 +108,7 @@ async function text(stream: Readable, limit: number): Promise<string> {
     if (size > limit) throw new PackageError(`${MANIFEST} is larger than ${limit} bytes`);
     chunks.push(chunk as Buffer);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return xmlText(Buffer.concat(chunks));
 }
 
 /**
