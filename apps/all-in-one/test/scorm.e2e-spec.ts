@@ -320,6 +320,33 @@ describe('SCORM packages, their player and tracking, end to end', () => {
     expect(nativeMobile.status).toBe(400);
   });
 
+  it('launches by the course type learners see, the published one: an unpublished change of course_type neither stops nor starts the player', async () => {
+    const learner = await f.newLearner();
+    const api = f.admin.as(learner.token);
+    const course = await scormCourse();
+    expect((await upload(course.id, scorm12Package())).status).toBe(200);
+    const e = await enrollmentOf(course.id, learner);
+    const player = await openPlayer(learner, e.id);
+    // A draft change to native: learners still have the SCORM course they were given, and its player.
+    expect((await f.admin.patch(`${COURSES}/${course.id}`, { course_template: { course_type: 'native' } })).status).toBe(200);
+    expect((await api.get(`/api/learner/courses/${e.id}`)).body.courses[0].course_type).toBe('scorm');
+    expect((await api.get(`/api/learner/courses/${e.id}/launch_url`)).status).toBe(200);
+    expect((await commitSco(player, 0, passed12(70))).status).toBe(200);
+    // Published: it is native for learners now, and the player is over.
+    expect((await f.admin.post(`${COURSES}/${course.id}/publish`, {})).status).toBe(200);
+    expect((await api.get(`/api/learner/courses/${e.id}/launch_url`)).body.code).toBe('NOT_A_SCORM_ENROLLMENT');
+    expect((await commitSco(player, 0, passed12(10))).status).toBe(404);
+    expect((await fetch(f.t.api.baseUrl + player.contentUrl)).status).toBe(404);
+    // The other way: a native course given a SCORM type and package in draft does not play before it is published.
+    const native = await f.publishedCourse();
+    const n = await enrollmentOf(native.id, learner);
+    expect((await f.admin.patch(`${COURSES}/${native.id}`, { course_template: { course_type: 'scorm' } })).status).toBe(200);
+    expect((await upload(native.id, scorm12Package())).status).toBe(200);
+    expect((await api.get(`/api/learner/courses/${n.id}/launch_url`)).body.code).toBe('NOT_A_SCORM_ENROLLMENT');
+    expect((await f.admin.post(`${COURSES}/${native.id}/publish`, {})).status).toBe(200);
+    expect((await api.get(`/api/learner/courses/${n.id}/launch_url`)).status).toBe(200);
+  });
+
   it('launches no course taken away from learners (unpublished or archived), completed or not: 404, as its slides are', async () => {
     const course = await scormCourse();
     expect((await upload(course.id, scorm12Package())).status).toBe(200);

@@ -6,6 +6,7 @@ import { CourseTemplate } from '../course-templates/course-template.entity.js';
 import { DEFAULT_SCORM_SETTINGS } from '../course-templates/course-template.views.js';
 import { EnrollmentLifecycle, type Tracking } from '../enrollments/enrollment-lifecycle.service.js';
 import { Enrollment } from '../enrollments/enrollment.entity.js';
+import { publishedFacts } from '../learner-courses/learner-course.views.js';
 import { servedCourse } from '../slide-responses/slide-responses.service.js';
 import { contentTypeOf } from './content-types.js';
 import { startingSco } from './attempts.js';
@@ -182,7 +183,7 @@ export class ScormPlayerService {
 
   /**
    * The caller's attempt, while its enrollment is live, its learner not deleted and its course served (published,
-   * not archived): a player session outlives none of them (its credential is good for hours), so it serves no
+   * not archived) as a SCORM course (its published type): a player session outlives none of them (its credential is good for hours), so it serves no
    * file and takes no commit after them.
    */
   private async ownRegistration(ctx: RequestContext, id: number, lock?: RowLock): Promise<ScormRegistration> {
@@ -190,7 +191,7 @@ export class ScormPlayerService {
     if (!registration) throw registrationGone();
     const enrollment = await this.enrollments.findOne(ctx, { id: registration.enrollmentId });
     const course = await this.courses.findOne(ctx, { id: registration.courseTemplateId });
-    if (!enrollment || enrollment.deletedAt || !course || !servedCourse(course) || (await this.departed.has(ctx, ctx.userId))) throw registrationGone();
+    if (!enrollment || enrollment.deletedAt || !course || !servedCourse(course) || publishedFacts(course).courseType !== 'scorm' || (await this.departed.has(ctx, ctx.userId))) throw registrationGone();
     return registration;
   }
 }
