@@ -131,6 +131,8 @@ export class ScormPackageFile {
       throw new PackageError(`the body is not a zip file (${(err as Error).message})`);
     }
     try {
+      // Folders are entries to walk too (a zip of millions of empty ones took minutes): as many as the files at most.
+      if (zip.entryCount > 2 * limits.maxEntries) throw new PackageError(`the package has more than ${2 * limits.maxEntries} entries (files and folders)`);
       const entries: PackageEntry[] = [];
       const seen = new Set<string>();
       let total = 0;
