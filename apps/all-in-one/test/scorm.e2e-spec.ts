@@ -188,6 +188,18 @@ describe('SCORM packages, their player and tracking, end to end', () => {
     expect([wide.status, wideBody.course_templates?.[0].scorm.package_title ?? wideBody.detail]).toEqual([200, 'Sécurité (UTF-16)']);
   });
 
+  it('joins an item\'s parameters to an href that has a query or fragment as SCORM\'s content packaging says (& after a query, no second fragment)', async () => {
+    const course = await scormCourse();
+    const manifest = MANIFESTS.scorm12
+      .replace('href="sco/index.html">', 'href="sco/index.html?lang=en">')
+      .replace('<item identifier="item-sco" identifierref="res-sco">', '<item identifier="item-sco" identifierref="res-sco" parameters="?mode=review">');
+    expect((await upload(course.id, zip({ 'imsmanifest.xml': manifest, 'sco/index.html': '<p>sco</p>', 'shared/find-api.js': '', 'shared/readme.html': '' }))).status).toBe(200);
+    const learner = await f.newLearner();
+    const player = await openPlayer(learner, (await enrollmentOf(course.id, learner)).id);
+    expect(player.scos[0].href).toBe('sco/index.html?lang=en&mode=review');
+    expect((await fetch(f.t.api.baseUrl + player.contentUrl)).status).toBe(200);
+  });
+
   it('refuses bad uploads with 4xx and keeps the previous package', async () => {
     const course = await scormCourse();
     expect((await upload(course.id, scorm2004Package())).status).toBe(200);

@@ -1,5 +1,5 @@
 import { MAX_SCOS } from '@lms/contracts';
-import { ManifestError, parseManifest } from './manifest.js';
+import { ManifestError, parseManifest, withParameters } from './manifest.js';
 import { isSafeEntryPath, xmlText } from './package-reader.js';
 import { attemptOf, cmiTree, resumeOf, rollUp, type ScoResult, scoreOf, trackingOf } from './rollup.js';
 import { reuses, startingSco } from './attempts.js';
@@ -78,6 +78,17 @@ describe('parseManifest', () => {
     expect(xmlText(Buffer.from(doc('UTF-16')))).toBe(doc('UTF-16'));
     expect(xmlText(Buffer.from(doc('x-unknown')))).toBe(doc('x-unknown'));
     expect(xmlText(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(doc('ISO-8859-1'))]))).toBe(`\uFEFF${doc('ISO-8859-1')}`);
+  });
+
+  it('joins parameters to an href the way content packaging says', () => {
+    expect(withParameters('a.html', undefined)).toBe('a.html');
+    expect(withParameters('a.html', '?x=1')).toBe('a.html?x=1');
+    expect(withParameters('a.html', 'x=1')).toBe('a.html?x=1');
+    expect(withParameters('a.html?l=en', '?x=1')).toBe('a.html?l=en&x=1');
+    expect(withParameters('a.html?l=en', '&x=1')).toBe('a.html?l=en&x=1');
+    expect(withParameters('a.html', '#p2')).toBe('a.html#p2');
+    expect(withParameters('a.html#p1', '#p2')).toBe('a.html#p1');
+    expect(withParameters('a.html', '?')).toBe('a.html');
   });
 
   it('lists every SCO of a multi-SCO organization in document order, with its title, skipping assets and item-less containers', () => {

@@ -63,6 +63,17 @@ function versionOf(manifest: Node, xml: string): ScormVersion {
 /** `xml:base` values join like URL paths: `a/` + `b/` + `index.html`. */
 const joinBase = (...parts: (string | undefined)[]) => parts.filter((p): p is string => Boolean(p)).join('');
 
+/**
+ * An item's `parameters` joined to its resource's href as SCORM's content packaging says: leading `?` and `&`
+ * dropped; a fragment (`#...`) only when the href has none; otherwise after `&` when the href has a query, else `?`.
+ */
+export function withParameters(href: string, parameters: string | undefined): string {
+  const params = (parameters ?? '').replace(/^[?&]+/, '');
+  if (!params) return href;
+  if (params.startsWith('#')) return href.includes('#') ? href : href + params;
+  return href + (href.includes('?') ? '&' : '?') + params;
+}
+
 /** Parses a SCORM 1.2 or 2004 manifest; sequencing and metadata beyond the version are ignored. */
 export function parseManifest(xml: string): ScormManifest {
   const valid = XMLValidator.validate(xml);
@@ -100,7 +111,7 @@ export function parseManifest(xml: string): ScormManifest {
         // The player addresses a SCO by its place: one past MAX_SCOS could never commit, nor its attempt complete.
         if (scos.length === MAX_SCOS) throw new ManifestError(`the manifest lists more than ${MAX_SCOS} SCOs`);
         identifiers.add(identifier);
-        scos.push({ identifier, title: text(item.title), href: joinBase(resourcesBase, attr(resource, 'base'), href) + (attr(item, 'parameters') ?? '') });
+        scos.push({ identifier, title: text(item.title), href: withParameters(joinBase(resourcesBase, attr(resource, 'base'), href), attr(item, 'parameters')) });
       }
       visit(nodes(item.item));
     }
