@@ -200,6 +200,18 @@ describe('SCORM packages, their player and tracking, end to end', () => {
     expect((await fetch(f.t.api.baseUrl + player.contentUrl)).status).toBe(200);
   });
 
+  it('matches names in either Unicode form: a file zipped on macOS as e + combining accent is the café.html its manifest names', async () => {
+    const course = await scormCourse();
+    const manifest = MANIFESTS.scorm12.replace(/sco\/index\.html/g, 'sco/caf\u00e9.html');
+    expect((await upload(course.id, zip({ 'imsmanifest.xml': manifest, 'sco/cafe\u0301.html': '<p>décomposé</p>', 'shared/find-api.js': '', 'shared/readme.html': '' }))).status).toBe(200);
+    const learner = await f.newLearner();
+    const player = await openPlayer(learner, (await enrollmentOf(course.id, learner)).id);
+    const sco = await fetch(f.t.api.baseUrl + player.contentUrl);
+    expect([sco.status, await sco.text()]).toEqual([200, '<p>décomposé</p>']);
+    // Asked for in the other form, it is the same file.
+    expect((await fetch(`${f.t.api.baseUrl}${player.sessionUrl}/content/sco/${encodeURIComponent('cafe\u0301.html')}`)).status).toBe(200);
+  });
+
   it('refuses bad uploads with 4xx and keeps the previous package', async () => {
     const course = await scormCourse();
     expect((await upload(course.id, scorm2004Package())).status).toBe(200);

@@ -36,12 +36,17 @@ const safeDecode = (path: string) => {
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 /**
- * An entry's path. A name without the zip's UTF-8 flag is code page 437 by the format, which yauzl reads; but
- * many tools (macOS's Archive Utility, Java's and others) write UTF-8 and set no flag, so such a name whose
+ * An entry's path, in Unicode's composed form (NFC). A name without the zip's UTF-8 flag is code page 437 by
+ * the format, which yauzl reads; but many tools (macOS's Archive Utility, Java's and others) write UTF-8 and set no flag, so such a name whose
  * bytes are UTF-8 with some non-ASCII is read as UTF-8, as unzip and libarchive do. An Info-ZIP Unicode path
  * (extra field 0x7075) still wins.
  */
 function entryPath(entry: yauzl.Entry): string {
+  return decodedName(entry).normalize('NFC');
+}
+
+/** The name as its bytes say (entryPath), before Unicode normalization: macOS writes `é` as `e` and a combining accent. */
+function decodedName(entry: yauzl.Entry): string {
   const raw = entry.fileNameRaw;
   if (entry.generalPurposeBitFlag & 0x800 || !raw.some((byte) => byte >= 0x80) || entry.extraFields.some((field) => field.id === 0x7075)) return entry.fileName;
   try {
@@ -155,7 +160,8 @@ export class ScormPackageFile {
       // Every SCO of the table of contents must open, not only the first.
       for (const [index, sco] of manifest.scos.entries()) {
         const file = sco.href.split(/[?#]/)[0];
-        if (seen.has(file) || seen.has(safeDecode(file))) continue;
+        // Paths are kept in Unicode's composed form (NFC), whichever form the zip or the manifest wrote.
+        if (seen.has(file.normalize('NFC')) || seen.has(safeDecode(file).normalize('NFC'))) continue;
         throw new PackageError(index === 0 ? `the launch file "${file}" named by the manifest is not in the package` : `the file "${file}" of the SCO "${sco.identifier}" named by the manifest is not in the package`);
       }
       return new ScormPackageFile(file, manifest, entries);

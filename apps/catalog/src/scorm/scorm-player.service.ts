@@ -73,8 +73,9 @@ export class ScormPlayerService {
   async playerFile(ctx: RequestContext, registrationId: number, path: string): Promise<PlayerFile> {
     const registration = await this.ownRegistration(ctx, registrationId);
     const [row]: { file_key: string; size: string }[] = await this.db.manager.query(
-      'SELECT file_key, size FROM catalog.scorm_package_files WHERE package_id = $1 AND path = $2',
-      [registration.packageId, path],
+      // Paths are stored composed (NFC), and were stored as the zip wrote them before: either form is the file.
+      'SELECT file_key, size FROM catalog.scorm_package_files WHERE package_id = $1 AND path = ANY($2::text[]) ORDER BY path = $3 DESC LIMIT 1',
+      [registration.packageId, [path, path.normalize('NFC')], path],
     );
     if (!row) throw fileNotInPackage();
     return { file_key: row.file_key, size: Number(row.size), content_type: contentTypeOf(path) };
