@@ -193,57 +193,6 @@ describe('live course session registrations and waitlist, end to end', () => {
     expect(f.events.filter((e) => e.type === 'scheduling.waitlist.promoted' && (e.data as { session_id: number }).session_id === session.id)).toEqual([]);
   });
 
-  it('identity.user.deleted takes a user of 400 live courses out of all of them: registrations, waitlists moved up, open enrollments; completions and check-ins stay', async () => {
-    const [gone, next] = [await f.t.factory.user(f.cast.accountId, ['learner']), await f.t.factory.user(f.cast.accountId, ['learner'])];
-    // Straight into the tables: 400 courses through the API would be most of this suite's time. In every course the
-    // user holds the one seat of an open session; in every fourth, `next` waits for it; every fifth enrollment is
-    // completed (it stays); every seventh course also has a concluded session the user was checked in at (it stays).
-    const courses = (await f.t.db.query<{ id: number }>(
-      `INSERT INTO scheduling.live_courses (account_id, author_id, title) SELECT $1, $2, 'Many ' || n FROM generate_series(1, 400) n RETURNING id`,
-      [f.cast.accountId, f.cast.author.userId],
-    )).map((c) => c.id).sort((x, y) => x - y);
-    const at = (every: number) => courses.filter((_, i) => i % every === 0);
-    await f.t.db.query(
-      `INSERT INTO scheduling.live_course_enrollments (account_id, live_course_id, user_id, completed_at)
-       SELECT $1::int, c, $2::int, CASE WHEN c = ANY($4::int[]) THEN now() END FROM unnest($3::int[]) c
-       UNION ALL SELECT $1::int, c, $5::int, NULL FROM unnest($6::int[]) c`,
-      [f.cast.accountId, gone.userId, courses, at(5), next.userId, at(4)],
-    );
-    const open = await f.t.db.query<{ id: number; live_course_id: number }>(
-      'INSERT INTO scheduling.sessions (account_id, live_course_id, seats) SELECT $1, c, 1 FROM unnest($2::int[]) c RETURNING id, live_course_id',
-      [f.cast.accountId, courses],
-    );
-    await f.t.db.query('INSERT INTO scheduling.registrations (account_id, session_id, user_id) SELECT $1, unnest($2::int[]), $3', [f.cast.accountId, open.map((s) => s.id), gone.userId]);
-    const waited = open.filter((s) => at(4).includes(s.live_course_id)).map((s) => s.id).sort((x, y) => x - y);
-    await f.t.db.query('INSERT INTO scheduling.waitlist_places (account_id, session_id, user_id) SELECT $1, unnest($2::int[]), $3', [f.cast.accountId, waited, next.userId]);
-    const concluded = await f.t.db.query<{ id: number }>(
-      `INSERT INTO scheduling.sessions (account_id, live_course_id, seats, start_at, concluded_at) SELECT $1, c, 1, now() - interval '1 day', now() FROM unnest($2::int[]) c RETURNING id`,
-      [f.cast.accountId, at(7)],
-    );
-    await f.t.db.query('INSERT INTO scheduling.registrations (account_id, session_id, user_id, marked_complete_at) SELECT $1, unnest($2::int[]), $3, now()', [f.cast.accountId, concluded.map((s) => s.id), gone.userId]);
-
-    expect((await f.admin.delete(`/api/admin/users/${gone.userId}`)).status).toBe(204);
-    const stayed = await eventually(async () => {
-      const rows = await f.t.db.query<{ live_course_id: number }>('SELECT live_course_id FROM scheduling.live_course_enrollments WHERE user_id = $1 ORDER BY live_course_id', [gone.userId]);
-      return rows.length === at(5).length ? rows : undefined;
-    }, 30_000);
-    expect(stayed.map((r) => r.live_course_id)).toEqual(at(5));
-    const registered = await f.t.db.query<{ session_id: number }>('SELECT session_id FROM scheduling.registrations WHERE user_id = $1 AND deleted_at IS NULL ORDER BY session_id', [gone.userId]);
-    expect(registered.map((r) => r.session_id)).toEqual(concluded.map((s) => s.id).sort((x, y) => x - y));
-    const promoted = await f.t.db.query<{ session_id: number }>('SELECT session_id FROM scheduling.registrations WHERE user_id = $1 AND deleted_at IS NULL ORDER BY session_id', [next.userId]);
-    expect(promoted.map((r) => r.session_id)).toEqual(waited);
-    expect(await f.t.db.query('SELECT 1 FROM scheduling.waitlist_places WHERE user_id = $1', [next.userId])).toEqual([]);
-    const events = await f.t.db.query<{ type: string; n: number }>(
-      `SELECT type, count(*)::int AS n FROM scheduling.outbox WHERE (payload->'data'->>'user_id')::int = ANY($1::int[]) GROUP BY type ORDER BY type`,
-      [[gone.userId, next.userId]],
-    );
-    expect(events).toEqual([
-      { type: 'scheduling.live_course_enrollment.removed', n: courses.length - at(5).length },
-      { type: 'scheduling.registration.deleted', n: courses.length },
-      { type: 'scheduling.waitlist.promoted', n: waited.length },
-    ]);
-  });
-
   it('withdraws an enrollment of a user whose deletion was handled while the enrollment waited, so none outlives them', async () => {
     const course = await f.createCourse();
     const [other] = await f.enrolledLearners(course.id, 1);
@@ -341,35 +290,6 @@ describe('live course session registrations and waitlist, end to end', () => {
     expect(await registeredIds(session.id)).toEqual([c.userId]);
   });
 
-  it('moves a waitlist of 10,000 up in the request that adds 8,000 seats, first come first served, passing over users no longer enrolled', async () => {
-    const course = await f.createCourse();
-    const session = await f.createSession(course.id, { seats: 0 });
-    // Straight into the tables: 10,000 learners through the API would be most of this suite's time. Every tenth is not enrolled (any more).
-    const users = (await f.t.db.query<{ id: number }>(
-      `INSERT INTO identity.users (account_id, uid, first_name, last_name, email)
-       SELECT $1, 'wait-' || $2 || '-' || n, 'Waiting', 'Learner ' || n, 'wait-' || $2 || '-' || n || '@example.test' FROM generate_series(1, 10000) n RETURNING id`,
-      [f.cast.accountId, session.id],
-    )).map((u) => u.id).sort((x, y) => x - y);
-    const enrolled = users.filter((_, i) => (i + 1) % 10 !== 0);
-    await f.t.db.query('INSERT INTO scheduling.live_course_enrollments (account_id, live_course_id, user_id) SELECT $1, $2, unnest($3::int[])', [f.cast.accountId, course.id, enrolled]);
-    await f.t.db.query('INSERT INTO scheduling.waitlist_places (account_id, session_id, user_id) SELECT $1, $2, u FROM unnest($3::int[]) WITH ORDINALITY AS x(u, n) ORDER BY n', [f.cast.accountId, session.id, users]);
-    // Five statements a place, one place at a time: past the gateway's 5 s, a 504 that committed later.
-    const res = await f.admin.patch(`${SESSIONS_OF(course.id)}/${session.id}`, { session: { seats: 8000 } });
-    expect(res.status).toBe(200);
-    // The first 8,000 enrolled in line (the first 8,888 places) take the seats; the places of the rest stay.
-    const seatedUsers = enrolled.slice(0, 8000);
-    const registrations = await f.t.db.query<{ id: number; user_id: number }>('SELECT id, user_id FROM scheduling.registrations WHERE session_id = $1 AND deleted_at IS NULL ORDER BY id', [session.id]);
-    expect(registrations.map((r) => r.user_id)).toEqual(seatedUsers);
-    const left = await f.t.db.query<{ user_id: number }>('SELECT user_id FROM scheduling.waitlist_places WHERE session_id = $1 ORDER BY id', [session.id]);
-    expect(left.map((p) => p.user_id)).toEqual(users.slice(8888));
-    const events = await f.t.db.query<{ registration_id: string; user_id: string }>(
-      `SELECT payload->'data'->>'registration_id' AS registration_id, payload->'data'->>'user_id' AS user_id FROM scheduling.outbox
-        WHERE type = 'scheduling.waitlist.promoted' AND payload->'data'->>'session_id' = $1 ORDER BY created_at`,
-      [String(session.id)],
-    );
-    expect(events.map((e) => [Number(e.registration_id), Number(e.user_id)])).toEqual(registrations.map((r) => [r.id, r.user_id]));
-  });
-
   it('concluding completes checked-in enrollments (counted in the user summary) and unregisters the absent', async () => {
     const course = await f.createCourse();
     const session = await f.createSession(course.id, { start_at: '2021-01-01T09:00:00Z', seats: 5 });
@@ -422,5 +342,87 @@ describe('live course session registrations and waitlist, end to end', () => {
     expect((await f.stranger.patch(`${REGISTRATIONS_OF(session.id)}/${registration.id}`, { live_course_session_registration: { marked_complete_at: null } })).status).toBe(404);
     expect((await f.stranger.delete(`${REGISTRATIONS_OF(session.id)}/${registration.id}`)).status).toBe(404);
     expect(await registeredIds(session.id)).toEqual([a.userId]);
+  });
+
+  // The writes of thousands of rows come last: the consumers' backlog they leave (thousands of events) would
+  // hold up the events the tests after them wait for.
+  it('identity.user.deleted takes a user of 400 live courses out of all of them: registrations, waitlists moved up, open enrollments; completions and check-ins stay', async () => {
+    const [gone, next] = [await f.t.factory.user(f.cast.accountId, ['learner']), await f.t.factory.user(f.cast.accountId, ['learner'])];
+    // Straight into the tables: 400 courses through the API would be most of this suite's time. In every course the
+    // user holds the one seat of an open session; in every fourth, `next` waits for it; every fifth enrollment is
+    // completed (it stays); every seventh course also has a concluded session the user was checked in at (it stays).
+    const courses = (await f.t.db.query<{ id: number }>(
+      `INSERT INTO scheduling.live_courses (account_id, author_id, title) SELECT $1, $2, 'Many ' || n FROM generate_series(1, 400) n RETURNING id`,
+      [f.cast.accountId, f.cast.author.userId],
+    )).map((c) => c.id).sort((x, y) => x - y);
+    const at = (every: number) => courses.filter((_, i) => i % every === 0);
+    await f.t.db.query(
+      `INSERT INTO scheduling.live_course_enrollments (account_id, live_course_id, user_id, completed_at)
+       SELECT $1::int, c, $2::int, CASE WHEN c = ANY($4::int[]) THEN now() END FROM unnest($3::int[]) c
+       UNION ALL SELECT $1::int, c, $5::int, NULL FROM unnest($6::int[]) c`,
+      [f.cast.accountId, gone.userId, courses, at(5), next.userId, at(4)],
+    );
+    const open = await f.t.db.query<{ id: number; live_course_id: number }>(
+      'INSERT INTO scheduling.sessions (account_id, live_course_id, seats) SELECT $1, c, 1 FROM unnest($2::int[]) c RETURNING id, live_course_id',
+      [f.cast.accountId, courses],
+    );
+    await f.t.db.query('INSERT INTO scheduling.registrations (account_id, session_id, user_id) SELECT $1, unnest($2::int[]), $3', [f.cast.accountId, open.map((s) => s.id), gone.userId]);
+    const waited = open.filter((s) => at(4).includes(s.live_course_id)).map((s) => s.id).sort((x, y) => x - y);
+    await f.t.db.query('INSERT INTO scheduling.waitlist_places (account_id, session_id, user_id) SELECT $1, unnest($2::int[]), $3', [f.cast.accountId, waited, next.userId]);
+    const concluded = await f.t.db.query<{ id: number }>(
+      `INSERT INTO scheduling.sessions (account_id, live_course_id, seats, start_at, concluded_at) SELECT $1, c, 1, now() - interval '1 day', now() FROM unnest($2::int[]) c RETURNING id`,
+      [f.cast.accountId, at(7)],
+    );
+    await f.t.db.query('INSERT INTO scheduling.registrations (account_id, session_id, user_id, marked_complete_at) SELECT $1, unnest($2::int[]), $3, now()', [f.cast.accountId, concluded.map((s) => s.id), gone.userId]);
+
+    expect((await f.admin.delete(`/api/admin/users/${gone.userId}`)).status).toBe(204);
+    const stayed = await eventually(async () => {
+      const rows = await f.t.db.query<{ live_course_id: number }>('SELECT live_course_id FROM scheduling.live_course_enrollments WHERE user_id = $1 ORDER BY live_course_id', [gone.userId]);
+      return rows.length === at(5).length ? rows : undefined;
+    }, 30_000);
+    expect(stayed.map((r) => r.live_course_id)).toEqual(at(5));
+    const registered = await f.t.db.query<{ session_id: number }>('SELECT session_id FROM scheduling.registrations WHERE user_id = $1 AND deleted_at IS NULL ORDER BY session_id', [gone.userId]);
+    expect(registered.map((r) => r.session_id)).toEqual(concluded.map((s) => s.id).sort((x, y) => x - y));
+    const promoted = await f.t.db.query<{ session_id: number }>('SELECT session_id FROM scheduling.registrations WHERE user_id = $1 AND deleted_at IS NULL ORDER BY session_id', [next.userId]);
+    expect(promoted.map((r) => r.session_id)).toEqual(waited);
+    expect(await f.t.db.query('SELECT 1 FROM scheduling.waitlist_places WHERE user_id = $1', [next.userId])).toEqual([]);
+    const events = await f.t.db.query<{ type: string; n: number }>(
+      `SELECT type, count(*)::int AS n FROM scheduling.outbox WHERE (payload->'data'->>'user_id')::int = ANY($1::int[]) GROUP BY type ORDER BY type`,
+      [[gone.userId, next.userId]],
+    );
+    expect(events).toEqual([
+      { type: 'scheduling.live_course_enrollment.removed', n: courses.length - at(5).length },
+      { type: 'scheduling.registration.deleted', n: courses.length },
+      { type: 'scheduling.waitlist.promoted', n: waited.length },
+    ]);
+  });
+
+  it('moves a waitlist of 10,000 up in the request that adds 8,000 seats, first come first served, passing over users no longer enrolled', async () => {
+    const course = await f.createCourse();
+    const session = await f.createSession(course.id, { seats: 0 });
+    // Straight into the tables: 10,000 learners through the API would be most of this suite's time. Every tenth is not enrolled (any more).
+    const users = (await f.t.db.query<{ id: number }>(
+      `INSERT INTO identity.users (account_id, uid, first_name, last_name, email)
+       SELECT $1, 'wait-' || $2 || '-' || n, 'Waiting', 'Learner ' || n, 'wait-' || $2 || '-' || n || '@example.test' FROM generate_series(1, 10000) n RETURNING id`,
+      [f.cast.accountId, session.id],
+    )).map((u) => u.id).sort((x, y) => x - y);
+    const enrolled = users.filter((_, i) => (i + 1) % 10 !== 0);
+    await f.t.db.query('INSERT INTO scheduling.live_course_enrollments (account_id, live_course_id, user_id) SELECT $1, $2, unnest($3::int[])', [f.cast.accountId, course.id, enrolled]);
+    await f.t.db.query('INSERT INTO scheduling.waitlist_places (account_id, session_id, user_id) SELECT $1, $2, u FROM unnest($3::int[]) WITH ORDINALITY AS x(u, n) ORDER BY n', [f.cast.accountId, session.id, users]);
+    // Five statements a place, one place at a time: past the gateway's 5 s, a 504 that committed later.
+    const res = await f.admin.patch(`${SESSIONS_OF(course.id)}/${session.id}`, { session: { seats: 8000 } });
+    expect(res.status).toBe(200);
+    // The first 8,000 enrolled in line (the first 8,888 places) take the seats; the places of the rest stay.
+    const seatedUsers = enrolled.slice(0, 8000);
+    const registrations = await f.t.db.query<{ id: number; user_id: number }>('SELECT id, user_id FROM scheduling.registrations WHERE session_id = $1 AND deleted_at IS NULL ORDER BY id', [session.id]);
+    expect(registrations.map((r) => r.user_id)).toEqual(seatedUsers);
+    const left = await f.t.db.query<{ user_id: number }>('SELECT user_id FROM scheduling.waitlist_places WHERE session_id = $1 ORDER BY id', [session.id]);
+    expect(left.map((p) => p.user_id)).toEqual(users.slice(8888));
+    const events = await f.t.db.query<{ registration_id: string; user_id: string }>(
+      `SELECT payload->'data'->>'registration_id' AS registration_id, payload->'data'->>'user_id' AS user_id FROM scheduling.outbox
+        WHERE type = 'scheduling.waitlist.promoted' AND payload->'data'->>'session_id' = $1 ORDER BY created_at`,
+      [String(session.id)],
+    );
+    expect(events.map((e) => [Number(e.registration_id), Number(e.user_id)])).toEqual(registrations.map((r) => [r.id, r.user_id]));
   });
 });
