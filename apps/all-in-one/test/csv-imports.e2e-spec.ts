@@ -261,6 +261,27 @@ describe('scheduled CSV imports', () => {
     expect(events).toHaveLength(6);
   });
 
+  it('keeps the outcome an attempt recorded when it was lost before the job was marked done: the retry imports nothing again', async () => {
+    csvBody = ['uid,first_name', 'imp-lost-1,Lost', 'imp-lost-2,Lost', ''].join('\n');
+    // The first attempt's last step, marking its job done, fails, as when its worker is killed just after recording.
+    await t.db.query(`CREATE FUNCTION jobs.lose_first_done() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+        IF NEW.status = 'done' AND NEW.attempts = 1 AND EXISTS (SELECT 1 FROM jobs.import_runs r WHERE r.job_id = NEW.id) THEN RAISE EXCEPTION 'worker lost'; END IF;
+        RETURN NEW; END $$`);
+    await t.db.query('CREATE TRIGGER lose_first_done BEFORE UPDATE ON jobs.jobs FOR EACH ROW EXECUTE FUNCTION jobs.lose_first_done()');
+    try {
+      const fetched = served.length;
+      const run = await runNow(admin);
+      // A second pass would find both users made and record them unchanged, over the first attempt's outcome.
+      expect(run).toMatchObject({ status: 'complete', rows: 2, counts: { created: 2, updated: 0, unchanged: 0, failed: 0 }, error: null });
+      const [job] = await t.db.query<{ attempts: number }>('SELECT attempts FROM jobs.jobs WHERE id = $1', [run.id]);
+      expect(job.attempts).toBe(2);
+      expect(served.length - fetched).toBe(1);
+    } finally {
+      await t.db.query('DROP TRIGGER lose_first_done ON jobs.jobs');
+      await t.db.query('DROP FUNCTION jobs.lose_first_done()');
+    }
+  });
+
   it('stops a file that would change more than the allowed share of the users, changing nothing', async () => {
     csvBody = ['uid,first_name', ...Array.from({ length: 40 }, (_, i) => `bulk-${i},Bulk`)].join('\n');
     const run = await runNow(admin);

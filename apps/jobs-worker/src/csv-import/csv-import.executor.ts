@@ -59,6 +59,9 @@ export class CsvImportExecutor implements JobExecutor {
   constructor(private readonly options: CsvImportOptions) {}
 
   async run(job: Job, context: JobContext): Promise<JobResult> {
+    // An earlier attempt recorded the run's outcome and was lost before its job was marked done: that outcome
+    // stands. A second pass would find its rows done and record them all unchanged over it.
+    if (await recorded(context.db, job)) return {};
     const ctx = systemContext(job.accountId, `job-${job.id}`, job.createdBy ?? 0);
     const dryRun = job.params.dry_run === true;
     let outcome: Outcome;
@@ -164,6 +167,15 @@ function summarize(rows: number, outcomes: ImportRowOutcome[]): Outcome & { coun
 }
 
 /** Only while this attempt owns the job: a stalled attempt that lost its lease must not overwrite a later one's outcome. */
+/** Whether the run's outcome is written already (`record`: its counts, or the error it failed with). */
+async function recorded(db: Database, job: Job): Promise<boolean> {
+  const rows = (await db.manager.query(
+    `SELECT 1 FROM "${db.schema}".import_runs WHERE job_id = $1 AND account_id = $2 AND (counts IS NOT NULL OR error IS NOT NULL)`,
+    [job.id, job.accountId],
+  )) as unknown[];
+  return rows.length > 0;
+}
+
 async function record(db: Database, job: Job, outcome: Outcome): Promise<void> {
   const schema = `"${db.schema}"`;
   await db.manager.query(
