@@ -17,7 +17,7 @@ import { CustomField } from '../custom-fields/custom-field.entity.js';
 import { UserCustomFieldValue } from '../users/user-custom-field-value.entity.js';
 import { User } from '../users/user.entity.js';
 import { refWhere, UserFinder, type UserRef } from '../users/user-finder.js';
-import { PLAIN_ATTRIBUTES, UsersService } from '../users/users.service.js';
+import { applyAttributes, attributeChanges, canonicalLocale, PLAIN_ATTRIBUTES, UsersService } from '../users/users.service.js';
 import { userEventData } from '../users/user-view.js';
 
 /** Thrown to roll a dry run's transaction back once its outcome is known. */
@@ -65,22 +65,22 @@ const deletedUser = (line: number, uid: string): ImportRowOutcome => ({
 
 const definedKeys = (input: UserRequest): string[] => Object.keys(input).filter((k) => (input as unknown as Record<string, unknown>)[k] !== undefined);
 
-/** A locale in the canonical form users store (`UsersService.apply`); false when it has none. */
-function canonicalLocale(locale: string | null | undefined): string | null | undefined | false {
-  if (locale === undefined || locale === null) return locale;
+/** Whether the row's locale (if it names one) is one users can store; the users service refuses the others. */
+function storableLocale(locale: string | null | undefined): boolean {
   try {
-    return Intl.getCanonicalLocales(locale)[0];
+    if (locale !== undefined) canonicalLocale(locale);
+    return true;
   } catch {
     return false;
   }
 }
 
-/** The user's attributes after `input` (as `UsersService.apply` sets them) over `user`'s, or for a new user over nothing. */
+/** Every column `write` sets: the user's attributes after `input` over `user`'s (a new user's over nothing), null when unset. */
 function attributesOf(input: UserRequest, user: User | null): Partial<User> {
-  const out: Partial<User> = {};
-  for (const [from, to] of PLAIN_ATTRIBUTES) Object.assign(out, { [to]: input[from] !== undefined ? input[from] : (user?.[to] ?? null) });
-  const locale = input.locale !== undefined ? canonicalLocale(input.locale) : (user?.locale ?? null);
-  out.locale = locale === false ? null : (locale ?? null);
+  const next: Partial<User> = { ...user };
+  applyAttributes(next, input);
+  const out: Partial<User> = { locale: next.locale ?? null };
+  for (const [, to] of PLAIN_ATTRIBUTES) Object.assign(out, { [to]: next[to] ?? null });
   return out;
 }
 
@@ -202,7 +202,7 @@ export class UserImportService {
         customs.every((c) => c.value !== null && fields.has(Number(c.id))) &&
         (input.manager_id === undefined || input.manager_id === null || (manager !== null && manager.id !== user?.id)) &&
         (hrisOwner === undefined || hrisOwner === user?.id) &&
-        canonicalLocale(input.locale) !== false;
+        storableLocale(input.locale);
       if (!certain) {
         rest.push(row);
         continue;
@@ -212,9 +212,7 @@ export class UserImportService {
         planned.push({ index: row.index, create: { input, managerId }, outcome: { line, uid: input.uid, outcome: 'created', fields: definedKeys(input) } });
         continue;
       }
-      const changes = new Set<string>();
-      for (const [from, to] of PLAIN_ATTRIBUTES) if (input[from] !== undefined && input[from] !== user[to]) changes.add(from);
-      if (input.locale !== undefined && canonicalLocale(input.locale) !== user.locale) changes.add('locale');
+      const changes = new Set<string>(attributeChanges(user, input));
       if (input.manager_id !== undefined && managerId !== user.managerId) changes.add('manager_id');
       const current = values.get(user.id) ?? new Map<string, string>();
       for (const c of customs) if ((current.get(c.id) ?? null) !== c.value) changes.add(`custom_fields.${c.id}`);
@@ -312,15 +310,7 @@ export class UserImportService {
 
   /** The attributes of `input` whose values differ from the user's (custom fields as `custom_fields.<id>`). */
   private async changedFields(scope: TenantScope, user: User, input: UserRequest): Promise<Set<string>> {
-    const changed = new Set<string>();
-    for (const [from, to] of PLAIN_ATTRIBUTES) {
-      const value = input[from];
-      if (value !== undefined && value !== user[to]) changed.add(from);
-    }
-    if (input.locale !== undefined) {
-      const canonical = input.locale === null ? null : Intl.getCanonicalLocales(input.locale)[0];
-      if (canonical !== user.locale) changed.add('locale');
-    }
+    const changed = new Set<string>(attributeChanges(user, input));
     if (input.manager_id !== undefined) {
       const manager = input.manager_id === null ? null : await this.finder.find(scope, input.manager_id);
       // An unknown manager is left for the update to refuse, with the API's error.

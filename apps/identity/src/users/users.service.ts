@@ -52,6 +52,25 @@ export const PLAIN_ATTRIBUTES = [
   ['avatar_url', 'avatarUrl'],
 ] as const satisfies readonly (readonly [keyof UserAttributes, keyof User])[];
 
+/** A locale as users store it: canonical, so `en-us` and `en-US` are one (a RangeError for text that is no locale). */
+export const canonicalLocale = (locale: string | null): string | null => (locale === null ? null : Intl.getCanonicalLocales(locale)[0]);
+
+/** Sets the attributes `input` gives on `user`; uid, manager and custom fields are the caller's. */
+export function applyAttributes(user: Partial<User>, input: UserAttributes): void {
+  for (const [from, to] of PLAIN_ATTRIBUTES) {
+    const value = input[from];
+    if (value !== undefined) Object.assign(user, { [to]: value });
+  }
+  if (input.locale !== undefined) user.locale = canonicalLocale(input.locale);
+}
+
+/** The attributes of `input`, by their request names, whose values differ from the user's. */
+export function attributeChanges(user: User, input: UserAttributes): string[] {
+  const changed: string[] = PLAIN_ATTRIBUTES.filter(([from, to]) => input[from] !== undefined && input[from] !== user[to]).map(([from]) => from);
+  if (input.locale !== undefined && canonicalLocale(input.locale) !== user.locale) changed.push('locale');
+  return changed;
+}
+
 /** `%`, `_` and `\` match themselves in a search. */
 const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
@@ -79,7 +98,7 @@ export class UsersService {
       this.db.transaction(async () => {
         const values = await this.checkCustomFields(scope, input.custom_fields ?? [], prefix);
         const user = new User();
-        this.apply(user, input);
+        applyAttributes(user, input);
         const saved = await this.users.insert(scope, { ...user, uid: input.uid, managerId, roles: ['learner'] });
         await this.writeCustomFields(scope, saved.id, values);
         await this.outbox.add(scope, USER_CREATED_EVENT, userEventData(saved));
@@ -103,7 +122,7 @@ export class UsersService {
           if (managerId === user.id) throw ownManager();
         }
         const values = await this.checkCustomFields(scope, input.custom_fields ?? [], prefix);
-        this.apply(user, input);
+        applyAttributes(user, input);
         if (input.uid !== undefined) user.uid = input.uid;
         user.managerId = managerId;
         const saved = await this.users.save(scope, user);
@@ -161,14 +180,6 @@ export class UsersService {
     return user;
   }
 
-  private apply(user: User, input: UserAttributes): void {
-    for (const [from, to] of PLAIN_ATTRIBUTES) {
-      const value = input[from];
-      if (value !== undefined) Object.assign(user, { [to]: value });
-    }
-    // Stored in canonical form, so `en-us` and `en-US` are one locale.
-    if (input.locale !== undefined) user.locale = input.locale === null ? null : Intl.getCanonicalLocales(input.locale)[0];
-  }
 
   /** uid and hris_id are unique in the account, deleted users included (their uid stays reserved). */
   private async checkUnique(scope: TenantScope, input: { uid?: string; hris_id?: string | null }, prefix: FieldPrefix, self?: number): Promise<void> {
