@@ -136,35 +136,54 @@ describe('learner courses and learning items, end to end', () => {
     expect((await open.api.post(`${LEARNER_COURSES}/${open.enrollment.id}/complete`)).status).toBe(200);
   });
 
-  it('does not complete an enrollment whose course is unpublished (404) or archived (400) while the completion waits for its row, and changes nothing', async () => {
-    /** The completion passes its first look, then waits for the enrollment's row while `meanwhile` commits. */
-    const completingHeld = (api: typeof f.admin, enrollmentId: number, meanwhile: () => Promise<unknown>) =>
-      holdingLock(f.t.db.url, 'SELECT 1 FROM catalog.enrollments WHERE id = $1 FOR UPDATE', [enrollmentId], async (held) => {
+  it('does not complete an enrollment whose course is unpublished (404) or archived (400) while the completion waits for the course, and changes nothing', async () => {
+    /** The completion passes its first look, then waits for the course's row while `change` commits on it. */
+    const completingHeld = (api: typeof f.admin, courseId: string, enrollmentId: number, change: string) =>
+      holdingLock(f.t.db.url, `UPDATE catalog.course_templates SET ${change} WHERE id = $1`, [Number(courseId)], async (held) => {
         const completing = api.post(`${LEARNER_COURSES}/${enrollmentId}/complete`);
         await held.waiters();
-        await meanwhile();
-        await held.release();
+        await held.release('commit');
         return completing;
       });
     const stateOf = async (courseId: string, id: number) => (await f.admin.get(`${COURSES}/${courseId}/enrollments`)).body.enrollments.find((e: { id: number }) => e.id === id);
 
     const course = await courseWithSlides({ title: 'Unpublished meanwhile' });
     const open = await learnerIn(course.id);
-    const unpublished = await completingHeld(open.api, open.enrollment.id, async () => {
-      expect((await f.admin.patch(`${COURSES}/${course.id}`, { course_template: { is_published: false } })).status).toBe(200);
-    });
+    const unpublished = await completingHeld(open.api, course.id, open.enrollment.id, 'is_published = false');
     expect([unpublished.status, unpublished.body.code]).toEqual([404, 'LEARNER_COURSE_NOT_FOUND']);
     expect(await stateOf(course.id, open.enrollment.id)).toMatchObject({ state: 'assigned', completed_at: null });
 
     const archivedCourse = await courseWithSlides({ title: 'Archived meanwhile' });
     const other = await learnerIn(archivedCourse.id);
-    const archived = await completingHeld(other.api, other.enrollment.id, async () => {
-      expect((await f.admin.delete(`${COURSES}/${archivedCourse.id}`)).status).toBe(204);
-    });
+    const archived = await completingHeld(other.api, archivedCourse.id, other.enrollment.id, 'deleted_at = now()');
     expect([archived.status, archived.body.code]).toEqual([400, 'COURSE_TEMPLATE_ARCHIVED']);
     expect(await stateOf(archivedCourse.id, other.enrollment.id)).toMatchObject({ state: 'assigned', completed_at: null });
     // Its enrollment stays listed, with the course's archival, as an archived course's enrollments do.
     expect((await other.api.get(`${LEARNER_COURSES}/${other.enrollment.id}`)).body.courses[0]).toMatchObject({ state: 'assigned', deleted_at: expect.any(String) });
+  });
+
+  it('re-enrolls a learner whose completion was in flight when a publish with re_enroll came: the publish waits for it', async () => {
+    const course = await courseWithSlides({ title: 'Published while completing' });
+    const { api, user, enrollment } = await learnerIn(course.id);
+    const res = await holdingLock(f.t.db.url, 'SELECT 1 FROM catalog.enrollments WHERE id = $1 FOR UPDATE', [enrollment.id], async (held) => {
+      const completing = api.post(`${LEARNER_COURSES}/${enrollment.id}/complete`);
+      await held.waiters();
+      // The publish picks the completions to re-enroll. Had it not waited for this one, it would miss it: the
+      // completion commits once the row is let go, after the publish.
+      const publishing = f.admin.post(`${COURSES}/${course.id}/publish`, { re_enroll: true });
+      await Promise.race([publishing, new Promise((resolve) => setTimeout(resolve, 1_500))]);
+      await held.release();
+      return Promise.all([completing, publishing]);
+    });
+    expect(res.map((r) => r.status)).toEqual([200, 200]);
+    const all = await f.t.db.query<{ id: number; state: string; removal_reason: string | null }>(
+      'SELECT id, state, removal_reason FROM catalog.enrollments WHERE enrollable_id = $1 AND user_id = $2 ORDER BY id',
+      [Number(course.id), user.userId],
+    );
+    expect(all).toEqual([
+      { id: enrollment.id, state: 'complete', removal_reason: 're_enrolled' },
+      { id: expect.any(Number), state: 'assigned', removal_reason: null },
+    ]);
   });
 
   it('answers the 404 of its own path to a completion whose enrollment an author removes while it waits for the row', async () => {

@@ -31,22 +31,24 @@ export class CourseCompletion {
     if (e.state === 'complete') return e;
     // A course after an incomplete blocking checkpoint of the learner's programs cannot be done yet.
     await this.gate.assertStartable(ctx, e);
-    return this.withScore(ctx, e.id, refused);
+    return this.withScore(ctx, e, refused);
   }
 
   /**
    * A native course completes with the score of the learner's answers to its questions as published now (a
    * publish since the last answer may have added or dropped one), counted under the enrollment's row lock so
    * no answer lands between the count and the completion. A course without questions keeps the score it has,
-   * and an enrollment a concurrent call completed keeps the score it completed with. The course is read
-   * again under the lock: one unpublished or archived since the caller looked is not completed.
+   * and an enrollment a concurrent call completed keeps the score it completed with. The course is held FOR
+   * SHARE first (the order a publish takes course and enrollments in): a publish, unpublish or archive waits for
+   * the completion, so a publish with `re_enroll` finds it; one that committed first is seen here, and a course
+   * unpublished or archived since the caller looked is not completed.
    */
-  private async withScore(ctx: RequestContext, id: number, refused: (course: CourseTemplate | null) => DomainError): Promise<Enrollment> {
+  private async withScore(ctx: RequestContext, seen: Enrollment, refused: (course: CourseTemplate | null) => DomainError): Promise<Enrollment> {
     return this.db.transaction(async () => {
+      const course = await this.courses.findOne(ctx, { id: seen.enrollableId }, { lock: 'share' });
       // Removed while the call waited for it: the caller's own 404, as any later call gets.
-      const e = await this.lifecycle.lockLive(ctx, id).catch((err: unknown) => Promise.reject(err instanceof DomainError && err.status === 404 ? refused(null) : err));
+      const e = await this.lifecycle.lockLive(ctx, seen.id).catch((err: unknown) => Promise.reject(err instanceof DomainError && err.status === 404 ? refused(null) : err));
       if (e.state === 'complete') return e;
-      const course = await this.courses.findOne(ctx, { id: e.enrollableId });
       if (!course || !servedCourse(course)) throw refused(course);
       const score = course && publishedFacts(course).courseType === 'native' ? await this.responses.quizScore(ctx, e.id, course.id) : undefined;
       return this.lifecycle.update(ctx, e.id, { state: 'complete', ...(score === undefined ? {} : { score }) });
