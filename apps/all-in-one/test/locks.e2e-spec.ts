@@ -1,6 +1,6 @@
 import type { CloudEvent, LockEventData } from '@lms/contracts';
 import type { Subscription } from '@lms/platform';
-import { type ApiClient, eventually, holdingLock, type TestUser } from '@lms/testing';
+import { type ApiClient, type ApiResponse, eventually, type HeldLock, holdingLock, type TestUser } from '@lms/testing';
 import { type CatalogFixture, COURSES, courseRequest, startCatalogFixture, TASKS } from './catalog-fixture.js';
 import { startTestSystem, type TestSystem } from './test-system.js';
 
@@ -252,6 +252,25 @@ describe('edit locks on course templates and tasks, end to end', () => {
     expect((await f.author.get(courseLock(archived.id))).status).toBe(404);
   });
 
+  /**
+   * A take that waits on the item's first lock row, which a transaction of the test's own is inserting, while
+   * `meanwhile` ends the taker's right to the item; then the row is let go (rolled back) and the take answers.
+   */
+  const takenMeanwhile = (type: 'CourseTemplate' | 'Task', id: string, take: () => Promise<ApiResponse>, meanwhile: (held: HeldLock) => Promise<void>) =>
+    holdingLock(
+      f.t.db.url,
+      `INSERT INTO locking.locks (account_id, lockable_type, lockable_id, id, holder_id, fencing_token, acquired_at, updated_at, expires_at)
+       VALUES ($1, $2, $3, gen_random_uuid(), $4, 1, now(), now(), now())`,
+      [f.cast.accountId, type, Number(id), f.cast.author.userId],
+      async (held) => {
+        const taking = take();
+        await held.waiters(1);
+        await meanwhile(held);
+        await held.release('rollback');
+        return taking;
+      },
+    );
+
   /** How many user deletions locking has handled (its consumer's inbox), to wait for the next one. */
   const deletionsHeard = async () =>
     (await f.t.db.query<{ n: number }>("SELECT count(*)::int AS n FROM locking.inbox WHERE consumer = 'locking-user-deleted'"))[0].n;
@@ -262,21 +281,11 @@ describe('edit locks on course templates and tasks, end to end', () => {
     const heard = await deletionsHeard();
     // The take waits on the item's first lock row, which a transaction of the test's own is inserting; meanwhile
     // the taker is deleted and locking hears of it. Without a meeting point, the take commits after the release.
-    const taken = await holdingLock(
-      f.t.db.url,
-      `INSERT INTO locking.locks (account_id, lockable_type, lockable_id, id, holder_id, fencing_token, acquired_at, updated_at, expires_at)
-       VALUES ($1, 'CourseTemplate', $2, gen_random_uuid(), $3, 1, now(), now(), now())`,
-      [f.cast.accountId, Number(course.id), f.cast.author.userId],
-      async (held) => {
-        const taking = f.admin.as(victim.token).post(courseLock(course.id));
-        await held.waiters(1);
-        expect((await f.admin.delete(`${USERS}/${victim.userId}`)).status).toBe(204);
-        // The deletion's consumer either waits behind the take, or (no meeting point) is done already.
-        await eventually(async () => ((await deletionsHeard()) > heard || (await f.t.db.query("SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")).length > 0 ? true : undefined));
-        await held.release('rollback');
-        return taking;
-      },
-    );
+    const taken = await takenMeanwhile('CourseTemplate', course.id, () => f.admin.as(victim.token).post(courseLock(course.id)), async () => {
+      expect((await f.admin.delete(`${USERS}/${victim.userId}`)).status).toBe(204);
+      // The deletion's consumer either waits behind the take, or (no meeting point) is done already.
+      await eventually(async () => ((await deletionsHeard()) > heard || (await f.t.db.query("SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")).length > 0 ? true : undefined));
+    });
     expect(taken.status).toBe(200);
     await eventually(async () => ((await deletionsHeard()) > heard ? true : undefined));
     expect((await f.admin.get(courseLock(course.id))).status).toBe(404);
@@ -360,22 +369,12 @@ describe('edit locks on course templates and tasks, end to end', () => {
     // Catalog has said the taker is an author; the take then waits on the item's first lock row, which a
     // transaction of the test's own is inserting. Meanwhile an administrator removes the taker from the course
     // (nothing is locked yet, so the write goes through) and locking hears of it.
-    const taken = await holdingLock(
-      f.t.db.url,
-      `INSERT INTO locking.locks (account_id, lockable_type, lockable_id, id, holder_id, fencing_token, acquired_at, updated_at, expires_at)
-       VALUES ($1, 'CourseTemplate', $2, gen_random_uuid(), $3, 1, now(), now(), now())`,
-      [f.cast.accountId, Number(course.id), f.cast.author.userId],
-      async (held) => {
-        const taking = f.otherAuthor.post(courseLock(course.id));
-        await held.waiters(1);
-        expect((await f.admin.delete(`${authors}/${taker}`)).status).toBe(204);
-        // The removal's consumer waits behind the take (two backends behind this one). With no meeting point nothing
-        // waits: give up well within the take's RPC timeout (5 s), and the take commits after the removal was handled.
-        await held.waiters(2, 2_000).catch(() => undefined);
-        await held.release('rollback');
-        return taking;
-      },
-    );
+    const taken = await takenMeanwhile('CourseTemplate', course.id, () => f.otherAuthor.post(courseLock(course.id)), async (held) => {
+      expect((await f.admin.delete(`${authors}/${taker}`)).status).toBe(204);
+      // The removal's consumer waits behind the take (two backends behind this one). With no meeting point nothing
+      // waits: give up well within the take's RPC timeout (5 s), and the take commits after the removal was handled.
+      await held.waiters(2, 2_000).catch(() => undefined);
+    });
     expect(taken.status).toBe(200);
     expect(await lockStatusSoon(course.id)).toBe(404);
     expect(await removalsHeard()).toBeGreaterThan(heard);
@@ -389,22 +388,12 @@ describe('edit locks on course templates and tasks, end to end', () => {
     // Catalog has said the task is the taker's to edit; the take then waits on the item's first lock row, which a
     // transaction of the test's own is inserting. Meanwhile the task is deleted (nothing is locked yet, so the
     // deletion goes through) and locking hears of it.
-    const taken = await holdingLock(
-      f.t.db.url,
-      `INSERT INTO locking.locks (account_id, lockable_type, lockable_id, id, holder_id, fencing_token, acquired_at, updated_at, expires_at)
-       VALUES ($1, 'Task', $2, gen_random_uuid(), $3, 1, now(), now(), now())`,
-      [f.cast.accountId, Number(task.id), f.cast.author.userId],
-      async (held) => {
-        const taking = f.author.post(taskLock(task.id));
-        await held.waiters(1);
-        expect((await f.admin.delete(`${TASKS}/${task.id}`)).status).toBe(204);
-        // The deletion's consumer waits behind the take (two backends behind this one); with no meeting point it
-        // finds nothing to release and goes on: give up well within the take's RPC timeout.
-        await held.waiters(2, 2_000).catch(() => undefined);
-        await held.release('rollback');
-        return taking;
-      },
-    );
+    const taken = await takenMeanwhile('Task', task.id, () => f.author.post(taskLock(task.id)), async (held) => {
+      expect((await f.admin.delete(`${TASKS}/${task.id}`)).status).toBe(204);
+      // The deletion's consumer waits behind the take (two backends behind this one); with no meeting point it
+      // finds nothing to release and goes on: give up well within the take's RPC timeout.
+      await held.waiters(2, 2_000).catch(() => undefined);
+    });
     expect(taken.status).toBe(200);
     expect((await eventually(async () => ofLease(lockEvents, 'released', taken.body.lock.id)[0])).data).toMatchObject({ reason: 'item_deleted' });
   });
