@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
-import { eventually, queryDatabase, type TestUser } from '@lms/testing';
+import { eventually, holdingLock, queryDatabase, type TestUser } from '@lms/testing';
 import { strToU8, zipSync } from 'fflate';
-import pg from 'pg';
 import { type Browser, chromium } from 'playwright-core';
 import { COURSES, courseRequest } from './catalog-fixture.js';
 import { ENROLLMENTS, type EnrollmentFixture, startEnrollmentFixture } from './enrollment-fixture.js';
@@ -147,25 +146,17 @@ describe('SCORM packages, their player and tracking, end to end', () => {
 
   it('answers an upload the course was archived under while it unpacked as one to an archived course: 400 COURSE_TEMPLATE_ARCHIVED (it was a 404)', async () => {
     const course = await scormCourse();
-    const holder = new pg.Client({ connectionString: f.t.db.url });
-    await holder.connect();
-    const waiting = async () =>
-      Number((await holder.query<{ n: string }>("SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")).rows[0].n);
-    try {
-      // The course's row held: the archive waits on it, then the upload (past its first look, which saw a live course).
-      await holder.query('BEGIN');
-      await holder.query('SELECT id FROM catalog.course_templates WHERE id = $1 FOR UPDATE', [Number(course.id)]);
+    // The course's row held: the archive waits on it, then the upload (past its first look, which saw a live course).
+    await holdingLock(f.t.db.url, 'SELECT id FROM catalog.course_templates WHERE id = $1 FOR UPDATE', [Number(course.id)], async (held) => {
       const archive = f.admin.delete(`${COURSES}/${course.id}`);
-      await eventually(async () => ((await waiting()) >= 1 ? true : undefined));
+      await held.waiters(1);
       const stored = upload(course.id, scorm12Package());
-      await eventually(async () => ((await waiting()) >= 2 ? true : undefined));
-      await holder.query('COMMIT');
+      await held.waiters(2);
+      await held.release();
       expect((await archive).status).toBe(204);
       const res = await stored;
       expect([res.status, ((await res.json()) as Json).code]).toEqual([400, 'COURSE_TEMPLATE_ARCHIVED']);
-    } finally {
-      await holder.end();
-    }
+    });
     // As one sent after the archive is answered.
     expect(((await (await upload(course.id, scorm12Package())).json()) as Json).code).toBe('COURSE_TEMPLATE_ARCHIVED');
   });
@@ -504,22 +495,14 @@ describe('SCORM packages, their player and tracking, end to end', () => {
     expect((await commitSco(player, 0, { core: { lesson_status: 'incomplete', score: { raw: '50', min: '0', max: '100' } } })).status).toBe(200);
     expect(await enrollment(course.id, e.id)).toMatchObject({ state: 'active', score: 50 });
     // The enrollment's row held: the final commit waits on it, having written its attempt; then a sync comes.
-    const holder = new pg.Client({ connectionString: f.t.db.url });
-    await holder.connect();
-    const waiting = async () =>
-      Number((await holder.query<{ n: string }>("SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")).rows[0].n);
-    try {
-      await holder.query('BEGIN');
-      await holder.query('SELECT id FROM catalog.enrollments WHERE id = $1 FOR UPDATE', [e.id]);
+    await holdingLock(f.t.db.url, 'SELECT id FROM catalog.enrollments WHERE id = $1 FOR UPDATE', [e.id], async (held) => {
       const commit = commitSco(player, 0, passed12(90));
-      await eventually(async () => ((await waiting()) >= 1 ? true : undefined));
+      await held.waiters(1);
       const sync = f.support.post(`${COURSES}/${course.id}/sync`, {});
-      await eventually(async () => ((await waiting()) >= 2 ? true : undefined));
-      await holder.query('COMMIT');
+      await held.waiters(2);
+      await held.release();
       expect([(await commit).status, (await sync).status]).toEqual([200, 204]);
-    } finally {
-      await holder.end();
-    }
+    });
     expect(await enrollment(course.id, e.id)).toMatchObject({ state: 'complete', score: 90 });
   });
 
