@@ -153,9 +153,8 @@ describe('scheduled CSV imports', () => {
     expect((await user('imp-after-nul')).body.users[0]).toMatchObject({ first_name: 'After' });
   });
 
-  // The rows as jobs-worker hands them to identity, so the race meets the pass that writes (a run's dry pass,
-  // which counts the changes first, would otherwise be the one to wait).
-  (testNatsUrl() ? it : it.skip)('makes a row an update of the user an administrator creates while it is imported, not a failure', async () => {
+  /** Rows sent to identity as jobs-worker sends them (over the bus, sealed), as the account's first administrator. */
+  const importRowsAsWorker = async () => {
     const [{ account_id: accountId, id: adminId }] = await t.db.query<{ account_id: number; id: number }>(
       "SELECT account_id, (SELECT id FROM identity.users a WHERE a.account_id = u.account_id AND 'admin' = ANY (a.roles) ORDER BY id LIMIT 1) AS id FROM identity.users u WHERE uid = 'imp-existing'",
     );
@@ -167,11 +166,19 @@ describe('scheduled CSV imports', () => {
       unavailableCode: 'UNAVAILABLE',
     };
     const ctx = { requestId: 'import', accountId, subAccountId: null, userId: adminId, roles: ['admin' as const] };
+    const send = (dryRun: boolean, rows: unknown[]) => requestSigned<ImportRowsReply>(asker, ctx, USER_IMPORT_SUBJECTS.rows, { dry_run: dryRun, rows });
+    return { accountId, send };
+  };
+
+  // The rows as jobs-worker hands them to identity, so the race meets the pass that writes (a run's dry pass,
+  // which counts the changes first, would otherwise be the one to wait).
+  (testNatsUrl() ? it : it.skip)('makes a row an update of the user an administrator creates while it is imported, not a failure', async () => {
+    const { accountId, send } = await importRowsAsWorker();
     // The administrator's user, not committed yet: the import reads the uid as free, and its insert waits on it.
     const racing = (uid: string, dryRun: boolean) =>
       holdingLock(t.db.url, "INSERT INTO identity.users (account_id, uid, first_name) VALUES ($1, $2, 'Manual')", [accountId, uid], async (held) => {
         const rows = [{ line: 2, user: { uid, first_name: 'Raced', last_name: 'Import' } }];
-        const importing = requestSigned<ImportRowsReply>(asker, ctx, USER_IMPORT_SUBJECTS.rows, { dry_run: dryRun, rows });
+        const importing = send(dryRun, rows);
         await held.waiters(1);
         await held.release('commit');
         return (await importing).outcomes;
@@ -187,18 +194,8 @@ describe('scheduled CSV imports', () => {
   // hris_id named twice, a manager the batch creates) or that the users API refuses go one by one. Every outcome,
   // error and event is what the rows would get one at a time, in the file's order.
   (testNatsUrl() ? it : it.skip)('answers each row of a mixed batch as the users API would, dry or not, with one event per change', async () => {
-    const [{ account_id: accountId, id: adminId }] = await t.db.query<{ account_id: number; id: number }>(
-      "SELECT account_id, (SELECT id FROM identity.users a WHERE a.account_id = u.account_id AND 'admin' = ANY (a.roles) ORDER BY id LIMIT 1) AS id FROM identity.users u WHERE uid = 'imp-existing'",
-    );
+    const { accountId, send: sendRows } = await importRowsAsWorker();
     const [{ id: region }] = await t.db.query<{ id: number }>("SELECT id FROM identity.custom_fields WHERE account_id = $1 AND name = 'Region'", [accountId]);
-    const asker = {
-      bus: t.system.bus,
-      seal: contextSealFor(loadConfig({ NATS_URL: testNatsUrl()!, CONTEXT_SIGNING_KEY: TEST_CONTEXT_SIGNING_KEY })),
-      timeoutMs: 10_000,
-      service: 'identity',
-      unavailableCode: 'UNAVAILABLE',
-    };
-    const ctx = { requestId: 'import', accountId, subAccountId: null, userId: adminId, roles: ['admin' as const] };
     expect((await admin.post('/api/admin/users', { users: [{ uid: 'mix-locale', first_name: 'Loc' }] })).status).toBe(200);
     const since = new Date().toISOString();
     const rows = [
@@ -213,7 +210,7 @@ describe('scheduled CSV imports', () => {
       { line: 10, user: { uid: 'mix-locale', first_name: 'Loc', locale: 'en-us' } },
     ];
     const send = async (dryRun: boolean) =>
-      (await requestSigned<ImportRowsReply>(asker, ctx, USER_IMPORT_SUBJECTS.rows, { dry_run: dryRun, rows })).outcomes.map((o) => [o.line, o.outcome, o.errors?.map((e) => e.field) ?? o.fields?.sort()]);
+      (await sendRows(dryRun, rows)).outcomes.map((o) => [o.line, o.outcome, o.errors?.map((e) => e.field) ?? o.fields?.sort()]);
     const outcomes = (manager: string) => [
       [2, 'created', ['first_name', 'uid']],
       [3, manager, manager === 'failed' ? ['manager_id'] : ['first_name', 'manager_id', 'uid']],
